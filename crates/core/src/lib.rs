@@ -1,0 +1,13 @@
+//! The vocabulary every Terrace crate shares: identifiers, postcodes, flags, provenance and the clock.
+//!
+//! Architecture Invariant: this crate depends on no framework (no actix, no diesel); it is pure types.
+
+mod clock;
+mod ids;
+mod postcode;
+mod status;
+
+pub use clock::{Clock, FixedClock, SystemClock};
+pub use ids::{GssCode, IdError, Nation, Uprn};
+pub use postcode::{Postcode, PostcodeError};
+pub use status::{Flag, Provenance, Unavailable};

@@ -1,0 +1,11 @@
+DROP TABLE load_rejections;
+DROP TABLE load_runs;
+DROP TABLE price_paid;
+DROP TABLE epc_certificates;
+DROP TABLE boundaries;
+DROP TABLE postcodes;
+DROP TABLE addresses;
+DROP TABLE meta;
+DROP TABLE ledger;
+DROP TABLE api_keys;
+DROP TABLE accounts;

@@ -1,0 +1,286 @@
+//! The `Db` handle: one enum over a PostgreSQL pool and an SQLite pool.
+//!
+//! Query bodies are written once and expanded per backend by [`with_conn!`](crate::with_conn).
+
+use diesel::SqliteConnection;
+use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub type SqliteConn = SyncConnectionWrapper<SqliteConnection>;
+
+const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
+const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+
+/// Which backend a [`Db`] runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A pooled database handle; cheap to clone.
+#[derive(Clone)]
+pub enum Db {
+    Pg(Pool<AsyncPgConnection>),
+    Sqlite(Pool<SqliteConn>),
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Db({:?})", self.backend())
+    }
+}
+
+/// A connection checked out of the pool.
+pub enum Conn {
+    Pg(Object<AsyncPgConnection>),
+    Sqlite(Object<SqliteConn>),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The store cannot be reached (connection refused, pool timeout, connection lost).
+    #[error("the data store is unavailable: {0}")]
+    Unavailable(String),
+    #[error("not found")]
+    NotFound,
+    #[error("conflict: {0}")]
+    Conflict(String),
+    #[error("database error: {0}")]
+    Internal(#[source] diesel::result::Error),
+    #[error("store setup failed: {0}")]
+    Setup(String),
+}
+
+impl From<diesel::result::Error> for StoreError {
+    fn from(e: diesel::result::Error) -> Self {
+        use diesel::result::{DatabaseErrorKind as K, Error as E};
+        match e {
+            E::NotFound => StoreError::NotFound,
+            E::DatabaseError(K::ClosedConnection | K::UnableToSendCommand, info) => {
+                StoreError::Unavailable(info.message().to_string())
+            }
+            E::DatabaseError(K::UniqueViolation, info) => {
+                StoreError::Conflict(info.message().to_string())
+            }
+            // SQLite reports a lock held past the busy timeout as "database is locked".
+            E::DatabaseError(_, ref info) if info.message().contains("database is locked") => {
+                StoreError::Unavailable(info.message().to_string())
+            }
+            other => StoreError::Internal(other),
+        }
+    }
+}
+
+impl From<PoolError> for StoreError {
+    fn from(e: PoolError) -> Self {
+        StoreError::Unavailable(e.to_string())
+    }
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Run `$body` with `$conn` bound to a `&mut` connection of whichever backend `$db` is.
+/// The body is expanded once per backend, so every diesel query in it is type-checked for both.
+#[macro_export]
+macro_rules! with_conn {
+    ($db:expr, |$conn:ident| $body:expr) => {{
+        match $db.conn().await? {
+            $crate::db::Conn::Pg(mut __c) => {
+                let $conn: &mut ::diesel_async::AsyncPgConnection = &mut *__c;
+                $body
+            }
+            $crate::db::Conn::Sqlite(mut __c) => {
+                let $conn: &mut $crate::db::SqliteConn = &mut *__c;
+                $body
+            }
+        }
+    }};
+}
+
+/// Options for opening a store.
+#[derive(Debug, Clone)]
+pub struct DbOptions {
+    pub max_connections: usize,
+    /// How long a caller waits for a pooled connection before the store counts as unavailable.
+    pub wait_timeout: Duration,
+}
+
+impl Default for DbOptions {
+    fn default() -> Self {
+        DbOptions { max_connections: 16, wait_timeout: Duration::from_secs(5) }
+    }
+}
+
+/// Where the store lives: a PostgreSQL URL, or an SQLite file.
+#[derive(Debug, Clone)]
+pub enum Location {
+    Postgres(String),
+    Sqlite(PathBuf),
+}
+
+impl Location {
+    /// `DATABASE_URL` when given (postgres:// or sqlite://path), else `<data_dir>/terrace.sqlite3`.
+    pub fn from_env_or(database_url: Option<&str>, data_dir: &Path) -> Result<Self, StoreError> {
+        match database_url.map(str::trim).filter(|s| !s.is_empty()) {
+            Some(u) if u.starts_with("postgres://") || u.starts_with("postgresql://") => {
+                Ok(Location::Postgres(u.to_string()))
+            }
+            Some(u) if u.starts_with("sqlite://") => {
+                Ok(Location::Sqlite(PathBuf::from(&u["sqlite://".len()..])))
+            }
+            Some(u) => Err(StoreError::Setup(format!(
+                "DATABASE_URL must start with postgres:// or sqlite:// (got {u:?})"
+            ))),
+            None => Ok(Location::Sqlite(data_dir.join("terrace.sqlite3"))),
+        }
+    }
+}
+
+fn sqlite_setup(url: &str) -> diesel::ConnectionResult<SqliteConn> {
+    use diesel::Connection;
+    use diesel::connection::SimpleConnection;
+    let mut c = SqliteConnection::establish(url)?;
+    c.batch_execute(
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000; \
+         PRAGMA foreign_keys = ON; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;",
+    )
+    .map_err(|e| diesel::ConnectionError::BadConnection(e.to_string()))?;
+    Ok(SyncConnectionWrapper::new(c))
+}
+
+impl Db {
+    /// Opens a pool. Nothing is connected until the first use; call [`Db::migrate`] next.
+    pub fn open(location: &Location, opts: &DbOptions) -> StoreResult<Db> {
+        match location {
+            Location::Postgres(url) => {
+                let mgr = AsyncDieselConnectionManager::<AsyncPgConnection>::new(url.clone());
+                let pool = Pool::builder(mgr)
+                    .max_size(opts.max_connections)
+                    .wait_timeout(Some(opts.wait_timeout))
+                    .create_timeout(Some(opts.wait_timeout))
+                    .runtime(deadpool_runtime())
+                    .build()
+                    .map_err(|e| StoreError::Setup(e.to_string()))?;
+                Ok(Db::Pg(pool))
+            }
+            Location::Sqlite(path) => {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    // A missing directory that cannot be made shows up as unavailability on use.
+                    let _ = std::fs::create_dir_all(dir);
+                }
+                let mut cfg = ManagerConfig::<SqliteConn>::default();
+                cfg.custom_setup = Box::new(|url| {
+                    let url = url.to_string();
+                    Box::pin(async move {
+                        tokio::task::spawn_blocking(move || sqlite_setup(&url))
+                            .await
+                            .map_err(|e| diesel::ConnectionError::BadConnection(e.to_string()))?
+                    })
+                });
+                let mgr = AsyncDieselConnectionManager::<SqliteConn>::new_with_config(
+                    path.to_string_lossy().to_string(),
+                    cfg,
+                );
+                let pool = Pool::builder(mgr)
+                    .max_size(opts.max_connections)
+                    .wait_timeout(Some(opts.wait_timeout))
+                    .create_timeout(Some(opts.wait_timeout))
+                    .runtime(deadpool_runtime())
+                    .build()
+                    .map_err(|e| StoreError::Setup(e.to_string()))?;
+                Ok(Db::Sqlite(pool))
+            }
+        }
+    }
+
+    pub fn backend(&self) -> Backend {
+        match self {
+            Db::Pg(_) => Backend::Postgres,
+            Db::Sqlite(_) => Backend::Sqlite,
+        }
+    }
+
+    /// Checks a connection out of the pool; failure means the store is unavailable.
+    pub async fn conn(&self) -> StoreResult<Conn> {
+        match self {
+            Db::Pg(p) => Ok(Conn::Pg(p.get().await?)),
+            Db::Sqlite(p) => Ok(Conn::Sqlite(p.get().await?)),
+        }
+    }
+
+    /// Applies every pending embedded migration of this backend.
+    pub async fn migrate(&self) -> StoreResult<()> {
+        let setup = |e: Box<dyn std::error::Error + Send + Sync>| StoreError::Setup(e.to_string());
+        match self.conn().await? {
+            Conn::Pg(c) => {
+                let mut h = diesel_async::AsyncMigrationHarness::new(c);
+                tokio::task::block_in_place(|| h.run_pending_migrations(PG_MIGRATIONS).map(|_| ()))
+                    .map_err(setup)
+            }
+            Conn::Sqlite(mut c) => c
+                .spawn_blocking(|c| {
+                    c.run_pending_migrations(SQLITE_MIGRATIONS).map(|_| ()).map_err(|e| {
+                        diesel::result::Error::QueryBuilderError(e.to_string().into())
+                    })
+                })
+                .await
+                .map_err(|e| StoreError::Setup(e.to_string())),
+        }
+    }
+
+    /// Reverts every migration of this backend (used by the migration test).
+    pub async fn revert_all(&self) -> StoreResult<()> {
+        let setup = |e: Box<dyn std::error::Error + Send + Sync>| StoreError::Setup(e.to_string());
+        match self.conn().await? {
+            Conn::Pg(c) => {
+                let mut h = diesel_async::AsyncMigrationHarness::new(c);
+                tokio::task::block_in_place(|| {
+                    h.revert_all_migrations(PG_MIGRATIONS).map(|_| ())
+                })
+                .map_err(setup)
+            }
+            Conn::Sqlite(mut c) => c
+                .spawn_blocking(|c| {
+                    c.revert_all_migrations(SQLITE_MIGRATIONS).map(|_| ()).map_err(|e| {
+                        diesel::result::Error::QueryBuilderError(e.to_string().into())
+                    })
+                })
+                .await
+                .map_err(|e| StoreError::Setup(e.to_string())),
+        }
+    }
+
+    /// A cheap round trip, for health checks.
+    pub async fn ping(&self) -> StoreResult<()> {
+        match self.conn().await? {
+            Conn::Pg(mut c) => c.batch_execute("SELECT 1").await?,
+            Conn::Sqlite(mut c) => c.batch_execute("SELECT 1").await?,
+        }
+        Ok(())
+    }
+
+    /// Closes the pool: open connections are dropped and new checkouts fail.
+    pub fn close(&self) {
+        match self {
+            Db::Pg(p) => p.close(),
+            Db::Sqlite(p) => p.close(),
+        }
+    }
+}
+
+fn deadpool_runtime() -> deadpool::Runtime {
+    deadpool::Runtime::Tokio1
+}
+
+#[allow(dead_code)]
+fn _assert_conn_traits() {
+    fn is_async<C: AsyncConnection>() {}
+    is_async::<AsyncPgConnection>();
+    is_async::<SqliteConn>();
+}

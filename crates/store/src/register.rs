@@ -1,0 +1,296 @@
+//! The address register and its sources: addresses, postcodes, boundaries, EPC certificates and
+//! Price Paid transactions, plus the `meta` key-value table.
+
+use crate::db::{Db, StoreResult};
+use crate::schema::{addresses, boundaries, epc_certificates, meta, postcodes, price_paid};
+use crate::{replace_rows, with_conn};
+use chrono::{NaiveDate, NaiveDateTime};
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+
+#[derive(Debug, Clone, PartialEq, Default, Queryable, Selectable, Insertable)]
+#[diesel(table_name = addresses)]
+pub struct AddressRow {
+    pub uprn: i64,
+    pub parent_uprn: Option<i64>,
+    pub class: Option<String>,
+    pub saon: Option<String>,
+    pub paon: Option<String>,
+    pub street: Option<String>,
+    pub locality: Option<String>,
+    pub town: Option<String>,
+    pub postcode: Option<String>,
+    pub x: Option<f64>,
+    pub y: Option<f64>,
+    pub lat: Option<f64>,
+    pub lon: Option<f64>,
+    pub lad_code: Option<String>,
+    pub lsoa_code: Option<String>,
+    pub address_source: Option<String>,
+    pub position_source: Option<String>,
+    pub updated_at: NaiveDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = postcodes)]
+pub struct PostcodeRow {
+    pub postcode: String,
+    pub easting: Option<f64>,
+    pub northing: Option<f64>,
+    pub lat: Option<f64>,
+    pub lon: Option<f64>,
+    pub lad_code: Option<String>,
+    pub lsoa_code: Option<String>,
+    pub country_code: Option<String>,
+    pub quality: Option<i32>,
+    pub terminated: bool,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = boundaries)]
+pub struct BoundaryRow {
+    pub code: String,
+    pub kind: String,
+    pub name: Option<String>,
+    pub wkb: Vec<u8>,
+    pub min_x: f64,
+    pub min_y: f64,
+    pub max_x: f64,
+    pub max_y: f64,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = epc_certificates)]
+pub struct EpcRow {
+    pub lmk_key: String,
+    pub uprn: Option<i64>,
+    pub address: Option<String>,
+    pub postcode: Option<String>,
+    pub current_rating: Option<String>,
+    pub potential_rating: Option<String>,
+    pub current_efficiency: Option<i32>,
+    pub potential_efficiency: Option<i32>,
+    pub property_type: Option<String>,
+    pub built_form: Option<String>,
+    pub total_floor_area: Option<f64>,
+    pub habitable_rooms: Option<i32>,
+    pub lodgement_date: Option<NaiveDate>,
+    pub inspection_date: Option<NaiveDate>,
+    pub tenure: Option<String>,
+    pub main_fuel: Option<String>,
+    pub local_authority: Option<String>,
+    pub fields_json: String,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = price_paid)]
+pub struct PricePaidRow {
+    pub transaction_id: String,
+    pub price: i64,
+    pub date: NaiveDate,
+    pub postcode: Option<String>,
+    pub property_type: String,
+    pub new_build: bool,
+    pub tenure: String,
+    pub paon: Option<String>,
+    pub saon: Option<String>,
+    pub street: Option<String>,
+    pub locality: Option<String>,
+    pub town: Option<String>,
+    pub district: Option<String>,
+    pub county: Option<String>,
+    pub ppd_category: String,
+    pub uprn: Option<i64>,
+    pub match_method: Option<String>,
+    pub match_score: Option<f64>,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
+macro_rules! keyed_ops {
+    ($row:ty, $table:ident, $key:ident, $kty:ty, $get:ident, $replace:ident, $delete:ident) => {
+        /// The stored rows whose key is in `keys` (any order).
+        pub async fn $get(db: &Db, keys: &[$kty]) -> StoreResult<Vec<$row>> {
+            let mut out = Vec::with_capacity(keys.len());
+            for k in keys.chunks(crate::bulk::CHUNK) {
+                let part: Vec<$row> = with_conn!(db, |c| {
+                    $table::table
+                        .filter($table::$key.eq_any(k))
+                        .select(<$row>::as_select())
+                        .load(c)
+                        .await?
+                });
+                out.extend(part);
+            }
+            Ok(out)
+        }
+
+        /// Writes `rows`, replacing any stored row with the same key, in one transaction.
+        pub async fn $replace(db: &Db, rows: Vec<$row>) -> StoreResult<usize> {
+            let keys: Vec<$kty> = rows.iter().map(|r| r.$key.clone()).collect();
+            Ok(replace_rows!(db, $table::table, $table::$key, keys, rows))
+        }
+
+        /// Deletes the rows whose key is in `keys`; returns how many existed.
+        pub async fn $delete(db: &Db, keys: &[$kty]) -> StoreResult<usize> {
+            let mut n = 0;
+            for k in keys.chunks(crate::bulk::CHUNK) {
+                n += with_conn!(db, |c| {
+                    diesel::delete($table::table.filter($table::$key.eq_any(k))).execute(c).await?
+                });
+            }
+            Ok(n)
+        }
+    };
+}
+
+keyed_ops!(AddressRow, addresses, uprn, i64, addresses_by_uprn, replace_addresses, delete_addresses);
+keyed_ops!(PostcodeRow, postcodes, postcode, String, postcodes_by_key, replace_postcodes, delete_postcodes);
+keyed_ops!(BoundaryRow, boundaries, code, String, boundaries_by_code, replace_boundaries, delete_boundaries);
+keyed_ops!(EpcRow, epc_certificates, lmk_key, String, epc_by_key, replace_epc, delete_epc);
+keyed_ops!(PricePaidRow, price_paid, transaction_id, String, price_paid_by_id, replace_price_paid, delete_price_paid);
+
+/// One address by UPRN.
+pub async fn address(db: &Db, uprn: i64) -> StoreResult<Option<AddressRow>> {
+    Ok(with_conn!(db, |c| {
+        addresses::table
+            .find(uprn)
+            .select(AddressRow::as_select())
+            .first(c)
+            .await
+            .optional()?
+    }))
+}
+
+/// Every address at a canonical postcode.
+pub async fn addresses_at_postcode(db: &Db, postcode: &str) -> StoreResult<Vec<AddressRow>> {
+    Ok(with_conn!(db, |c| {
+        addresses::table
+            .filter(addresses::postcode.eq(postcode))
+            .order(addresses::uprn)
+            .select(AddressRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// A page of the register in UPRN order after `after` (keyset pagination), for index builds.
+pub async fn addresses_page(db: &Db, after: i64, limit: i64) -> StoreResult<Vec<AddressRow>> {
+    Ok(with_conn!(db, |c| {
+        addresses::table
+            .filter(addresses::uprn.gt(after))
+            .order(addresses::uprn)
+            .limit(limit)
+            .select(AddressRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+pub async fn postcode(db: &Db, pc: &str) -> StoreResult<Option<PostcodeRow>> {
+    Ok(with_conn!(db, |c| {
+        postcodes::table
+            .find(pc)
+            .select(PostcodeRow::as_select())
+            .first(c)
+            .await
+            .optional()?
+    }))
+}
+
+pub async fn boundaries_of_kind(db: &Db, kind: &str) -> StoreResult<Vec<BoundaryRow>> {
+    Ok(with_conn!(db, |c| {
+        boundaries::table
+            .filter(boundaries::kind.eq(kind))
+            .order(boundaries::code)
+            .select(BoundaryRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// Price Paid rows with no UPRN yet, in id order after `after`, for address matching.
+pub async fn unmatched_price_paid(
+    db: &Db,
+    after: &str,
+    limit: i64,
+) -> StoreResult<Vec<PricePaidRow>> {
+    Ok(with_conn!(db, |c| {
+        price_paid::table
+            .filter(price_paid::uprn.is_null())
+            .filter(price_paid::transaction_id.gt(after))
+            .order(price_paid::transaction_id)
+            .limit(limit)
+            .select(PricePaidRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// Sets the UPRN match of one Price Paid row.
+pub async fn set_price_paid_match(
+    db: &Db,
+    transaction_id: &str,
+    uprn: i64,
+    method: &str,
+    score: f64,
+) -> StoreResult<()> {
+    with_conn!(db, |c| {
+        diesel::update(price_paid::table.find(transaction_id))
+            .set((
+                price_paid::uprn.eq(Some(uprn)),
+                price_paid::match_method.eq(Some(method)),
+                price_paid::match_score.eq(Some(score)),
+            ))
+            .execute(c)
+            .await?
+    });
+    Ok(())
+}
+
+/// Row counts of the register tables, for status output and tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RegisterCounts {
+    pub addresses: i64,
+    pub postcodes: i64,
+    pub boundaries: i64,
+    pub epc_certificates: i64,
+    pub price_paid: i64,
+}
+
+pub async fn register_counts(db: &Db) -> StoreResult<RegisterCounts> {
+    Ok(with_conn!(db, |c| {
+        RegisterCounts {
+            addresses: addresses::table.count().get_result(c).await?,
+            postcodes: postcodes::table.count().get_result(c).await?,
+            boundaries: boundaries::table.count().get_result(c).await?,
+            epc_certificates: epc_certificates::table.count().get_result(c).await?,
+            price_paid: price_paid::table.count().get_result(c).await?,
+        }
+    }))
+}
+
+pub async fn get_meta(db: &Db, key: &str) -> StoreResult<Option<String>> {
+    Ok(with_conn!(db, |c| {
+        meta::table.find(key).select(meta::value).first(c).await.optional()?
+    }))
+}
+
+pub async fn set_meta(db: &Db, key: &str, value: &str) -> StoreResult<()> {
+    let row = MetaRow { key: key.to_string(), value: value.to_string() };
+    replace_rows!(db, meta::table, meta::key, vec![row.key.clone()], vec![row]);
+    Ok(())
+}
+
+#[derive(Debug, Clone, Insertable)]
+#[diesel(table_name = meta)]
+struct MetaRow {
+    key: String,
+    value: String,
+}

@@ -1,0 +1,187 @@
+// The diesel schema shared by both backends. It mirrors migrations/{sqlite,postgres}; the
+// `schema_matches_migrations` test checks that every table and column here exists in both.
+
+diesel::table! {
+    accounts (id) {
+        id -> BigInt,
+        name -> Text,
+        email -> Nullable<Text>,
+        password_hash -> Nullable<Text>,
+        balance -> BigInt,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    api_keys (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        key_hash -> Text,
+        prefix -> Text,
+        last4 -> Text,
+        name -> Nullable<Text>,
+        created_at -> Timestamp,
+        revoked_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    ledger (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        kind -> Text,
+        operation -> Nullable<Text>,
+        credits -> BigInt,
+        balance_after -> BigInt,
+        request_id -> Nullable<Text>,
+        surface -> Text,
+        key_id -> Nullable<BigInt>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    meta (key) {
+        key -> Text,
+        value -> Text,
+    }
+}
+
+diesel::table! {
+    addresses (uprn) {
+        uprn -> BigInt,
+        parent_uprn -> Nullable<BigInt>,
+        class -> Nullable<Text>,
+        saon -> Nullable<Text>,
+        paon -> Nullable<Text>,
+        street -> Nullable<Text>,
+        locality -> Nullable<Text>,
+        town -> Nullable<Text>,
+        postcode -> Nullable<Text>,
+        x -> Nullable<Double>,
+        y -> Nullable<Double>,
+        lat -> Nullable<Double>,
+        lon -> Nullable<Double>,
+        lad_code -> Nullable<Text>,
+        lsoa_code -> Nullable<Text>,
+        address_source -> Nullable<Text>,
+        position_source -> Nullable<Text>,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    postcodes (postcode) {
+        postcode -> Text,
+        easting -> Nullable<Double>,
+        northing -> Nullable<Double>,
+        lat -> Nullable<Double>,
+        lon -> Nullable<Double>,
+        lad_code -> Nullable<Text>,
+        lsoa_code -> Nullable<Text>,
+        country_code -> Nullable<Text>,
+        quality -> Nullable<Integer>,
+        terminated -> Bool,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    boundaries (code) {
+        code -> Text,
+        kind -> Text,
+        name -> Nullable<Text>,
+        wkb -> Binary,
+        min_x -> Double,
+        min_y -> Double,
+        max_x -> Double,
+        max_y -> Double,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    epc_certificates (lmk_key) {
+        lmk_key -> Text,
+        uprn -> Nullable<BigInt>,
+        address -> Nullable<Text>,
+        postcode -> Nullable<Text>,
+        current_rating -> Nullable<Text>,
+        potential_rating -> Nullable<Text>,
+        current_efficiency -> Nullable<Integer>,
+        potential_efficiency -> Nullable<Integer>,
+        property_type -> Nullable<Text>,
+        built_form -> Nullable<Text>,
+        total_floor_area -> Nullable<Double>,
+        habitable_rooms -> Nullable<Integer>,
+        lodgement_date -> Nullable<Date>,
+        inspection_date -> Nullable<Date>,
+        tenure -> Nullable<Text>,
+        main_fuel -> Nullable<Text>,
+        local_authority -> Nullable<Text>,
+        fields_json -> Text,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    price_paid (transaction_id) {
+        transaction_id -> Text,
+        price -> BigInt,
+        date -> Date,
+        postcode -> Nullable<Text>,
+        property_type -> Text,
+        new_build -> Bool,
+        tenure -> Text,
+        paon -> Nullable<Text>,
+        saon -> Nullable<Text>,
+        street -> Nullable<Text>,
+        locality -> Nullable<Text>,
+        town -> Nullable<Text>,
+        district -> Nullable<Text>,
+        county -> Nullable<Text>,
+        ppd_category -> Text,
+        uprn -> Nullable<BigInt>,
+        match_method -> Nullable<Text>,
+        match_score -> Nullable<Double>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    load_runs (id) {
+        id -> BigInt,
+        dataset -> Text,
+        file -> Text,
+        started_at -> Timestamp,
+        finished_at -> Nullable<Timestamp>,
+        rows_read -> BigInt,
+        loaded -> BigInt,
+        updated -> BigInt,
+        deleted -> BigInt,
+        rejected -> BigInt,
+        unchanged -> BigInt,
+    }
+}
+
+diesel::table! {
+    load_rejections (id) {
+        id -> BigInt,
+        run_id -> BigInt,
+        line -> BigInt,
+        reason -> Text,
+    }
+}
+
+diesel::joinable!(api_keys -> accounts (account_id));
+diesel::joinable!(ledger -> accounts (account_id));
+diesel::joinable!(load_rejections -> load_runs (run_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    accounts, api_keys, ledger, meta, addresses, postcodes, boundaries, epc_certificates, price_paid,
+    load_runs, load_rejections,
+);
