@@ -8,6 +8,10 @@ use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 
+/// The `meta` key whose value changes whenever a loader changes the address register; servers
+/// rebuild their in-memory address index when it changes.
+pub const REGISTER_VERSION_KEY: &str = "address_register_version";
+
 #[derive(Debug, Clone, PartialEq, Default, Queryable, Selectable, Insertable)]
 #[diesel(table_name = addresses)]
 pub struct AddressRow {

@@ -1,0 +1,350 @@
+//! The address resource family: autocomplete, resolve, lookup by UPRN and by postcode.
+//!
+//! Architecture Invariant: plain functions over a context (store handle and in-memory index);
+//! no HTTP or MCP types. The UPRN and postcode lookups read the store directly; autocomplete and
+//! resolve read the index, which is built from the store and rebuilt when the register changes.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::sync::{Arc, RwLock};
+use terrace_core::{Postcode, Uprn};
+use terrace_search::{AddressEntry, AddressIndex, ResolveQuery};
+use terrace_store::register::{self, AddressRow};
+use terrace_store::{Db, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum AddressError {
+    #[error("{0} not found")]
+    NotFound(String),
+    #[error("invalid {field}: {message}")]
+    Invalid { field: &'static str, message: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+pub use terrace_store::register::REGISTER_VERSION_KEY;
+
+/// The in-memory address index, swapped whole when the register changes.
+pub struct IndexHandle {
+    inner: RwLock<(Option<String>, Arc<AddressIndex>)>,
+}
+
+impl Default for IndexHandle {
+    fn default() -> Self {
+        IndexHandle { inner: RwLock::new((None, Arc::new(AddressIndex::build(Vec::new())))) }
+    }
+}
+
+impl IndexHandle {
+    pub fn current(&self) -> Arc<AddressIndex> {
+        match self.inner.read() {
+            Ok(g) => g.1.clone(),
+            Err(poisoned) => poisoned.into_inner().1.clone(),
+        }
+    }
+
+    /// Rebuilds the index from the store if the register version changed since the last build.
+    /// Returns true when it rebuilt.
+    pub async fn refresh(&self, db: &Db) -> Result<bool, StoreError> {
+        let version = register::get_meta(db, REGISTER_VERSION_KEY).await?;
+        let built = self.inner.read().map(|g| g.0.clone()).unwrap_or(None);
+        if built.is_some() && built == version {
+            return Ok(false);
+        }
+        let index = build_index(db).await?;
+        if let Ok(mut g) = self.inner.write() {
+            *g = (version, Arc::new(index));
+        }
+        Ok(true)
+    }
+}
+
+fn entry_of(r: &AddressRow) -> AddressEntry {
+    AddressEntry {
+        uprn: r.uprn,
+        parent_uprn: r.parent_uprn,
+        saon: r.saon.clone(),
+        paon: r.paon.clone(),
+        street: r.street.clone(),
+        locality: r.locality.clone(),
+        town: r.town.clone(),
+        postcode: r.postcode.clone(),
+    }
+}
+
+/// Reads the whole register from the store, page by page, into a fresh index.
+pub async fn build_index(db: &Db) -> Result<AddressIndex, StoreError> {
+    let mut entries = Vec::new();
+    let mut after = 0i64;
+    loop {
+        let page = register::addresses_page(db, after, 50_000).await?;
+        let Some(last) = page.last() else { break };
+        after = last.uprn;
+        entries.extend(page.iter().filter(|r| has_text(r)).map(entry_of));
+    }
+    Ok(tokio::task::spawn_blocking(move || AddressIndex::build(entries))
+        .await
+        .unwrap_or_else(|_| AddressIndex::build(Vec::new())))
+}
+
+fn has_text(r: &AddressRow) -> bool {
+    r.saon.is_some() || r.paon.is_some() || r.street.is_some()
+}
+
+/// What the domain functions need.
+#[derive(Clone)]
+pub struct AddressCtx {
+    pub db: Db,
+    pub index: Arc<IndexHandle>,
+}
+
+/// The canonical address record keyed by UPRN (also the shape of a resolve candidate).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AddressRecord {
+    pub uprn: i64,
+    /// The UPRN of the building this unit belongs to (flats, units), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_uprn: Option<i64>,
+    /// The address on one line, as a person would write it.
+    pub address: Option<String>,
+    pub saon: Option<String>,
+    pub paon: Option<String>,
+    pub street: Option<String>,
+    pub locality: Option<String>,
+    pub town: Option<String>,
+    pub postcode: Option<String>,
+    /// AddressBase classification code (RD04 terraced house, RD06 flat, CR01 shop, ...), when loaded.
+    pub classification: Option<String>,
+    pub latitude: Option<f64>,
+    pub longitude: Option<f64>,
+    /// British National Grid easting and northing in metres.
+    pub easting: Option<f64>,
+    pub northing: Option<f64>,
+    /// Local authority district GSS code.
+    pub local_authority: Option<String>,
+    pub lsoa: Option<String>,
+    /// Which dataset gave the address text and which the position.
+    pub address_source: Option<String>,
+    pub position_source: Option<String>,
+    pub country: &'static str,
+}
+
+fn record_of(r: &AddressRow) -> AddressRecord {
+    let entry = entry_of(r);
+    AddressRecord {
+        uprn: r.uprn,
+        parent_uprn: r.parent_uprn,
+        address: has_text(r).then(|| entry.single_line()),
+        saon: r.saon.clone(),
+        paon: r.paon.clone(),
+        street: r.street.clone(),
+        locality: r.locality.clone(),
+        town: r.town.clone(),
+        postcode: r.postcode.clone(),
+        classification: r.class.clone(),
+        latitude: r.lat,
+        longitude: r.lon,
+        easting: r.x,
+        northing: r.y,
+        local_authority: r.lad_code.clone(),
+        lsoa: r.lsoa_code.clone(),
+        address_source: r.address_source.clone(),
+        position_source: r.position_source.clone(),
+        country: "UK",
+    }
+}
+
+/// One autocomplete suggestion: no UPRN (use resolve to key it).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Suggestion {
+    pub text: String,
+    pub postcode: Option<String>,
+    pub score: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Autocomplete {
+    pub query: String,
+    pub country: &'static str,
+    pub results: Vec<Suggestion>,
+}
+
+pub fn autocomplete(ctx: &AddressCtx, q: &str, max_results: usize) -> Autocomplete {
+    let index = ctx.index.current();
+    let results = index
+        .autocomplete(q, max_results)
+        .into_iter()
+        .map(|s| Suggestion {
+            postcode: index.entry(s.entry).postcode.clone(),
+            text: s.text,
+            score: round3(s.score),
+        })
+        .collect();
+    Autocomplete { query: q.to_string(), country: "UK", results }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// The body of POST /v1/address/resolve: free text, structured fields, or both.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResolveInput {
+    /// The address as free text, e.g. "Flat 2, 10 High St, Exeter EX1 1AA".
+    #[serde(default)]
+    pub address: Option<String>,
+    /// Secondary addressable object: flat or unit ("Flat 2").
+    #[serde(default)]
+    pub saon: Option<String>,
+    /// Primary addressable object: house number, range or building name ("10", "63-65", "Rose Cottage").
+    #[serde(default)]
+    pub paon: Option<String>,
+    #[serde(default)]
+    pub street: Option<String>,
+    #[serde(default)]
+    pub locality: Option<String>,
+    #[serde(default)]
+    pub town: Option<String>,
+    /// With or without the space, any case; a wrong postcode lowers scores but does not stop a match.
+    #[serde(default)]
+    pub postcode: Option<String>,
+    /// How many candidates to return, 1-25 (default 5).
+    #[serde(default)]
+    pub max_candidates: Option<u32>,
+}
+
+pub const RESOLVE_FIELD_MAX: usize = 500;
+
+impl ResolveInput {
+    /// The body's own rules: at least one non-blank field, each at most 500 characters,
+    /// max_candidates 1-25. Returns (field, message, kind) per violation.
+    pub fn violations(&self) -> Vec<(&'static str, String, &'static str)> {
+        let mut v = Vec::new();
+        let fields: [(&'static str, &Option<String>); 7] = [
+            ("address", &self.address),
+            ("saon", &self.saon),
+            ("paon", &self.paon),
+            ("street", &self.street),
+            ("locality", &self.locality),
+            ("town", &self.town),
+            ("postcode", &self.postcode),
+        ];
+        for (name, f) in fields {
+            if f.as_ref().is_some_and(|s| s.chars().count() > RESOLVE_FIELD_MAX) {
+                v.push((name, "String should have at most 500 characters".into(), "string_too_long"));
+            }
+        }
+        if fields.iter().all(|(_, f)| f.as_deref().is_none_or(|s| s.trim().is_empty())) {
+            v.push((
+                "address",
+                "Give the address as text or at least one structured field".into(),
+                "missing",
+            ));
+        }
+        if let Some(m) = self.max_candidates
+            && !(1..=25).contains(&m)
+        {
+            v.push(("max_candidates", "Input should be between 1 and 25".into(), "range_error"));
+        }
+        v
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Candidate {
+    /// Similarity to the query in [0, 1].
+    pub score: f64,
+    #[serde(flatten)]
+    pub record: AddressRecord,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Resolved {
+    /// True when the best candidate is a confident match; false means "nothing confident":
+    /// treat the candidates as suggestions.
+    pub confident: bool,
+    /// The score a top candidate needs to be confident.
+    pub confidence_threshold: f64,
+    pub candidates: Vec<Candidate>,
+}
+
+pub async fn resolve(ctx: &AddressCtx, input: &ResolveInput) -> Result<Resolved, AddressError> {
+    let index = ctx.index.current();
+    let q = ResolveQuery {
+        address: input.address.clone(),
+        saon: input.saon.clone(),
+        paon: input.paon.clone(),
+        street: input.street.clone(),
+        locality: input.locality.clone(),
+        town: input.town.clone(),
+        postcode: input.postcode.clone(),
+    };
+    let max = input.max_candidates.unwrap_or(5) as usize;
+    let found = index.resolve(&q, max);
+    let confident = terrace_search::is_confident(&found);
+    let uprns: Vec<i64> = found.iter().map(|c| c.uprn).collect();
+    let rows = register::addresses_by_uprn(&ctx.db, &uprns).await?;
+    let candidates = found
+        .iter()
+        .filter_map(|c| {
+            rows.iter()
+                .find(|r| r.uprn == c.uprn)
+                .map(|r| Candidate { score: round3(c.score), record: record_of(r) })
+        })
+        .collect();
+    Ok(Resolved { confident, confidence_threshold: terrace_search::CONFIDENT_SCORE, candidates })
+}
+
+pub async fn by_uprn(ctx: &AddressCtx, uprn: Uprn) -> Result<AddressRecord, AddressError> {
+    match register::address(&ctx.db, uprn.get()).await? {
+        Some(r) => Ok(record_of(&r)),
+        None => Err(AddressError::NotFound(format!("UPRN {uprn}"))),
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct PostcodeData {
+    pub matches: Vec<AddressRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct PostcodeResult {
+    pub postcode: String,
+    pub country: &'static str,
+    pub data: PostcodeData,
+}
+
+/// Every address at the postcode; unknown postcodes (no addresses and not in the postcode
+/// directory) are not found.
+pub async fn by_postcode(ctx: &AddressCtx, pc: &Postcode) -> Result<PostcodeResult, AddressError> {
+    let rows = register::addresses_at_postcode(&ctx.db, pc.as_str()).await?;
+    if rows.is_empty() && register::postcode(&ctx.db, pc.as_str()).await?.is_none() {
+        return Err(AddressError::NotFound(format!("postcode {pc}")));
+    }
+    let mut matches: Vec<AddressRecord> = rows.iter().map(record_of).collect();
+    matches.sort_by(|a, b| natural_key(a).cmp(&natural_key(b)));
+    Ok(PostcodeResult {
+        postcode: pc.to_string(),
+        country: "UK",
+        data: PostcodeData { matches },
+    })
+}
+
+/// Street, then house number, then flat number, numerically where they are numbers.
+fn natural_key(a: &AddressRecord) -> (String, u64, String, u64, String, i64) {
+    fn num(s: &Option<String>) -> u64 {
+        s.as_deref()
+            .and_then(|s| s.split(|c: char| !c.is_ascii_digit()).find(|p| !p.is_empty()))
+            .and_then(|d| d.parse().ok())
+            .unwrap_or(u64::MAX)
+    }
+    (
+        a.street.clone().unwrap_or_default(),
+        num(&a.paon),
+        a.paon.clone().unwrap_or_default(),
+        num(&a.saon),
+        a.saon.clone().unwrap_or_default(),
+        a.uprn,
+    )
+}

@@ -1,0 +1,96 @@
+//! Derived links computed after loading: each address's local authority and LSOA, and each sale's
+//! UPRN. Run by `cargo xtask build` and after the fixtures load.
+
+use crate::load::{IngestError, Progress};
+use std::collections::HashMap;
+use terrace_geo::PolygonIndex;
+use terrace_search::{ResolveQuery, is_confident};
+use terrace_store::Db;
+use terrace_store::register::{self as reg, AddressRow, REGISTER_VERSION_KEY};
+
+async fn polygon_index(db: &Db, kind: &str) -> Result<PolygonIndex<String>, IngestError> {
+    let mut items = Vec::new();
+    for b in reg::boundaries_of_kind(db, kind).await? {
+        if let Ok(mp) = terrace_geo::multipolygon_from_wkb(&b.wkb) {
+            items.push((mp, b.code));
+        }
+    }
+    Ok(PolygonIndex::build(items))
+}
+
+/// Sets `lad_code` and `lsoa_code` of every address from the boundaries its point falls in, or,
+/// without a point or a containing boundary, from its postcode in the postcode directory.
+/// Returns how many addresses changed.
+pub async fn derive_areas(db: &Db, progress: &mut Progress) -> Result<usize, IngestError> {
+    let lads = polygon_index(db, "lad").await?;
+    let lsoas = polygon_index(db, "lsoa").await?;
+    let mut changed = 0usize;
+    let mut after = 0i64;
+    loop {
+        let page = reg::addresses_page(db, after, 10_000).await?;
+        let Some(last) = page.last() else { break };
+        after = last.uprn;
+        let mut pcs: Vec<String> = page.iter().filter_map(|a| a.postcode.clone()).collect();
+        pcs.sort();
+        pcs.dedup();
+        let by_pc: HashMap<String, reg::PostcodeRow> = reg::postcodes_by_key(db, &pcs)
+            .await?
+            .into_iter()
+            .map(|p| (p.postcode.clone(), p))
+            .collect();
+        let mut writes: Vec<AddressRow> = Vec::new();
+        for a in page {
+            let point = a.x.zip(a.y);
+            let from_poly = |idx: &PolygonIndex<String>| {
+                point.and_then(|(x, y)| idx.containing((x, y)).first().map(|s| (*s).clone()))
+            };
+            let pc = a.postcode.as_ref().and_then(|p| by_pc.get(p));
+            let lad = from_poly(&lads).or_else(|| pc.and_then(|p| p.lad_code.clone()));
+            let lsoa = from_poly(&lsoas).or_else(|| pc.and_then(|p| p.lsoa_code.clone()));
+            if lad != a.lad_code || lsoa != a.lsoa_code {
+                writes.push(AddressRow { lad_code: lad, lsoa_code: lsoa, ..a });
+            }
+        }
+        changed += writes.len();
+        reg::replace_addresses(db, writes).await?;
+    }
+    if changed > 0 {
+        reg::set_meta(db, REGISTER_VERSION_KEY, &format!("areas-{}", chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default())).await?;
+    }
+    progress.say_line(&format!("[derive] areas set on {changed} addresses"));
+    Ok(changed)
+}
+
+/// Matches Price Paid sales with no UPRN to the register with the address matcher, keeping the
+/// score; only confident matches are linked. Returns (linked, left unlinked).
+pub async fn link_price_paid(db: &Db, progress: &mut Progress) -> Result<(usize, usize), IngestError> {
+    let index = terrace_address::build_index(db).await?;
+    let (mut linked, mut unlinked) = (0usize, 0usize);
+    let mut after = String::new();
+    loop {
+        let page = reg::unmatched_price_paid(db, &after, 5_000).await?;
+        let Some(last) = page.last() else { break };
+        after = last.transaction_id.clone();
+        for s in page {
+            let q = ResolveQuery {
+                saon: s.saon.clone(),
+                paon: s.paon.clone(),
+                street: s.street.clone(),
+                locality: s.locality.clone(),
+                town: s.town.clone(),
+                postcode: s.postcode.clone(),
+                address: None,
+            };
+            let found = index.resolve(&q, 2);
+            match found.first() {
+                Some(top) if is_confident(&found) => {
+                    reg::set_price_paid_match(db, &s.transaction_id, top.uprn, "address_matcher", top.score).await?;
+                    linked += 1;
+                }
+                Some(_) | None => unlinked += 1,
+            }
+        }
+    }
+    progress.say_line(&format!("[derive] sales linked to a UPRN: {linked}; left unlinked: {unlinked}"));
+    Ok((linked, unlinked))
+}

@@ -1,0 +1,717 @@
+//! Loaders: parsed rows into the store, chunk by chunk, with row accounting and progress.
+
+use crate::addresses::split_lines;
+use crate::formats::{self, Parsed, Rejection};
+use chrono::{NaiveDateTime, Utc};
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use terrace_store::loads::{self, RowCounts};
+use terrace_store::register::{self as reg, AddressRow, REGISTER_VERSION_KEY};
+use terrace_store::{Db, StoreError};
+
+/// Rows per chunk written in one transaction.
+const CHUNK_ROWS: usize = 5_000;
+/// Progress is reported every this many rows read.
+const PROGRESS_EVERY: i64 = 100_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error("cannot read {file}: {source}")]
+    Io { file: String, source: std::io::Error },
+    #[error("unknown dataset {0:?}; expected one of: {1}")]
+    UnknownDataset(String, &'static str),
+    #[error("bad manifest {file}: {message}")]
+    Manifest { file: String, message: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The datasets `cargo xtask load` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dataset {
+    AddressBase,
+    OpenUprn,
+    CodePoint,
+    Onspd,
+    Boundaries,
+    Epc,
+    PricePaid,
+}
+
+impl Dataset {
+    pub const NAMES: &'static str =
+        "addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid";
+
+    pub fn parse(s: &str) -> Result<Dataset, IngestError> {
+        Ok(match s.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+            "addressbase" | "addressbase_plus" => Dataset::AddressBase,
+            "open_uprn" | "os_open_uprn" | "uprn" => Dataset::OpenUprn,
+            "codepoint" | "codepoint_open" | "code_point" => Dataset::CodePoint,
+            "onspd" | "nspd" | "postcode_directory" => Dataset::Onspd,
+            "boundaries" | "boundary" => Dataset::Boundaries,
+            "epc" | "epc_domestic" => Dataset::Epc,
+            "price_paid" | "ppd" | "pp" => Dataset::PricePaid,
+            _ => return Err(IngestError::UnknownDataset(s.to_string(), Self::NAMES)),
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Dataset::AddressBase => "addressbase",
+            Dataset::OpenUprn => "open_uprn",
+            Dataset::CodePoint => "codepoint",
+            Dataset::Onspd => "onspd",
+            Dataset::Boundaries => "boundaries",
+            Dataset::Epc => "epc",
+            Dataset::PricePaid => "price_paid",
+        }
+    }
+
+    /// The provenance every row of this dataset carries in the store.
+    fn source(self, fixture: bool) -> String {
+        let base = match self {
+            Dataset::AddressBase => "os_addressbase_plus",
+            Dataset::OpenUprn => "os_open_uprn",
+            Dataset::CodePoint => "os_codepoint_open",
+            Dataset::Onspd => "ons_postcode_directory",
+            Dataset::Boundaries => "ons_boundaries",
+            Dataset::Epc => "epc_domestic",
+            Dataset::PricePaid => "hmlr_price_paid",
+        };
+        if fixture { format!("fixture:{base}") } else { base.to_string() }
+    }
+}
+
+/// What one file's load did.
+#[derive(Debug, Clone)]
+pub struct LoadReport {
+    pub dataset: String,
+    pub file: String,
+    pub counts: RowCounts,
+    pub rejections: Vec<Rejection>,
+    pub seconds: f64,
+}
+
+/// Where progress lines go.
+pub struct Progress {
+    sink: Box<dyn FnMut(&str) + Send>,
+}
+
+impl Progress {
+    /// To standard error (the operator's terminal).
+    pub fn stderr() -> Progress {
+        Progress { sink: Box::new(|s| eprintln!("{s}")) }
+    }
+
+    /// To the tracing log (the gateway's first start).
+    pub fn log() -> Progress {
+        Progress { sink: Box::new(|s| tracing::info!("{s}")) }
+    }
+
+    pub fn quiet() -> Progress {
+        Progress { sink: Box::new(|_| {}) }
+    }
+
+    fn say(&mut self, s: &str) {
+        (self.sink)(s)
+    }
+
+    pub fn say_line(&mut self, s: &str) {
+        (self.sink)(s)
+    }
+}
+
+fn counts_line(ds: &str, file: &str, c: &RowCounts, secs: f64) -> String {
+    let rate = if secs > 0.0 { c.read as f64 / secs } else { 0.0 };
+    format!(
+        "[{ds}] {file}: read {}, loaded {}, updated {}, deleted {}, rejected {}, unchanged {} ({:.0} rows/s)",
+        c.read, c.loaded, c.updated, c.deleted, c.rejected, c.unchanged, rate
+    )
+}
+
+/// Options of one load.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadOptions {
+    /// Rows carry `fixture:` provenance (synthetic data).
+    pub fixture: bool,
+}
+
+/// Loads one file of `dataset` into the store.
+pub async fn load_file(
+    db: &Db,
+    dataset: Dataset,
+    path: &Path,
+    opts: LoadOptions,
+    progress: &mut Progress,
+) -> Result<LoadReport, IngestError> {
+    let io = |source| IngestError::Io { file: path.display().to_string(), source };
+    let src = dataset.source(opts.fixture);
+    let ctx = LoadCtx { db, source: &src, now: Utc::now().naive_utc() };
+    match dataset {
+        Dataset::AddressBase => drive(&ctx, dataset, path, formats::addressbase::read(path).map_err(io)?, progress, apply_addressbase).await,
+        Dataset::OpenUprn => drive(&ctx, dataset, path, formats::open_uprn::read(path).map_err(io)?, progress, apply_open_uprn).await,
+        Dataset::CodePoint => drive(&ctx, dataset, path, formats::codepoint::read(path).map_err(io)?, progress, apply_codepoint).await,
+        Dataset::Onspd => drive(&ctx, dataset, path, formats::onspd::read(path).map_err(io)?, progress, apply_onspd).await,
+        Dataset::Boundaries => drive(&ctx, dataset, path, formats::boundaries::read(path).map_err(io)?, progress, apply_boundaries).await,
+        Dataset::Epc => drive(&ctx, dataset, path, formats::epc::read(path).map_err(io)?, progress, apply_epc).await,
+        Dataset::PricePaid => drive(&ctx, dataset, path, formats::price_paid::read(path).map_err(io)?, progress, apply_price_paid).await,
+    }
+}
+
+struct LoadCtx<'a> {
+    db: &'a Db,
+    source: &'a str,
+    now: NaiveDateTime,
+}
+
+type ApplyFn<T> = for<'a> fn(
+    &'a LoadCtx<'a>,
+    Vec<T>,
+    &'a mut RowCounts,
+) -> std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>>;
+
+/// Reads the parser's rows in chunks, applies each chunk, reports progress and rejections, and
+/// records the run. `apply` returns whether the chunk changed the address register.
+async fn drive<T: Send + 'static>(
+    ctx: &LoadCtx<'_>,
+    dataset: Dataset,
+    path: &Path,
+    rows: impl Iterator<Item = Parsed<T>>,
+    progress: &mut Progress,
+    apply: ApplyFn<T>,
+) -> Result<LoadReport, IngestError> {
+    let started = Instant::now();
+    let file = path.display().to_string();
+    let run_id = loads::start_run(ctx.db, dataset.name(), &file, ctx.now).await?;
+    let mut counts = RowCounts::default();
+    let mut rejections = Vec::new();
+    let mut chunk = Vec::with_capacity(CHUNK_ROWS);
+    let mut register_changed = false;
+    let mut next_report = PROGRESS_EVERY;
+    progress.say(&format!("[{}] loading {file}", dataset.name()));
+    for item in rows {
+        counts.read += 1;
+        match item {
+            Ok((_line, row)) => chunk.push(row),
+            Err(r) => {
+                counts.rejected += 1;
+                progress.say(&format!("[{}] rejected {r}", dataset.name()));
+                rejections.push(r);
+            }
+        }
+        if chunk.len() >= CHUNK_ROWS {
+            register_changed |= apply(ctx, std::mem::take(&mut chunk), &mut counts).await?;
+        }
+        if counts.read >= next_report {
+            next_report += PROGRESS_EVERY;
+            progress.say(&counts_line(dataset.name(), &file, &counts, started.elapsed().as_secs_f64()));
+        }
+    }
+    if !chunk.is_empty() {
+        register_changed |= apply(ctx, chunk, &mut counts).await?;
+    }
+    let rej: Vec<(i64, String)> =
+        rejections.iter().map(|r| (r.line as i64, r.reason.clone())).collect();
+    loads::add_rejections(ctx.db, run_id, &rej).await?;
+    loads::finish_run(ctx.db, run_id, &counts, Utc::now().naive_utc()).await?;
+    if register_changed {
+        reg::set_meta(ctx.db, REGISTER_VERSION_KEY, &uuid_like(run_id)).await?;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    progress.say(&counts_line(dataset.name(), &file, &counts, seconds));
+    Ok(LoadReport { dataset: dataset.name().into(), file, counts, rejections, seconds })
+}
+
+fn uuid_like(run_id: i64) -> String {
+    format!("run-{run_id}-{}", Utc::now().timestamp_nanos_opt().unwrap_or_default())
+}
+
+/// The in-memory state of one chunk: the stored row (or none) for every key the chunk touches,
+/// updated row by row in file order, then written once.
+struct Staged<K, R> {
+    current: HashMap<K, Option<R>>,
+    touched: Vec<K>,
+    stored: HashMap<K, bool>,
+}
+
+impl<K: Hash + Eq + Clone, R: Clone> Staged<K, R> {
+    fn new(keys: &[K], existing: Vec<R>, key: impl Fn(&R) -> K) -> Self {
+        let mut current: HashMap<K, Option<R>> = keys.iter().map(|k| (k.clone(), None)).collect();
+        let mut stored = HashMap::new();
+        for r in existing {
+            stored.insert(key(&r), true);
+            current.insert(key(&r), Some(r));
+        }
+        Staged { current, touched: Vec::new(), stored }
+    }
+
+    fn prev(&self, k: &K) -> Option<&R> {
+        self.current.get(k).and_then(Option::as_ref)
+    }
+
+    /// Sets the row of `k` (or deletes it with None), counting the input row's effect.
+    fn set(&mut self, k: K, new: Option<R>, counts: &mut RowCounts, same: impl Fn(&R, &R) -> bool) {
+        let prev = self.current.get(&k).cloned().flatten();
+        match (&prev, &new) {
+            (None, Some(_)) => counts.loaded += 1,
+            (Some(p), Some(n)) if same(p, n) => {
+                counts.unchanged += 1;
+                return;
+            }
+            (Some(_), Some(_)) => counts.updated += 1,
+            (Some(_), None) => counts.deleted += 1,
+            (None, None) => {
+                counts.unchanged += 1;
+                return;
+            }
+        }
+        self.current.insert(k.clone(), new);
+        self.touched.push(k);
+    }
+
+    /// (rows to write, keys to delete).
+    fn into_writes(mut self) -> (Vec<R>, Vec<K>) {
+        let mut seen = std::collections::HashSet::new();
+        let (mut up, mut del) = (Vec::new(), Vec::new());
+        for k in self.touched {
+            if !seen.insert(k.clone()) {
+                continue;
+            }
+            match self.current.remove(&k).flatten() {
+                Some(r) => up.push(r),
+                None if self.stored.contains_key(&k) => del.push(k),
+                None => {}
+            }
+        }
+        (up, del)
+    }
+}
+
+fn same_address(a: &AddressRow, b: &AddressRow) -> bool {
+    AddressRow { updated_at: b.updated_at, ..a.clone() } == *b
+}
+
+fn boxed<'a, T: Send + 'a>(
+    f: impl Future<Output = Result<T, StoreError>> + Send + 'a,
+) -> std::pin::Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>> {
+    Box::pin(f)
+}
+
+fn apply_addressbase<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::addressbase::AddressRow>,
+    counts: &'a mut RowCounts,
+) -> std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>> {
+    boxed(async move {
+        let keys: Vec<i64> = rows.iter().map(|r| r.uprn).collect();
+        let existing = reg::addresses_by_uprn(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &AddressRow| r.uprn);
+        for r in rows {
+            let prev = st.prev(&r.uprn).cloned().unwrap_or_default();
+            let has_pos = r.x.is_some() && r.y.is_some();
+            let new = AddressRow {
+                uprn: r.uprn,
+                parent_uprn: r.parent_uprn,
+                class: r.class,
+                saon: r.saon,
+                paon: r.paon,
+                street: r.street,
+                locality: r.locality,
+                town: r.town,
+                postcode: r.postcode,
+                x: if has_pos { r.x } else { prev.x },
+                y: if has_pos { r.y } else { prev.y },
+                lat: if has_pos { r.lat } else { prev.lat },
+                lon: if has_pos { r.lon } else { prev.lon },
+                lad_code: prev.lad_code,
+                lsoa_code: prev.lsoa_code,
+                address_source: Some(ctx.source.to_string()),
+                position_source: if has_pos { Some(ctx.source.to_string()) } else { prev.position_source },
+                updated_at: ctx.now,
+            };
+            st.set(r.uprn, Some(new), counts, same_address);
+        }
+        let (up, _) = st.into_writes();
+        let changed = !up.is_empty();
+        reg::replace_addresses(ctx.db, up).await?;
+        Ok(changed)
+    })
+}
+
+fn apply_open_uprn<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::open_uprn::UprnRow>,
+    counts: &'a mut RowCounts,
+) -> std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>> {
+    boxed(async move {
+        let keys: Vec<i64> = rows.iter().map(|r| r.uprn).collect();
+        let existing = reg::addresses_by_uprn(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &AddressRow| r.uprn);
+        for r in rows {
+            let prev = st.prev(&r.uprn).cloned();
+            // A better position source (the full register) is never overwritten by Open UPRN.
+            let keep_pos = prev.as_ref().is_some_and(|p| {
+                p.position_source.as_deref().is_some_and(|s| s.contains("addressbase"))
+            });
+            let base = prev.unwrap_or(AddressRow { uprn: r.uprn, ..Default::default() });
+            let new = if keep_pos {
+                base
+            } else {
+                AddressRow {
+                    x: Some(r.x),
+                    y: Some(r.y),
+                    lat: Some(r.lat),
+                    lon: Some(r.lon),
+                    position_source: Some(ctx.source.to_string()),
+                    updated_at: ctx.now,
+                    ..base
+                }
+            };
+            st.set(r.uprn, Some(new), counts, same_address);
+        }
+        let (up, _) = st.into_writes();
+        let changed = !up.is_empty();
+        reg::replace_addresses(ctx.db, up).await?;
+        Ok(changed)
+    })
+}
+
+fn same_postcode(a: &reg::PostcodeRow, b: &reg::PostcodeRow) -> bool {
+    reg::PostcodeRow { updated_at: b.updated_at, ..a.clone() } == *b
+}
+
+fn empty_postcode(pc: &str, ctx: &LoadCtx<'_>) -> reg::PostcodeRow {
+    reg::PostcodeRow {
+        postcode: pc.to_string(),
+        easting: None,
+        northing: None,
+        lat: None,
+        lon: None,
+        lad_code: None,
+        lsoa_code: None,
+        country_code: None,
+        quality: None,
+        terminated: false,
+        source: ctx.source.to_string(),
+        updated_at: ctx.now,
+    }
+}
+
+fn wgs84(e: Option<f64>, n: Option<f64>) -> (Option<f64>, Option<f64>) {
+    match (e, n) {
+        (Some(e), Some(n)) => match terrace_geo::wgs84_from_bng(e, n) {
+            Some((lon, lat)) => (Some(lat), Some(lon)),
+            None => (None, None),
+        },
+        _ => (None, None),
+    }
+}
+
+fn apply_codepoint<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::codepoint::CodePointRow>,
+    counts: &'a mut RowCounts,
+) -> std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>> {
+    boxed(async move {
+        let keys: Vec<String> = rows.iter().map(|r| r.postcode.clone()).collect();
+        let existing = reg::postcodes_by_key(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &reg::PostcodeRow| r.postcode.clone());
+        for r in rows {
+            let prev = st.prev(&r.postcode).cloned().unwrap_or_else(|| empty_postcode(&r.postcode, ctx));
+            let (lat, lon) = wgs84(r.easting, r.northing);
+            let new = reg::PostcodeRow {
+                easting: r.easting.or(prev.easting),
+                northing: r.northing.or(prev.northing),
+                lat: lat.or(prev.lat),
+                lon: lon.or(prev.lon),
+                lad_code: r.admin_district_code.or(prev.lad_code.clone()),
+                country_code: r.country_code.or(prev.country_code.clone()),
+                quality: Some(r.quality),
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+                ..prev
+            };
+            st.set(r.postcode, Some(new), counts, same_postcode);
+        }
+        let (up, _) = st.into_writes();
+        reg::replace_postcodes(ctx.db, up).await?;
+        Ok(false)
+    })
+}
+
+fn apply_onspd<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::onspd::OnspdRow>,
+    counts: &'a mut RowCounts,
+) -> std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>> {
+    boxed(async move {
+        let keys: Vec<String> = rows.iter().map(|r| r.postcode.clone()).collect();
+        let existing = reg::postcodes_by_key(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &reg::PostcodeRow| r.postcode.clone());
+        for r in rows {
+            let prev = st.prev(&r.postcode).cloned().unwrap_or_else(|| empty_postcode(&r.postcode, ctx));
+            let (lat, lon) = match (r.lat, r.lon) {
+                (Some(a), Some(o)) => (Some(a), Some(o)),
+                _ => wgs84(r.easting, r.northing),
+            };
+            let new = reg::PostcodeRow {
+                easting: r.easting.or(prev.easting),
+                northing: r.northing.or(prev.northing),
+                lat: lat.or(prev.lat),
+                lon: lon.or(prev.lon),
+                lad_code: r.lad_code.or(prev.lad_code.clone()),
+                lsoa_code: r.lsoa_code.or(prev.lsoa_code.clone()),
+                country_code: r.country_code.or(prev.country_code.clone()),
+                terminated: r.terminated,
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+                ..prev
+            };
+            st.set(r.postcode, Some(new), counts, same_postcode);
+        }
+        let (up, _) = st.into_writes();
+        reg::replace_postcodes(ctx.db, up).await?;
+        Ok(false)
+    })
+}
+
+fn apply_boundaries<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::boundaries::BoundaryRow>,
+    counts: &'a mut RowCounts,
+) -> std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>> {
+    boxed(async move {
+        let keys: Vec<String> = rows.iter().map(|r| r.code.clone()).collect();
+        let existing = reg::boundaries_by_code(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &reg::BoundaryRow| r.code.clone());
+        for r in rows {
+            let Some([min_x, min_y, max_x, max_y]) = terrace_geo::bbox(&r.geometry) else {
+                counts.rejected += 1;
+                continue;
+            };
+            let new = reg::BoundaryRow {
+                code: r.code.clone(),
+                kind: r.kind,
+                name: r.name,
+                wkb: terrace_geo::multipolygon_to_wkb(&r.geometry),
+                min_x,
+                min_y,
+                max_x,
+                max_y,
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            };
+            st.set(r.code, Some(new), counts, |a, b| reg::BoundaryRow { updated_at: b.updated_at, ..a.clone() } == *b);
+        }
+        let (up, _) = st.into_writes();
+        reg::replace_boundaries(ctx.db, up).await?;
+        Ok(false)
+    })
+}
+
+fn apply_epc<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::epc::EpcRow>,
+    counts: &'a mut RowCounts,
+) -> std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>> {
+    boxed(async move {
+        let keys: Vec<String> = rows.iter().map(|r| r.lmk_key.clone()).collect();
+        let existing = reg::epc_by_key(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &reg::EpcRow| r.lmk_key.clone());
+        // The newest certificate per UPRN in this chunk gives the address text.
+        let mut texts: HashMap<i64, (Option<chrono::NaiveDate>, crate::addresses::Parts, Option<String>)> =
+            HashMap::new();
+        for r in rows {
+            if let Some(uprn) = r.uprn {
+                let lines: Vec<&str> = [&r.address1, &r.address2, &r.address3]
+                    .into_iter()
+                    .filter_map(|l| l.as_deref())
+                    .collect();
+                let lines = if lines.is_empty() { r.address.as_deref().into_iter().collect() } else { lines };
+                let mut parts = split_lines(&lines);
+                if let Some(town) = r.fields.iter().find(|(k, _)| k == "posttown").map(|(_, v)| v.to_uppercase()) {
+                    if parts.town.as_deref() != Some(town.as_str()) {
+                        if let Some(t) = parts.town.take() {
+                            parts.locality = Some(parts.locality.map_or(t.clone(), |l| format!("{l}, {t}")));
+                        }
+                        parts.town = Some(town);
+                    }
+                }
+                let newer = texts.get(&uprn).is_none_or(|(d, _, _)| r.lodgement_date >= *d);
+                if newer {
+                    texts.insert(uprn, (r.lodgement_date, parts, r.postcode.clone()));
+                }
+            }
+            let fields: serde_json::Map<String, serde_json::Value> =
+                r.fields.into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect();
+            let new = reg::EpcRow {
+                lmk_key: r.lmk_key.clone(),
+                uprn: r.uprn,
+                address: r.address,
+                postcode: r.postcode,
+                current_rating: r.current_energy_rating,
+                potential_rating: r.potential_energy_rating,
+                current_efficiency: r.current_energy_efficiency,
+                potential_efficiency: r.potential_energy_efficiency,
+                property_type: r.property_type,
+                built_form: r.built_form,
+                total_floor_area: r.total_floor_area,
+                habitable_rooms: r.number_habitable_rooms,
+                lodgement_date: r.lodgement_date,
+                inspection_date: r.inspection_date,
+                tenure: r.tenure,
+                main_fuel: r.main_fuel,
+                local_authority: r.local_authority,
+                fields_json: serde_json::Value::Object(fields).to_string(),
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            };
+            st.set(r.lmk_key, Some(new), counts, |a, b| reg::EpcRow { updated_at: b.updated_at, ..a.clone() } == *b);
+        }
+        let (up, _) = st.into_writes();
+        reg::replace_epc(ctx.db, up).await?;
+        // Address text from certificates, where the register has none or only EPC text.
+        let uprns: Vec<i64> = texts.keys().copied().collect();
+        let existing = reg::addresses_by_uprn(ctx.db, &uprns).await?;
+        let mut ast = Staged::new(&uprns, existing, |r: &AddressRow| r.uprn);
+        let mut scratch = RowCounts::default();
+        for (uprn, (_, parts, postcode)) in texts {
+            let prev = ast.prev(&uprn).cloned();
+            let owned_by_other = prev.as_ref().is_some_and(|p| {
+                p.address_source.as_deref().is_some_and(|s| !s.contains("epc"))
+            });
+            if owned_by_other {
+                continue;
+            }
+            let base = prev.unwrap_or(AddressRow { uprn, ..Default::default() });
+            let new = AddressRow {
+                saon: parts.saon,
+                paon: parts.paon,
+                street: parts.street,
+                locality: parts.locality,
+                town: parts.town,
+                postcode: postcode.or(base.postcode.clone()),
+                address_source: Some(ctx.source.to_string()),
+                updated_at: ctx.now,
+                ..base
+            };
+            ast.set(uprn, Some(new), &mut scratch, same_address);
+        }
+        let (up, _) = ast.into_writes();
+        let changed = !up.is_empty();
+        reg::replace_addresses(ctx.db, up).await?;
+        Ok(changed)
+    })
+}
+
+fn same_sale(a: &reg::PricePaidRow, b: &reg::PricePaidRow) -> bool {
+    reg::PricePaidRow { updated_at: b.updated_at, ..a.clone() } == *b
+}
+
+fn apply_price_paid<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::price_paid::PricePaidRow>,
+    counts: &'a mut RowCounts,
+) -> std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>> {
+    boxed(async move {
+        let keys: Vec<String> = rows.iter().map(|r| r.transaction_id.clone()).collect();
+        let existing = reg::price_paid_by_id(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &reg::PricePaidRow| r.transaction_id.clone());
+        for r in rows {
+            let id = r.transaction_id.clone();
+            if r.record_status == "D" {
+                st.set(id, None, counts, same_sale);
+                continue;
+            }
+            let prev = st.prev(&id).cloned();
+            // Keep an earlier UPRN match while the address it was made on is unchanged.
+            let same_addr = prev.as_ref().is_some_and(|p| {
+                p.postcode == r.postcode && p.paon == r.paon && p.saon == r.saon && p.street == r.street
+            });
+            let (uprn, match_method, match_score) = match prev.filter(|_| same_addr) {
+                Some(p) => (p.uprn, p.match_method, p.match_score),
+                None => (None, None, None),
+            };
+            let new = reg::PricePaidRow {
+                transaction_id: id.clone(),
+                price: r.price,
+                date: r.date,
+                postcode: r.postcode,
+                property_type: r.property_type,
+                new_build: r.new_build,
+                tenure: r.tenure,
+                paon: r.paon,
+                saon: r.saon,
+                street: r.street,
+                locality: r.locality,
+                town: r.town,
+                district: r.district,
+                county: r.county,
+                ppd_category: r.ppd_category,
+                uprn,
+                match_method,
+                match_score,
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            };
+            st.set(id, Some(new), counts, same_sale);
+        }
+        let (up, del) = st.into_writes();
+        reg::delete_price_paid(ctx.db, &del).await?;
+        reg::replace_price_paid(ctx.db, up).await?;
+        Ok(false)
+    })
+}
+
+/// `fixtures/manifest.json`: which files to load, in order.
+#[derive(Debug, Deserialize)]
+struct Manifest {
+    files: Vec<ManifestFile>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ManifestFile {
+    path: String,
+    dataset: String,
+}
+
+/// Loads every file a manifest lists (the fixture world), in dependency order, then derives
+/// areas and links sales to UPRNs.
+pub async fn load_manifest(
+    db: &Db,
+    dir: &Path,
+    progress: &mut Progress,
+) -> Result<Vec<LoadReport>, IngestError> {
+    let mpath = dir.join("manifest.json");
+    let text = std::fs::read_to_string(&mpath)
+        .map_err(|source| IngestError::Io { file: mpath.display().to_string(), source })?;
+    let manifest: Manifest = serde_json::from_str(&text).map_err(|e| IngestError::Manifest {
+        file: mpath.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let mut files: Vec<(Dataset, PathBuf)> = Vec::new();
+    for f in &manifest.files {
+        let Ok(ds) = Dataset::parse(&f.dataset) else { continue };
+        files.push((ds, dir.join(&f.path)));
+    }
+    let order = |d: &Dataset| match d {
+        Dataset::Boundaries => 0,
+        Dataset::CodePoint => 1,
+        Dataset::Onspd => 2,
+        Dataset::AddressBase => 3,
+        Dataset::OpenUprn => 4,
+        Dataset::Epc => 5,
+        Dataset::PricePaid => 6,
+    };
+    files.sort_by_key(|(d, _)| order(d));
+    let mut reports = Vec::new();
+    for (ds, path) in files {
+        reports.push(load_file(db, ds, &path, LoadOptions { fixture: true }, progress).await?);
+    }
+    crate::derive::derive_areas(db, progress).await?;
+    crate::derive::link_price_paid(db, progress).await?;
+    Ok(reports)
+}

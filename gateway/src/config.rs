@@ -1,0 +1,56 @@
+//! Configuration from the environment.
+
+use crate::state::RateLimit;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `TERRACE_ADDR`, default `127.0.0.1:8080`.
+    pub addr: String,
+    /// `TERRACE_DATA_DIR`, default `./data`: where the embedded SQLite store lives.
+    pub data_dir: PathBuf,
+    /// `DATABASE_URL`: `postgres://...` for PostgreSQL; unset for the embedded SQLite store.
+    pub database_url: Option<String>,
+    /// `TERRACE_FIXTURES_DIR`, default `./fixtures`: loaded into an empty store on first start.
+    pub fixtures_dir: PathBuf,
+    /// `TERRACE_LOAD_FIXTURES`, default true: set `0` to start an empty store empty.
+    pub load_fixtures: bool,
+    /// `TERRACE_RATE_LIMIT` (requests per second per key) and `TERRACE_RATE_BURST`.
+    pub rate: RateLimit,
+    /// `TERRACE_DB_POOL`, default 16.
+    pub pool_size: usize,
+    /// `TERRACE_WORKERS`, default the number of cores.
+    pub workers: Option<usize>,
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn env_num<T: std::str::FromStr>(name: &str) -> Result<Option<T>, String> {
+    match env(name) {
+        None => Ok(None),
+        Some(v) => v.trim().parse().map(Some).map_err(|_| format!("{name}={v:?} is not a number")),
+    }
+}
+
+impl Config {
+    pub fn from_env() -> Result<Config, String> {
+        let default_rate = RateLimit::default();
+        Ok(Config {
+            addr: env("TERRACE_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into()),
+            data_dir: env("TERRACE_DATA_DIR").map(PathBuf::from).unwrap_or_else(|| "./data".into()),
+            database_url: env("DATABASE_URL"),
+            fixtures_dir: env("TERRACE_FIXTURES_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| "./fixtures".into()),
+            load_fixtures: env("TERRACE_LOAD_FIXTURES").is_none_or(|v| v != "0" && v != "false"),
+            rate: RateLimit {
+                per_second: env_num("TERRACE_RATE_LIMIT")?.unwrap_or(default_rate.per_second),
+                burst: env_num("TERRACE_RATE_BURST")?.unwrap_or(default_rate.burst),
+            },
+            pool_size: env_num("TERRACE_DB_POOL")?.unwrap_or(16),
+            workers: env_num("TERRACE_WORKERS")?,
+        })
+    }
+}

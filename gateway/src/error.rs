@@ -1,0 +1,218 @@
+//! The one place errors become HTTP responses.
+//!
+//! Architecture Invariant: every error body is a JSON object with `credits_charged` (always 0: a
+//! failed call is never charged) and, when the caller is known, `credits_remaining`. Matches over
+//! domain errors are exhaustive (no `_` arm), so a new variant must be given a status here.
+
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
+use serde::Serialize;
+use serde_json::{Value, json};
+use terrace_address::AddressError;
+use terrace_credits::CreditsError;
+use terrace_store::StoreError;
+
+/// One validation failure, in FastAPI's shape.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct FieldError {
+    /// Where: `["query", "q"]`, `["path", "uprn"]`, `["body", "address"]`, `["body"]`.
+    pub loc: Vec<Value>,
+    pub msg: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The offending input, when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ctx: Option<Value>,
+}
+
+impl FieldError {
+    pub fn new(loc: &[&str], kind: &str, msg: impl Into<String>) -> Self {
+        FieldError {
+            loc: loc.iter().map(|s| Value::String((*s).to_string())).collect(),
+            msg: msg.into(),
+            kind: kind.to_string(),
+            input: None,
+            ctx: None,
+        }
+    }
+
+    pub fn with_input(mut self, input: impl Into<Value>) -> Self {
+        self.input = Some(input.into());
+        self
+    }
+
+    pub fn with_ctx(mut self, ctx: Value) -> Self {
+        self.ctx = Some(ctx);
+        self
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("validation failed")]
+    Validation(Vec<FieldError>),
+    #[error("missing, unknown or revoked API key")]
+    Unauthenticated(&'static str),
+    #[error("insufficient credits")]
+    InsufficientCredits { required: i64, remaining: i64 },
+    #[error("{0} not found")]
+    NotFound(String),
+    #[error("rate limit exceeded")]
+    RateLimited { retry_after_secs: u64 },
+    #[error("the data store is unavailable")]
+    Unavailable(String),
+    #[error("internal error")]
+    Internal(String),
+}
+
+impl ApiError {
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
+            ApiError::InsufficientCredits { .. } => StatusCode::PAYMENT_REQUIRED,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::Validation(_) => "validation_error",
+            ApiError::Unauthenticated(_) => "unauthenticated",
+            ApiError::InsufficientCredits { .. } => "insufficient_credits",
+            ApiError::NotFound(_) => "not_found",
+            ApiError::RateLimited { .. } => "rate_limited",
+            ApiError::Unavailable(_) => "unavailable",
+            ApiError::Internal(_) => "internal_error",
+        }
+    }
+
+    /// The message safe to show the caller (internal detail goes to the log only).
+    pub fn public_message(&self) -> String {
+        match self {
+            ApiError::Validation(_) => "Request validation failed".into(),
+            ApiError::Unauthenticated(why) => (*why).to_string(),
+            ApiError::InsufficientCredits { required, remaining } => format!(
+                "This call costs {required} credits and the balance is {remaining}; buy a credit pack to continue"
+            ),
+            ApiError::NotFound(what) => format!("{what} not found"),
+            ApiError::RateLimited { retry_after_secs } => {
+                format!("Too many requests; retry after {retry_after_secs} s")
+            }
+            ApiError::Unavailable(_) => {
+                "The data store is temporarily unavailable; retry shortly".into()
+            }
+            ApiError::Internal(_) => "Internal error; the request id identifies it in our logs".into(),
+        }
+    }
+
+    /// The JSON body (without credit fields).
+    pub fn body(&self) -> serde_json::Map<String, Value> {
+        let mut m = serde_json::Map::new();
+        match self {
+            ApiError::Validation(errors) => {
+                m.insert("detail".into(), json!(errors));
+            }
+            ApiError::Unauthenticated(_)
+            | ApiError::NotFound(_)
+            | ApiError::RateLimited { .. }
+            | ApiError::Unavailable(_)
+            | ApiError::Internal(_) => {
+                m.insert("detail".into(), json!(self.public_message()));
+            }
+            ApiError::InsufficientCredits { required, .. } => {
+                m.insert("detail".into(), json!(self.public_message()));
+                m.insert("credits_required".into(), json!(required));
+            }
+        }
+        m.insert("error".into(), json!({"code": self.code(), "message": self.public_message()}));
+        m
+    }
+
+    /// The full HTTP response; `remaining` is the caller's balance when the caller is known.
+    pub fn response(&self, remaining: Option<i64>, request_id: &str) -> HttpResponse {
+        let mut body = self.body();
+        body.insert("credits_charged".into(), json!(0));
+        let remaining = match self {
+            ApiError::InsufficientCredits { remaining, .. } => Some(*remaining),
+            ApiError::Validation(_)
+            | ApiError::Unauthenticated(_)
+            | ApiError::NotFound(_)
+            | ApiError::RateLimited { .. }
+            | ApiError::Unavailable(_)
+            | ApiError::Internal(_) => remaining,
+        };
+        if let Some(r) = remaining {
+            body.insert("credits_remaining".into(), json!(r));
+        }
+        body.insert("request_id".into(), json!(request_id));
+        let mut resp = HttpResponse::build(self.status());
+        match self {
+            ApiError::Unauthenticated(_) => {
+                resp.insert_header((
+                    "WWW-Authenticate",
+                    "Bearer realm=\"terrace\", error=\"invalid_token\"",
+                ));
+            }
+            ApiError::RateLimited { retry_after_secs } => {
+                resp.insert_header(("Retry-After", retry_after_secs.to_string()));
+            }
+            ApiError::Unavailable(_) => {
+                resp.insert_header(("Retry-After", "5"));
+            }
+            ApiError::Validation(_)
+            | ApiError::InsufficientCredits { .. }
+            | ApiError::NotFound(_)
+            | ApiError::Internal(_) => {}
+        }
+        resp.insert_header(("x-request-id", request_id.to_string())).json(Value::Object(body))
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Unavailable(m) => ApiError::Unavailable(m),
+            StoreError::NotFound => ApiError::NotFound("record".into()),
+            StoreError::Conflict(m) => ApiError::Internal(format!("conflict: {m}")),
+            StoreError::Internal(e) => ApiError::Internal(e.to_string()),
+            StoreError::Setup(m) => ApiError::Internal(m),
+        }
+    }
+}
+
+impl From<CreditsError> for ApiError {
+    fn from(e: CreditsError) -> Self {
+        match e {
+            CreditsError::Unauthenticated => {
+                ApiError::Unauthenticated("Missing, unknown or revoked API key")
+            }
+            CreditsError::InsufficientCredits { required, remaining } => {
+                ApiError::InsufficientCredits { required, remaining }
+            }
+            CreditsError::NoAccount => ApiError::Unauthenticated("The key's account no longer exists"),
+            CreditsError::NoKey => ApiError::NotFound("API key".into()),
+            CreditsError::Invalid(m) => {
+                ApiError::Validation(vec![FieldError::new(&["body"], "value_error", m)])
+            }
+            CreditsError::Store(s) => s.into(),
+        }
+    }
+}
+
+impl From<AddressError> for ApiError {
+    fn from(e: AddressError) -> Self {
+        match e {
+            AddressError::NotFound(what) => ApiError::NotFound(what),
+            AddressError::Invalid { field, message } => {
+                ApiError::Validation(vec![FieldError::new(&["body", field], "value_error", message)])
+            }
+            AddressError::Store(s) => s.into(),
+        }
+    }
+}

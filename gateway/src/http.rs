@@ -1,0 +1,241 @@
+//! The HTTP surface: routes generated from the registry, and the charged-call pipeline.
+
+use crate::error::{ApiError, FieldError};
+use crate::params::{self, Raw};
+use crate::registry::{Ctx, Input, Method, OpDecl, operations};
+use crate::state::AppState;
+use crate::telemetry::record_call;
+use actix_web::http::header;
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use serde_json::{Value, json};
+use std::time::Instant;
+use terrace_credits::{self as credits, Caller, Surface};
+
+/// Mounts every route on an actix app.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    for op in operations() {
+        let op: &'static OpDecl = op;
+        let route = match op.method {
+            Method::Get => web::get(),
+            Method::Post => web::post(),
+            Method::Patch => web::patch(),
+            Method::Delete => web::delete(),
+        };
+        cfg.route(
+            op.path,
+            route.to(move |req: HttpRequest, body: web::Bytes, state: web::Data<AppState>| {
+                dispatch(op, req, body, state)
+            }),
+        );
+    }
+    cfg.route("/v1/pricing", web::get().to(pricing))
+        .route("/healthz", web::get().to(healthz))
+        .route("/metrics", web::get().to(metrics))
+        .route("/openapi.json", web::get().to(openapi))
+        .route("/", web::get().to(root))
+        .service(utoipa_swagger_ui::SwaggerUi::new("/docs/{_:.*}").config(
+            utoipa_swagger_ui::Config::new(["/openapi.json"]).try_it_out_enabled(true),
+        ))
+        .route("/docs", web::get().to(|| async {
+            HttpResponse::PermanentRedirect().insert_header((header::LOCATION, "/docs/")).finish()
+        }));
+}
+
+/// The JSON answer for unknown paths and methods.
+pub async fn not_found(req: HttpRequest) -> HttpResponse {
+    ApiError::NotFound(format!("route {} {}", req.method(), req.path()))
+        .response(None, &request_id(&req))
+}
+
+fn request_id(req: &HttpRequest) -> String {
+    if let Some(id) = req.extensions().get::<tracing_actix_web::RequestId>() {
+        return id.to_string();
+    }
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// The charged call: authenticate, rate-limit, validate, refuse early with 402, run, charge.
+async fn dispatch(
+    op: &'static OpDecl,
+    req: HttpRequest,
+    body: web::Bytes,
+    state: web::Data<AppState>,
+) -> HttpResponse {
+    let started = Instant::now();
+    let rid = request_id(&req);
+    let result = handle(op, &req, &body, &state, &rid).await;
+    let (resp, credits) = match result {
+        Ok((mut map, charged, remaining)) => {
+            map.insert("credits_charged".into(), json!(charged));
+            map.insert("credits_remaining".into(), json!(remaining));
+            let mut b = HttpResponse::Ok();
+            b.insert_header(("x-request-id", rid.clone()));
+            if let Some(d) = op.deprecated {
+                b.insert_header(("Deprecation", "true"))
+                    .insert_header(("Sunset", d.sunset))
+                    .insert_header(("Link", format!("<{}>; rel=\"successor-version\"", d.successor)));
+            }
+            (b.json(Value::Object(map)), charged)
+        }
+        Err((e, remaining)) => {
+            match &e {
+                ApiError::Internal(detail) => {
+                    tracing::error!(request_id = %rid, operation = op.id, %detail, "internal error")
+                }
+                ApiError::Unavailable(detail) => {
+                    tracing::warn!(request_id = %rid, operation = op.id, %detail, "store unavailable")
+                }
+                ApiError::Validation(_)
+                | ApiError::Unauthenticated(_)
+                | ApiError::InsufficientCredits { .. }
+                | ApiError::NotFound(_)
+                | ApiError::RateLimited { .. } => {}
+            }
+            (e.response(remaining, &rid), 0)
+        }
+    };
+    let status = resp.status().as_u16();
+    tracing::info!(request_id = %rid, operation = op.id, status, credits, "call");
+    record_call(op.id, status, started.elapsed().as_secs_f64(), credits);
+    resp
+}
+
+type Failure = (ApiError, Option<i64>);
+
+async fn handle(
+    op: &'static OpDecl,
+    req: &HttpRequest,
+    body: &[u8],
+    state: &AppState,
+    rid: &str,
+) -> Result<(serde_json::Map<String, Value>, i64, i64), Failure> {
+    let caller = authenticate(req, state).await.map_err(|e| (e, None))?;
+    let bal = Some(caller.balance);
+    if let Some(key) = caller.key_id {
+        state
+            .check_rate(key)
+            .map_err(|retry_after_secs| (ApiError::RateLimited { retry_after_secs }, bal))?;
+    }
+    let input = parse_input(op, req, body).map_err(|e| (ApiError::Validation(e), bal))?;
+    let upfront = op.price.upfront();
+    if caller.balance < upfront {
+        return Err((
+            ApiError::InsufficientCredits { required: upfront, remaining: caller.balance },
+            bal,
+        ));
+    }
+    let now = state.clock.now();
+    let ctx = Ctx { state: state.clone(), caller, request_id: rid.to_string(), now };
+    let answer = (op.run)(&ctx, input).await.map_err(|e| (e, bal))?;
+    let credits = answer.credits(op.price);
+    let remaining =
+        credits::charge(&state.db, &ctx.caller, op.id, credits, rid, Surface::Http, now)
+            .await
+            .map_err(|e| (ApiError::from(e), bal))?;
+    Ok((answer.body, credits, remaining))
+}
+
+/// `Authorization: Bearer <API key>`; anything else is 401.
+async fn authenticate(req: &HttpRequest, state: &AppState) -> Result<Caller, ApiError> {
+    let header = req.headers().get(header::AUTHORIZATION).and_then(|h| h.to_str().ok());
+    let Some(key) = header.and_then(|h| {
+        h.strip_prefix("Bearer ").or_else(|| h.strip_prefix("bearer ")).map(str::trim)
+    }) else {
+        return Err(ApiError::Unauthenticated(
+            "Send your API key as `Authorization: Bearer <API key>`",
+        ));
+    };
+    Ok(credits::authenticate(&state.db, key).await?)
+}
+
+/// Validates path and query parameters, and parses the JSON body if the operation takes one.
+pub fn parse_input(
+    op: &OpDecl,
+    req: &HttpRequest,
+    body: &[u8],
+) -> Result<Input, Vec<FieldError>> {
+    let query: Vec<(String, String)> = serde_urlencoded::from_str(req.query_string())
+        .map_err(|e| vec![FieldError::new(&["query"], "value_error", format!("Malformed query string: {e}"))])?;
+    let path = |name: &str| req.match_info().get(name).map(str::to_string);
+    let raw = Raw { path: &path, query: &query };
+    let validated = params::validate(op.params, &raw);
+    let body = match op.body {
+        None => Ok(None),
+        Some(_) => parse_body(body),
+    };
+    match (validated, body) {
+        (Ok(params), Ok(body)) => Ok(Input { params, body }),
+        (Err(mut a), Err(b)) => {
+            a.extend(b);
+            Err(a)
+        }
+        (Err(a), Ok(_)) | (Ok(_), Err(a)) => Err(a),
+    }
+}
+
+fn parse_body(body: &[u8]) -> Result<Option<Value>, Vec<FieldError>> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    serde_json::from_slice(body).map(Some).map_err(|e| {
+        let pos = body_offset(body, e.line(), e.column());
+        vec![
+            FieldError {
+                loc: vec![json!("body"), json!(pos)],
+                msg: "JSON decode error".into(),
+                kind: "json_invalid".into(),
+                input: Some(json!({})),
+                ctx: Some(json!({"error": e.to_string()})),
+            },
+        ]
+    })
+}
+
+/// serde_json reports line and column; FastAPI reports a byte offset.
+fn body_offset(body: &[u8], line: usize, column: usize) -> usize {
+    let mut offset = 0;
+    for (i, l) in body.split(|b| *b == b'\n').enumerate() {
+        if i + 1 == line {
+            return offset + column.saturating_sub(1);
+        }
+        offset += l.len() + 1;
+    }
+    offset
+}
+
+async fn pricing() -> HttpResponse {
+    HttpResponse::Ok().json(crate::registry::price_list())
+}
+
+async fn openapi(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok().json(state.openapi.as_ref())
+}
+
+async fn healthz(state: web::Data<AppState>) -> HttpResponse {
+    match state.db.ping().await {
+        Ok(()) => HttpResponse::Ok().json(json!({
+            "status": "ok",
+            "store": format!("{:?}", state.db.backend()).to_lowercase(),
+            "addresses_indexed": state.address.index.current().len(),
+        })),
+        Err(e) => HttpResponse::ServiceUnavailable()
+            .insert_header(("Retry-After", "5"))
+            .json(json!({"status": "unavailable", "detail": e.to_string()})),
+    }
+}
+
+async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4")
+        .body(state.metrics.render())
+}
+
+async fn root() -> HttpResponse {
+    HttpResponse::Ok().json(json!({
+        "service": "Terrace",
+        "version": env!("CARGO_PKG_VERSION"),
+        "docs": "/docs/",
+        "openapi": "/openapi.json",
+        "pricing": "/v1/pricing",
+    }))
+}

@@ -1,0 +1,131 @@
+//! The OpenAPI 3.1 document, generated from the registry.
+
+use crate::error::FieldError;
+use crate::params;
+use crate::registry::{OpDecl, operations};
+use schemars::generate::SchemaSettings;
+use serde_json::{Map, Value, json};
+
+fn error_response(g: &mut schemars::SchemaGenerator, description: &str) -> Value {
+    let _ = g.subschema_for::<FieldError>();
+    json!({"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
+}
+
+fn operation(op: &OpDecl, g: &mut schemars::SchemaGenerator) -> Value {
+    let params: Vec<Value> = op
+        .params
+        .iter()
+        .map(|p| {
+            json!({
+                "name": p.name,
+                "in": p.location.as_str(),
+                "required": p.required,
+                "description": p.description,
+                "schema": params::schema(p),
+            })
+        })
+        .collect();
+    let credits = op.price.credits();
+    let price_text = match op.price {
+        crate::registry::Price::Free => "Free (0 credits).".to_string(),
+        crate::registry::Price::PerCall(n) => format!("Costs {n} credit{} per successful call.", if n == 1 { "" } else { "s" }),
+        crate::registry::Price::PerItem(n) => format!("Costs {n} credit{} per answered item.", if n == 1 { "" } else { "s" }),
+    };
+    let response = (op.response)(g);
+    let mut o = json!({
+        "operationId": op.id,
+        "summary": op.summary,
+        "description": format!("{} {price_text}", op.description),
+        "tags": [op.tag],
+        "parameters": params,
+        "x-credits": credits,
+        "x-price-rule": op.price.rule(),
+        "x-mcp-tool": op.id,
+        "responses": {
+            "200": {"description": "Success; the body carries `credits_charged` and `credits_remaining`.",
+                    "content": {"application/json": {"schema": {"allOf": [response, {"$ref": "#/components/schemas/Credits"}]}}}},
+            "401": error_response(g, "Missing, unknown or revoked API key"),
+            "402": error_response(g, "The balance cannot cover the call; nothing was charged"),
+            "404": error_response(g, "Not found"),
+            "422": {"description": "Validation error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ValidationError"}}}},
+            "429": error_response(g, "Rate limited; see Retry-After"),
+            "503": error_response(g, "The store is unavailable; see Retry-After"),
+        },
+    });
+    if let Some(body) = op.body {
+        o["requestBody"] = json!({
+            "required": op.body_required,
+            "content": {"application/json": {"schema": body(g)}},
+        });
+    }
+    if let Some(d) = op.deprecated {
+        o["deprecated"] = json!(true);
+        o["x-successor"] = json!(d.successor);
+        o["x-sunset"] = json!(d.sunset);
+    }
+    o
+}
+
+/// The whole document. Deterministic: the same code always produces the same bytes.
+pub fn document() -> Value {
+    let settings = SchemaSettings::draft2020_12().with(|s| {
+        s.definitions_path = "/components/schemas".into();
+    });
+    let mut g = settings.into_generator();
+    let mut paths: Map<String, Value> = Map::new();
+    for op in operations() {
+        let item = paths.entry(op.path.to_string()).or_insert_with(|| json!({}));
+        item[op.method.as_str().to_lowercase()] = operation(op, &mut g);
+    }
+    let mut schemas: Map<String, Value> = g.take_definitions(true).into_iter().collect();
+    schemas.insert(
+        "Credits".into(),
+        json!({"type": "object", "required": ["credits_charged", "credits_remaining"], "properties": {
+            "credits_charged": {"type": "integer", "description": "Credits charged for this call; 0 for free calls and failures"},
+            "credits_remaining": {"type": "integer", "description": "The balance after the call"}}}),
+    );
+    schemas.insert(
+        "Error".into(),
+        json!({"type": "object", "required": ["detail", "error", "credits_charged"], "properties": {
+            "detail": {"type": "string"},
+            "error": {"type": "object", "properties": {"code": {"type": "string"}, "message": {"type": "string"}}},
+            "credits_charged": {"type": "integer", "const": 0},
+            "credits_remaining": {"type": "integer", "description": "Present when the caller is known"},
+            "credits_required": {"type": "integer", "description": "On 402: the price of the call"},
+            "request_id": {"type": "string"}}}),
+    );
+    schemas.insert(
+        "ValidationError".into(),
+        json!({"type": "object", "required": ["detail", "credits_charged"], "properties": {
+            "detail": {"type": "array", "items": {"$ref": "#/components/schemas/FieldError"}},
+            "credits_charged": {"type": "integer", "const": 0},
+            "credits_remaining": {"type": "integer"},
+            "request_id": {"type": "string"}}}),
+    );
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Terrace",
+            "version": "0.1.0",
+            "description": "UK property and market data by UPRN, paid per call in credits. Every response carries `credits_charged` and `credits_remaining`; a failed call costs nothing. Authenticate with `Authorization: Bearer <API key>`. Prices: `x-credits` on each operation and GET /v1/pricing.",
+        },
+        "servers": [{"url": "/"}],
+        "security": [{"apiKey": []}],
+        "tags": [
+            {"name": "address", "description": "Addresses and UPRNs"},
+            {"name": "account", "description": "Balance, usage and API keys (free)"},
+        ],
+        "paths": paths,
+        "components": {
+            "securitySchemes": {"apiKey": {"type": "http", "scheme": "bearer", "description": "An API key: `Authorization: Bearer trc_...`"}},
+            "schemas": schemas,
+        },
+    })
+}
+
+/// The document as committed to `docs/openapi.json` (pretty, trailing newline).
+pub fn document_text() -> String {
+    let mut s = serde_json::to_string_pretty(&document()).unwrap_or_default();
+    s.push('\n');
+    s
+}

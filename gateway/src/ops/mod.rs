@@ -1,0 +1,19 @@
+//! The declared operations, one module per resource family.
+
+pub mod account;
+pub mod address;
+
+use crate::registry::OpDecl;
+
+/// Every operation, in the order of the specification; the management operations last.
+pub static ALL: &[&OpDecl] = &[
+    &address::AUTOCOMPLETE,
+    &address::RESOLVE,
+    &address::BY_UPRN,
+    &address::BY_POSTCODE,
+    &account::BALANCE,
+    &account::USAGE,
+    &account::CREATE_KEY,
+    &account::LIST_KEYS,
+    &account::REVOKE_KEY,
+];
