@@ -26,7 +26,7 @@ pub enum Backend {
 /// A pooled database handle; cheap to clone.
 #[derive(Clone)]
 pub enum Db {
-    Pg(Pool<AsyncPgConnection>),
+    Pg(Pool<AsyncPgConnection>, std::sync::Arc<str>),
     Sqlite(Pool<SqliteConn>),
 }
 
@@ -167,7 +167,7 @@ impl Db {
                     .runtime(deadpool_runtime())
                     .build()
                     .map_err(|e| StoreError::Setup(e.to_string()))?;
-                Ok(Db::Pg(pool))
+                Ok(Db::Pg(pool, url.as_str().into()))
             }
             Location::Sqlite(path) => {
                 if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -201,7 +201,7 @@ impl Db {
 
     pub fn backend(&self) -> Backend {
         match self {
-            Db::Pg(_) => Backend::Postgres,
+            Db::Pg(..) => Backend::Postgres,
             Db::Sqlite(_) => Backend::Sqlite,
         }
     }
@@ -209,50 +209,63 @@ impl Db {
     /// Checks a connection out of the pool; failure means the store is unavailable.
     pub async fn conn(&self) -> StoreResult<Conn> {
         match self {
-            Db::Pg(p) => Ok(Conn::Pg(p.get().await?)),
+            Db::Pg(p, _) => Ok(Conn::Pg(p.get().await?)),
             Db::Sqlite(p) => Ok(Conn::Sqlite(p.get().await?)),
         }
     }
 
     /// Applies every pending embedded migration of this backend.
     pub async fn migrate(&self) -> StoreResult<()> {
-        let setup = |e: Box<dyn std::error::Error + Send + Sync>| StoreError::Setup(e.to_string());
-        match self.conn().await? {
-            Conn::Pg(c) => {
-                let mut h = diesel_async::AsyncMigrationHarness::new(c);
-                tokio::task::block_in_place(|| h.run_pending_migrations(PG_MIGRATIONS).map(|_| ()))
-                    .map_err(setup)
-            }
-            Conn::Sqlite(mut c) => c
-                .spawn_blocking(|c| {
-                    c.run_pending_migrations(SQLITE_MIGRATIONS).map(|_| ()).map_err(|e| {
-                        diesel::result::Error::QueryBuilderError(e.to_string().into())
-                    })
-                })
-                .await
-                .map_err(|e| StoreError::Setup(e.to_string())),
-        }
+        self.migrations(false).await
     }
 
     /// Reverts every migration of this backend (used by the migration test).
     pub async fn revert_all(&self) -> StoreResult<()> {
-        let setup = |e: Box<dyn std::error::Error + Send + Sync>| StoreError::Setup(e.to_string());
-        match self.conn().await? {
-            Conn::Pg(c) => {
-                let mut h = diesel_async::AsyncMigrationHarness::new(c);
-                tokio::task::block_in_place(|| {
-                    h.revert_all_migrations(PG_MIGRATIONS).map(|_| ())
+        self.migrations(true).await
+    }
+
+    async fn migrations(&self, revert: bool) -> StoreResult<()> {
+        fn run<B: diesel::backend::Backend>(
+            h: &mut impl MigrationHarness<B>,
+            m: EmbeddedMigrations,
+            revert: bool,
+        ) -> Result<(), String> {
+            let r = if revert {
+                h.revert_all_migrations(m).map(|_| ())
+            } else {
+                h.run_pending_migrations(m).map(|_| ())
+            };
+            r.map_err(|e| e.to_string())
+        }
+        match self {
+            // PostgreSQL migrations run on their own connection and runtime on a separate thread,
+            // so they work from any runtime flavour (the harness is synchronous).
+            Db::Pg(_, url) => {
+                let url = url.to_string();
+                let joined = std::thread::spawn(move || {
+                    use diesel::Connection;
+                    use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
+                    let mut c = <AsyncConnectionWrapper<AsyncPgConnection> as Connection>::establish(&url)
+                        .map_err(|e| format!("connecting for migrations: {e}"))?;
+                    run(&mut c, PG_MIGRATIONS, revert)
                 })
-                .map_err(setup)
+                .join();
+                match joined {
+                    Ok(Ok(())) => Ok(()),
+                    Ok(Err(e)) if e.contains("connecting") => Err(StoreError::Unavailable(e)),
+                    Ok(Err(e)) => Err(StoreError::Setup(e)),
+                    Err(_) => Err(StoreError::Setup("migration thread panicked".into())),
+                }
             }
-            Conn::Sqlite(mut c) => c
-                .spawn_blocking(|c| {
-                    c.revert_all_migrations(SQLITE_MIGRATIONS).map(|_| ()).map_err(|e| {
-                        diesel::result::Error::QueryBuilderError(e.to_string().into())
-                    })
+            Db::Sqlite(p) => {
+                let mut c = p.get().await?;
+                c.spawn_blocking(move |c| {
+                    run(c, SQLITE_MIGRATIONS, revert)
+                        .map_err(|e| diesel::result::Error::QueryBuilderError(e.into()))
                 })
                 .await
-                .map_err(|e| StoreError::Setup(e.to_string())),
+                .map_err(|e| StoreError::Setup(e.to_string()))
+            }
         }
     }
 
@@ -268,7 +281,7 @@ impl Db {
     /// Closes the pool: open connections are dropped and new checkouts fail.
     pub fn close(&self) {
         match self {
-            Db::Pg(p) => p.close(),
+            Db::Pg(p, _) => p.close(),
             Db::Sqlite(p) => p.close(),
         }
     }
