@@ -122,6 +122,8 @@ impl Input {
                 Err(ApiError::Validation(vec![FieldError::new(&["body"], "missing", "Field required")]))
             }
             None => Ok(None),
+            // serde would read a struct from an array positionally; a body must be an object.
+            Some(v) if !v.is_object() => Err(ApiError::Validation(vec![serde_error("", v)])),
             Some(v) => serde_json::from_value(v.clone()).map(Some).map_err(|e| {
                 ApiError::Validation(vec![serde_error(&e.to_string(), v)])
             }),

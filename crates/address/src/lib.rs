@@ -343,7 +343,8 @@ fn natural_key(a: &AddressRecord) -> (String, u64, String, u64, String, i64) {
         a.street.clone().unwrap_or_default(),
         num(&a.paon),
         a.paon.clone().unwrap_or_default(),
-        num(&a.saon),
+        // The building itself (no SAON) before its units.
+        if a.saon.is_none() { 0 } else { num(&a.saon) },
         a.saon.clone().unwrap_or_default(),
         a.uprn,
     )
