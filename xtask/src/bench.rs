@@ -1,1 +1,287 @@
-pub async fn address(_n: usize) -> anyhow::Result<()> { anyhow::bail!("not yet") }
+//! `cargo xtask bench address`: the release build on a generated register, measured with wrk at
+//! 64 connections beside a bare actix route returning a fixed JSON of the same size.
+//! Figures are printed and written to target/bench-address/results.json; nothing is asserted.
+
+use anyhow::{Context, bail};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use terrace_search::{AddressEntry, noise};
+
+const API: &str = "127.0.0.1:18080";
+const BARE: &str = "127.0.0.1:18081";
+
+struct Killed(Child);
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn run(cmd: &mut Command) -> anyhow::Result<String> {
+    let out = cmd.stderr(Stdio::inherit()).output().with_context(|| format!("{cmd:?}"))?;
+    if !out.status.success() {
+        bail!("{cmd:?} failed with {}", out.status);
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).to_string())
+}
+
+fn curl(args: &[&str]) -> Option<String> {
+    let out = Command::new("curl").args(["-s", "--max-time", "5"]).args(args).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).to_string())
+}
+
+fn wait_ready(url: &str, limit: Duration) -> anyhow::Result<()> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if curl(&["-f", url]).is_some() {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    bail!("{url} not ready after {limit:?}")
+}
+
+fn lua_string(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// A wrk script choosing a random request from a list.
+fn write_script(path: &Path, key: &str, method: &str, items: &[String], body: bool) -> anyhow::Result<()> {
+    let mut f = std::fs::File::create(path)?;
+    writeln!(f, "local items = {{")?;
+    for i in items {
+        writeln!(f, "  {},", lua_string(i))?;
+    }
+    writeln!(f, "}}")?;
+    writeln!(f, "math.randomseed(42)")?;
+    writeln!(f, "request = function()")?;
+    writeln!(f, "  local it = items[math.random(#items)]")?;
+    let headers = format!("{{[\"Authorization\"] = \"Bearer {key}\", [\"Content-Type\"] = \"application/json\"}}");
+    if body {
+        writeln!(f, "  return wrk.format(\"{method}\", \"/v1/address/resolve\", {headers}, it)")?;
+    } else {
+        writeln!(f, "  return wrk.format(\"{method}\", it, {headers}, nil)")?;
+    }
+    writeln!(f, "end")?;
+    Ok(())
+}
+
+#[derive(Debug, serde::Serialize)]
+struct Figures {
+    name: String,
+    requests_per_sec: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    non_2xx: u64,
+}
+
+fn ms(s: &str) -> f64 {
+    let s = s.trim();
+    let (num, unit) = s.split_at(s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len()));
+    let v: f64 = num.parse().unwrap_or(f64::NAN);
+    match unit {
+        "us" => v / 1000.0,
+        "ms" => v,
+        "s" => v * 1000.0,
+        "m" => v * 60_000.0,
+        _ => f64::NAN,
+    }
+}
+
+fn wrk(name: &str, url: &str, script: Option<&Path>, secs: u64) -> anyhow::Result<Figures> {
+    let mut cmd = Command::new("wrk");
+    cmd.args(["-t2", "-c64", &format!("-d{secs}s"), "--latency"]);
+    if let Some(s) = script {
+        cmd.arg("-s").arg(s);
+    }
+    cmd.arg(url);
+    let out = run(&mut cmd)?;
+    let mut f = Figures { name: name.into(), requests_per_sec: 0.0, p50_ms: f64::NAN, p99_ms: f64::NAN, non_2xx: 0 };
+    for line in out.lines() {
+        let t: Vec<&str> = line.split_whitespace().collect();
+        match t.as_slice() {
+            ["Requests/sec:", v] => f.requests_per_sec = v.parse().unwrap_or(0.0),
+            ["50%", v] => f.p50_ms = ms(v),
+            ["99%", v] => f.p99_ms = ms(v),
+            ["Non-2xx", "or", "3xx", "responses:", v] => f.non_2xx = v.parse().unwrap_or(0),
+            _ => {}
+        }
+    }
+    eprintln!(
+        "{name:<28} {:>10.0} req/s   p50 {:>7.2} ms   p99 {:>7.2} ms   non-2xx {}",
+        f.requests_per_sec, f.p50_ms, f.p99_ms, f.non_2xx
+    );
+    Ok(f)
+}
+
+fn write_register(path: &Path, n: usize) -> anyhow::Result<Vec<AddressEntry>> {
+    let cfg = terrace_fixturegen::Config::large(n);
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(w, "UPRN,PARENT_UPRN,CLASS,SAO_START_NUMBER,SAO_START_SUFFIX,SAO_END_NUMBER,SAO_END_SUFFIX,SAO_TEXT,PAO_START_NUMBER,PAO_START_SUFFIX,PAO_END_NUMBER,PAO_END_SUFFIX,PAO_TEXT,STREET_DESCRIPTION,LOCALITY,TOWN_NAME,POSTCODE_LOCATOR,X_COORDINATE,Y_COORDINATE,LATITUDE,LONGITUDE")?;
+    let opt = |v: Option<u32>| v.map(|x| x.to_string()).unwrap_or_default();
+    let ch = |v: Option<char>| v.map(|x| x.to_string()).unwrap_or_default();
+    let q = |s: &str| if s.contains(',') || s.contains('"') { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() };
+    let mut sample = Vec::new();
+    for (i, r) in terrace_fixturegen::register(&cfg)?.enumerate() {
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.2},{:.2},{:.7},{:.7}",
+            r.uprn,
+            r.parent_uprn.map(|p| p.to_string()).unwrap_or_default(),
+            r.class,
+            opt(r.sao_start_number), ch(r.sao_start_suffix), opt(r.sao_end_number), ch(r.sao_end_suffix),
+            q(r.sao_text.as_deref().unwrap_or_default()),
+            opt(r.pao_start_number), ch(r.pao_start_suffix), opt(r.pao_end_number), ch(r.pao_end_suffix),
+            q(r.pao_text.as_deref().unwrap_or_default()),
+            q(&r.street), q(r.locality.as_deref().unwrap_or_default()), q(&r.town), r.postcode,
+            r.x, r.y, r.lat, r.lon
+        )?;
+        if i % 97 == 0 && sample.len() < 20_000 {
+            let num = |s: Option<u32>, e: Option<u32>, t: &Option<String>| {
+                let n = match (s, e) {
+                    (Some(a), Some(b)) => Some(format!("{a}-{b}")),
+                    (Some(a), None) => Some(a.to_string()),
+                    _ => None,
+                };
+                match (t, n) {
+                    (Some(t), Some(n)) => Some(format!("{t} {n}")),
+                    (Some(t), None) => Some(t.clone()),
+                    (None, n) => n,
+                }
+            };
+            sample.push(AddressEntry {
+                uprn: r.uprn as i64,
+                parent_uprn: r.parent_uprn.map(|p| p as i64),
+                saon: num(r.sao_start_number, r.sao_end_number, &r.sao_text),
+                paon: num(r.pao_start_number, r.pao_end_number, &r.pao_text),
+                street: Some(r.street.clone()),
+                locality: r.locality.clone(),
+                town: Some(r.town.clone()),
+                postcode: Some(r.postcode.clone()),
+            });
+        }
+    }
+    w.flush()?;
+    Ok(sample)
+}
+
+pub async fn address(n: usize) -> anyhow::Result<()> {
+    let root = crate::root();
+    let dir = root.join("target/bench-address");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("data"))?;
+    eprintln!("building the release binaries");
+    run(Command::new("cargo").current_dir(&root).args(["build", "--release", "--quiet", "-p", "terrace-gateway", "-p", "xtask"]))?;
+    let terrace = root.join("target/release/terrace");
+    let xtask = root.join("target/release/xtask");
+
+    eprintln!("generating a register of {n} addresses");
+    let t = Instant::now();
+    let register = dir.join("register.csv");
+    let sample = write_register(&register, n)?;
+    let gen_secs = t.elapsed().as_secs_f64();
+
+    let env = |c: &mut Command| {
+        c.env("TERRACE_DATA_DIR", dir.join("data"))
+            .env_remove("DATABASE_URL")
+            .env("TERRACE_LOAD_FIXTURES", "0")
+            .env("TERRACE_ADDR", API)
+            .env("TERRACE_RATE_LIMIT", "10000000")
+            .env("TERRACE_RATE_BURST", "10000000")
+            .env("RUST_LOG", "warn");
+    };
+    eprintln!("loading it through the AddressBase loader (SQLite)");
+    let t = Instant::now();
+    let mut load = Command::new(&xtask);
+    load.args(["load", "addressbase"]).arg(&register).stdout(Stdio::null());
+    env(&mut load);
+    run(&mut load)?;
+    let load_secs = t.elapsed().as_secs_f64();
+
+    let mut create = Command::new(&terrace);
+    create.args(["accounts", "create", "--name", "bench", "--credits", "1000000000"]);
+    env(&mut create);
+    let created: serde_json::Value = serde_json::from_str(run(&mut create)?.trim())?;
+    let key = created["api_key"].as_str().context("api_key")?.to_string();
+
+    let t = Instant::now();
+    let mut serve = Command::new(&terrace);
+    serve.stdout(Stdio::null());
+    env(&mut serve);
+    let _server = Killed(serve.spawn()?);
+    wait_ready(&format!("http://{API}/healthz"), Duration::from_secs(600))?;
+    let start_secs = t.elapsed().as_secs_f64();
+
+    // The bare route answers a fixed JSON the size of a real UPRN answer.
+    let one = curl(&["-H", &format!("Authorization: Bearer {key}"), &format!("http://{API}/v1/address/uprn/{}", sample[0].uprn)])
+        .context("sample UPRN call")?;
+    let mut bare = Command::new(&xtask);
+    bare.args(["bare-server", BARE, &one.len().to_string()]).stdout(Stdio::null());
+    let _bare = Killed(bare.spawn()?);
+    wait_ready(&format!("http://{BARE}/bare"), Duration::from_secs(30))?;
+
+    let uprn_paths: Vec<String> = sample.iter().map(|e| format!("/v1/address/uprn/{}", e.uprn)).collect();
+    let queries = noise::noisy_queries(&sample, 2_000, 7);
+    let auto_paths: Vec<String> = queries
+        .iter()
+        .filter_map(|q| q.query.address.clone())
+        .map(|a| {
+            let cut: String = a.chars().take(a.chars().count() * 2 / 3).collect();
+            format!("/v1/address/autocomplete?q={}", cut.replace(' ', "%20").replace(',', "%2C").replace('/', "%2F").replace('&', "%26").replace('#', "%23"))
+        })
+        .collect();
+    let bodies: Vec<String> = queries.iter().map(|q| serde_json::json!({
+        "address": q.query.address, "saon": q.query.saon, "paon": q.query.paon, "street": q.query.street,
+        "locality": q.query.locality, "town": q.query.town, "postcode": q.query.postcode,
+    }).to_string()).collect();
+    write_script(&dir.join("uprn.lua"), &key, "GET", &uprn_paths, false)?;
+    write_script(&dir.join("auto.lua"), &key, "GET", &auto_paths, false)?;
+    write_script(&dir.join("resolve.lua"), &key, "POST", &bodies, true)?;
+
+    let secs = 15;
+    eprintln!("\nwrk, 2 threads, 64 connections, {secs} s each; {} cores", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0));
+    let figures = vec![
+        wrk("bare actix route", &format!("http://{BARE}/bare"), None, secs)?,
+        wrk("GET /v1/address/uprn (1 cr)", &format!("http://{API}"), Some(&dir.join("uprn.lua")), secs)?,
+        wrk("GET autocomplete (free)", &format!("http://{API}"), Some(&dir.join("auto.lua")), secs)?,
+        wrk("POST resolve (1 cr)", &format!("http://{API}"), Some(&dir.join("resolve.lua")), secs)?,
+    ];
+    let ratio = figures[1].requests_per_sec / figures[0].requests_per_sec.max(1.0);
+    eprintln!("\nUPRN lookup at {:.0}% of the bare route's throughput", ratio * 100.0);
+    eprintln!("register {n}: generated in {gen_secs:.1} s, loaded in {load_secs:.1} s, service ready (index built) in {start_secs:.1} s");
+    let results = serde_json::json!({
+        "addresses": n, "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+        "generate_seconds": gen_secs, "load_seconds": load_secs, "start_seconds": start_secs,
+        "uprn_vs_bare": ratio, "runs": figures,
+    });
+    let out = dir.join("results.json");
+    std::fs::write(&out, serde_json::to_string_pretty(&results)?)?;
+    eprintln!("results: {}", out.display());
+    Ok(())
+}
+
+/// A bare actix server: one route answering a fixed JSON object of `size` bytes.
+pub fn bare_server(addr: &str, size: usize) -> anyhow::Result<()> {
+    let filler = "x".repeat(size.saturating_sub(16).max(1));
+    let body = format!("{{\"filler\":\"{filler}\"}}");
+    actix_web::rt::System::new().block_on(async move {
+        actix_web::HttpServer::new(move || {
+            let body = body.clone();
+            actix_web::App::new().route(
+                "/bare",
+                actix_web::web::get().to(move || {
+                    let body = body.clone();
+                    async move { actix_web::HttpResponse::Ok().content_type("application/json").body(body) }
+                }),
+            )
+        })
+        .bind(addr)?
+        .run()
+        .await
+    })?;
+    Ok(())
+}
+

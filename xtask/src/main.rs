@@ -26,6 +26,16 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|migrate|openapi|ben
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("bare-server") {
+        let w: Vec<&str> = args.iter().map(String::as_str).collect();
+        return match w.as_slice() {
+            [_, addr, size] => match size.parse().map_err(anyhow::Error::from).and_then(|s| bench::bare_server(addr, s)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => { eprintln!("error: {e:#}"); ExitCode::FAILURE }
+            },
+            _ => ExitCode::from(2),
+        };
+    }
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build();
     let rt = match rt {
         Ok(rt) => rt,

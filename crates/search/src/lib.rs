@@ -1,0 +1,289 @@
+//! An in-memory address index and matcher: autocomplete, resolve (text or fields to UPRN
+//! candidates with a similarity score), and noisy-query generation for accuracy tests.
+//!
+//! Architecture Invariant: this crate is pure. No database, no HTTP, no async; the service loads
+//! [`AddressEntry`] rows, calls [`AddressIndex::build`] once, then shares the index read-only.
+//!
+//! Architecture Invariant: a query costs bounded work whatever the register size: candidates come
+//! from the posting lists of the rarest words (capped), are filtered inside at most a dozen street
+//! groups, and only those are scored. No query scans all entries.
+
+mod fuzzy;
+mod index;
+mod matcher;
+pub mod noise;
+mod normalise;
+mod query;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashSet;
+
+pub use index::AddressIndex;
+
+/// One address of the register.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct AddressEntry {
+    pub uprn: i64,
+    pub parent_uprn: Option<i64>,
+    /// Secondary addressable object: `FLAT 2`, `UNIT 3`, `2`.
+    pub saon: Option<String>,
+    /// Primary addressable object: `10`, `63-65`, `ROSE COTTAGE`, `KINGS COURT 4`.
+    pub paon: Option<String>,
+    pub street: Option<String>,
+    pub locality: Option<String>,
+    pub town: Option<String>,
+    /// Canonical `EX1 1AA` (upper case, one space) or `None`.
+    pub postcode: Option<String>,
+}
+
+/// A trimmed, non-empty field.
+pub(crate) fn nonempty(s: &Option<String>) -> Option<&str> {
+    s.as_deref().map(str::trim).filter(|s| !s.is_empty())
+}
+
+fn starts_with_digit(s: &str) -> bool {
+    s.trim_start()
+        .as_bytes()
+        .first()
+        .is_some_and(u8::is_ascii_digit)
+}
+
+impl AddressEntry {
+    /// The address on one line: `Flat 2, 10 High Street, Exeter, EX1 1AA` (title-case words,
+    /// upper-case postcode, missing parts skipped; a house number joins its street).
+    pub fn single_line(&self) -> String {
+        let field = nonempty;
+        let mut out = String::new();
+        let sep = |out: &mut String, glue: &str| {
+            if !out.is_empty() {
+                out.push_str(glue);
+            }
+        };
+        let (saon, paon, street) = (field(&self.saon), field(&self.paon), field(&self.street));
+        if let Some(s) = saon {
+            normalise::title_case(s, &mut out);
+        }
+        if let Some(p) = paon {
+            // "2 Kings Court" rather than "2, Kings Court".
+            let glue = if saon.is_some_and(starts_with_digit) && !starts_with_digit(p) {
+                " "
+            } else {
+                ", "
+            };
+            sep(&mut out, glue);
+            normalise::title_case(p, &mut out);
+        }
+        if let Some(s) = street {
+            let glue = if paon.is_some_and(starts_with_digit) {
+                " "
+            } else {
+                ", "
+            };
+            sep(&mut out, glue);
+            normalise::title_case(s, &mut out);
+        }
+        for f in [field(&self.locality), field(&self.town)]
+            .into_iter()
+            .flatten()
+        {
+            sep(&mut out, ", ");
+            normalise::title_case(f, &mut out);
+        }
+        if let Some(p) = field(&self.postcode) {
+            sep(&mut out, ", ");
+            out.push_str(&p.to_uppercase());
+        }
+        out
+    }
+
+    /// Rough length of [`AddressEntry::single_line`] without building it.
+    fn approx_len(&self) -> usize {
+        [
+            &self.saon,
+            &self.paon,
+            &self.street,
+            &self.locality,
+            &self.town,
+            &self.postcode,
+        ]
+        .iter()
+        .map(|f| f.as_deref().map_or(0, |s| s.len() + 2))
+        .sum()
+    }
+}
+
+/// A resolve request: free text, structured fields, or both.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct ResolveQuery {
+    pub address: Option<String>,
+    pub saon: Option<String>,
+    pub paon: Option<String>,
+    pub street: Option<String>,
+    pub locality: Option<String>,
+    pub town: Option<String>,
+    pub postcode: Option<String>,
+}
+
+/// An autocomplete suggestion.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Suggestion {
+    /// Index into the index's entries ([`AddressIndex::entry`]).
+    pub entry: u32,
+    pub text: String,
+    /// In [0, 1].
+    pub score: f64,
+}
+
+/// A resolve candidate.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Candidate {
+    pub entry: u32,
+    pub uprn: i64,
+    /// In [0, 1]; candidates come best first.
+    pub score: f64,
+}
+
+/// A top candidate at or above this score may be a confident match (see [`is_confident`]).
+pub const CONFIDENT_SCORE: f64 = 0.8;
+/// How far a confident top candidate must be ahead of the second.
+pub const CONFIDENT_MARGIN: f64 = 0.05;
+/// Resolve candidates below this score are not returned.
+const MIN_RESOLVE_SCORE: f32 = 0.15;
+
+/// Is the top candidate a confident match: at least [`CONFIDENT_SCORE`] and at least
+/// [`CONFIDENT_MARGIN`] ahead of the second?
+pub fn is_confident(candidates: &[Candidate]) -> bool {
+    match candidates {
+        [] => false,
+        [top] => top.score >= CONFIDENT_SCORE,
+        [top, second, ..] => {
+            top.score >= CONFIDENT_SCORE && top.score - second.score >= CONFIDENT_MARGIN
+        }
+    }
+}
+
+impl AddressIndex {
+    /// Suggestions for text being typed: prefix-aware on the last word, typo-tolerant, ranked,
+    /// deduplicated by text, at most `max`. A (partial) postcode lists the addresses at it.
+    pub fn autocomplete(&self, q: &str, max: usize) -> Vec<Suggestion> {
+        if max == 0 {
+            return Vec::new();
+        }
+        let mut pq = query::parse_text(q, true);
+        if pq.is_empty() {
+            return Vec::new();
+        }
+        if pq.only_postcode {
+            let found = self.postcode_suggestions(&pq, max);
+            if !found.is_empty() {
+                return found;
+            }
+            pq = query::parse_text_with(q, true, false);
+        }
+        let plan = matcher::Plan::new(self, pq);
+        let mut scored: Vec<(u32, usize, u32)> = plan
+            .run()
+            .into_iter()
+            .map(|(s, e)| {
+                (
+                    (s * 10_000.0).round() as u32,
+                    self.entries[e as usize].approx_len(),
+                    e,
+                )
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for (s, _, e) in scored {
+            if s == 0 {
+                break;
+            }
+            let text = self.entries[e as usize].single_line();
+            if seen.insert(text.clone()) {
+                out.push(Suggestion {
+                    entry: e,
+                    text,
+                    score: f64::from(s) / 10_000.0,
+                });
+                if out.len() >= max {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    fn postcode_suggestions(&self, pq: &query::ParsedQuery, max: usize) -> Vec<Suggestion> {
+        let (ranges, score) = if let Some(p) = pq.postcode.as_deref() {
+            match self.postcodes.binary_search_by(|c| (**c).cmp(p)) {
+                Ok(i) => (vec![(i as u32, i as u32 + 1)], 1.0),
+                Err(_) => (Vec::new(), 1.0),
+            }
+        } else if let Some(prefix) = pq.pc_prefix.as_deref() {
+            let typed = prefix.bytes().filter(|&b| b != b' ').count() as f64;
+            (
+                self.postcode_prefix_ranges(prefix),
+                (0.5 + 0.4 * typed / 7.0).min(0.9),
+            )
+        } else {
+            (Vec::new(), 0.0)
+        };
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for (lo, hi) in ranges {
+            for p in lo..hi {
+                for &e in self.pc_entries.row(p as usize) {
+                    if !self.has_text[e as usize] {
+                        continue;
+                    }
+                    let text = self.entries[e as usize].single_line();
+                    if seen.insert(text.clone()) {
+                        out.push(Suggestion {
+                            entry: e,
+                            text,
+                            score,
+                        });
+                        if out.len() >= max {
+                            return out;
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Candidates for free text and/or structured fields, best first, one per UPRN, at most `max`.
+    pub fn resolve(&self, q: &ResolveQuery, max: usize) -> Vec<Candidate> {
+        if max == 0 {
+            return Vec::new();
+        }
+        let pq = query::parse_resolve(q);
+        if pq.is_empty() {
+            return Vec::new();
+        }
+        let plan = matcher::Plan::new(self, pq);
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for (s, e) in plan.run() {
+            if s < MIN_RESOLVE_SCORE {
+                break;
+            }
+            let uprn = self.entries[e as usize].uprn;
+            if seen.insert(uprn) {
+                out.push(Candidate {
+                    entry: e,
+                    uprn,
+                    score: f64::from(s),
+                });
+                if out.len() >= max {
+                    break;
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,722 @@
+//! Candidate gathering and field-aware scoring, shared by autocomplete and resolve.
+//!
+//! A query costs a bounded amount of work whatever the size of the register:
+//! 1. each word is expanded to term ids (exact, abbreviation reading, prefix range when still
+//!    being typed, and edit-distance neighbours from the term fst);
+//! 2. street groups are gathered from the posting list of the rarest word (and of the second
+//!    rarest if the first found no group carrying every word), at most [`GROUP_SCAN_CAP`];
+//! 3. the best [`GROUP_TOP`] groups are opened and their addresses filtered by house number and
+//!    building-name words, plus the addresses carrying the rarest building-name word and those
+//!    at the postcode;
+//! 4. each candidate is scored in [0, 1] from word coverage (rarity weighted, exact over fuzzy),
+//!    the address' own coverage, number agreement and postcode agreement.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use fst::{IntoStreamer, Streamer};
+
+use crate::fuzzy::{MAX_FUZZY_LEN, Osa, osa_distance};
+use crate::index::{AddressIndex, Field, NO_GROUP, TERM_MASK, field_of};
+use crate::normalise::{self, NumSpec};
+use crate::query::{ParsedQuery, QNum, QWord};
+
+/// Words beyond this many are ignored (the HTTP layer limits query length anyway).
+pub(crate) const MAX_WORDS: usize = 12;
+/// Street groups fully scored per driver word.
+const GROUP_SCAN_CAP: usize = 4000;
+/// Groups of the rarest word checked (cheaply) for the second rarest word.
+const FILTER_SCAN_CAP: usize = 60_000;
+/// ... when the driver is a word still being typed, or only one or two letters of it.
+const GROUP_SCAN_CAP_PREFIX: usize = 1500;
+const GROUP_SCAN_CAP_SHORT: usize = 400;
+/// Street groups opened to look at their addresses.
+const GROUP_TOP: usize = 12;
+/// Addresses looked at per opened group, and kept per group.
+const GROUP_ENTRY_SCAN: usize = 4096;
+const GROUP_ENTRY_KEEP: usize = 192;
+/// A building-name word is used to gather addresses directly when it is at most this common,
+/// and at most this many of its addresses are kept.
+const ENTRY_DRIVER_CAP: usize = 20_000;
+const ENTRY_DRIVER_KEEP: usize = 400;
+/// Groups scoring below this share of the best group are not opened.
+const GROUP_KEEP_RATIO: f32 = 0.6;
+/// Addresses taken from one postcode.
+const POSTCODE_CAP: usize = 512;
+/// Edit-distance neighbours taken per word.
+const FUZZY_CAP: usize = 64;
+const FUZZY_PREFIX_CAP: usize = 256;
+
+const Q_EXACT: f32 = 1.0;
+const Q_ALT: f32 = 0.9;
+const Q_PREFIX: f32 = 0.9;
+const Q_FUZZY1: f32 = 0.8;
+const Q_FUZZY2: f32 = 0.7;
+const Q_FUZZY_PREFIX: f32 = 0.7;
+/// Weight of a word that matches nothing in the register.
+const UNMATCHED_WEIGHT: f32 = 3.0;
+const IGNORABLE_WEIGHT: f32 = 0.3;
+/// Least weight of a town, locality or postcode district word.
+const PLACE_WEIGHT: f32 = 2.5;
+
+/// A fast hasher for `u32` keys (street group ids).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type IdMap<V> = HashMap<u32, V, BuildHasherDefault<IdHasher>>;
+
+/// How one query word matches terms.
+struct WordPlan {
+    /// Term-id ranges with their match quality (exact, alternative reading, prefix).
+    ranges: Vec<(u32, u32, f32)>,
+    /// Single fuzzy neighbours, sorted by term id.
+    points: Vec<(u32, f32)>,
+    weight: f32,
+    group_df: usize,
+    entry_df: usize,
+    /// Being typed and only one or two letters long: matches too much to drive the search.
+    short_prefix: bool,
+}
+
+impl WordPlan {
+    #[inline]
+    fn quality(&self, t: u32) -> f32 {
+        let mut q = 0.0f32;
+        for &(lo, hi, rq) in &self.ranges {
+            if lo <= t && t < hi && rq > q {
+                q = rq;
+            }
+        }
+        if !self.points.is_empty()
+            && let Ok(i) = self.points.binary_search_by_key(&t, |p| p.0)
+        {
+            q = q.max(self.points[i].1);
+        }
+        q
+    }
+
+    fn slices<'a>(&'a self, post: &'a crate::index::Csr) -> impl Iterator<Item = &'a [u32]> + 'a {
+        self.ranges
+            .iter()
+            .map(move |&(lo, hi, _)| post.rows(lo, hi))
+            .chain(self.points.iter().map(move |&(t, _)| post.rows(t, t + 1)))
+    }
+}
+
+/// Per street group: the best quality with which it matches each query word, and how much of
+/// the group's own words the query covers (the street always; locality and town only when the
+/// query names them, so `Lynton` prefers Lynton over East Lynton but may omit the town).
+#[derive(Clone, Copy)]
+struct GroupMatch {
+    m: [f32; MAX_WORDS],
+    core_matched: f32,
+    core_total: f32,
+}
+
+const NO_MATCH: GroupMatch = GroupMatch {
+    m: [0.0; MAX_WORDS],
+    core_matched: 0.0,
+    core_total: 0.0,
+};
+
+pub(crate) struct Plan<'a> {
+    idx: &'a AddressIndex,
+    pub q: ParsedQuery,
+    words: Vec<WordPlan>,
+    total_weight: f32,
+    pc_id: Option<u32>,
+}
+
+impl<'a> Plan<'a> {
+    pub(crate) fn new(idx: &'a AddressIndex, mut q: ParsedQuery) -> Plan<'a> {
+        q.words.truncate(MAX_WORDS);
+        let words: Vec<WordPlan> = q.words.iter().map(|w| expand(idx, w)).collect();
+        let total_weight = words.iter().map(|w| w.weight).sum();
+        let pc_id = q.postcode.as_deref().and_then(|p| {
+            idx.postcodes
+                .binary_search_by(|c| (**c).cmp(p))
+                .ok()
+                .map(|i| i as u32)
+        });
+        Plan {
+            idx,
+            q,
+            words,
+            total_weight,
+            pc_id,
+        }
+    }
+
+    fn match_group(&self, g: u32) -> GroupMatch {
+        let idx = self.idx;
+        let mut gm = NO_MATCH;
+        // Matched and total weight of the street, locality and town words.
+        let mut matched = [0.0f32; 3];
+        let mut total = [0.0f32; 3];
+        for &t in idx.group_terms.row(g as usize) {
+            let term = t & TERM_MASK;
+            let mut best = 0.0f32;
+            for (i, w) in self.words.iter().enumerate() {
+                let q = w.quality(term);
+                if q > gm.m[i] {
+                    gm.m[i] = q;
+                }
+                best = best.max(q);
+            }
+            let f = field_of(t) as usize;
+            if f <= Field::Town as usize {
+                let cw = idx.core_weight(t);
+                total[f] += cw;
+                matched[f] += cw * best;
+            }
+        }
+        for f in 0..3 {
+            if f == Field::Street as usize || matched[f] > 0.0 {
+                gm.core_total += total[f];
+                gm.core_matched += matched[f];
+            }
+        }
+        gm
+    }
+
+    fn group_score(&self, gm: &GroupMatch) -> f32 {
+        self.words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| w.weight * gm.m[i])
+            .sum()
+    }
+
+    fn group_has_word(&self, g: u32, i: usize) -> bool {
+        let w = &self.words[i];
+        self.idx
+            .group_terms
+            .row(g as usize)
+            .iter()
+            .any(|&t| w.quality(t & TERM_MASK) > 0.0)
+    }
+
+    /// Does the group match every word that matches any group at all?
+    fn group_is_full(&self, gm: &GroupMatch) -> bool {
+        self.words
+            .iter()
+            .enumerate()
+            .all(|(i, w)| w.group_df == 0 || gm.m[i] > 0.0)
+    }
+
+    fn num_compatible(&self, e: usize) -> bool {
+        let [es, ep] = self.idx.nums[e];
+        [self.q.saon, self.q.paon]
+            .into_iter()
+            .flatten()
+            .any(|qn| num_sim(qn, es) > 0.0 || num_sim(qn, ep) > 0.0)
+    }
+
+    /// How many of `words` the address' own (building) terms match.
+    fn own_match_count(&self, e: usize, words: &[usize]) -> usize {
+        let own = self.idx.own.row(e);
+        words
+            .iter()
+            .filter(|&&i| {
+                own.iter()
+                    .any(|&t| self.words[i].quality(t & TERM_MASK) > 0.0)
+            })
+            .count()
+    }
+
+    fn own_matches_any(&self, e: usize, words: &[usize]) -> bool {
+        self.idx.own.row(e).iter().any(|&t| {
+            let term = t & TERM_MASK;
+            words.iter().any(|&i| self.words[i].quality(term) > 0.0)
+        })
+    }
+
+    /// Gathers candidate entries (deduplicated) and the group matches computed on the way.
+    fn gather(&self) -> (Vec<u32>, IdMap<GroupMatch>) {
+        let idx = self.idx;
+        let mut cache: IdMap<GroupMatch> = IdMap::default();
+        let mut out: Vec<u32> = Vec::new();
+
+        // Street groups from the rarest words.
+        // A word still being typed with one or two letters drives only when nothing else can.
+        let short = |i: usize| self.words[i].short_prefix;
+        let mut drivers: Vec<usize> = (0..self.words.len())
+            .filter(|&i| self.words[i].group_df > 0 && !short(i))
+            .collect();
+        let entry_words = (0..self.words.len()).any(|i| self.words[i].entry_df > 0 && !short(i));
+        if drivers.is_empty() && !entry_words {
+            drivers = (0..self.words.len())
+                .filter(|&i| self.words[i].group_df > 0)
+                .collect();
+        }
+        drivers.sort_by_key(|&i| self.words[i].group_df);
+        let mut scored: Vec<(f32, u32)> = Vec::new();
+        let mut full_found = false;
+        // While scanning the rarest word's groups, only those also carrying the second rarest
+        // are scored at once; the others only if no group turns out to carry every word.
+        let second = drivers.get(1).copied();
+        let mut deferred: Vec<u32> = Vec::new();
+        for (k, &d) in drivers.iter().enumerate() {
+            if k >= 2 || (k == 1 && full_found) {
+                break;
+            }
+            let filter = if k == 0 { second } else { None };
+            let mut budget = if self.words[d].short_prefix {
+                GROUP_SCAN_CAP_SHORT
+            } else if self.q.words[d].unfinished {
+                GROUP_SCAN_CAP_PREFIX
+            } else {
+                GROUP_SCAN_CAP
+            };
+            let mut filter_left = FILTER_SCAN_CAP;
+            cache.reserve(budget.min(self.words[d].group_df));
+            'scan: for slice in self.words[d].slices(&idx.group_post) {
+                for &g in slice {
+                    if budget == 0 || filter_left == 0 {
+                        break 'scan;
+                    }
+                    if cache.contains_key(&g) {
+                        continue;
+                    }
+                    if let Some(s) = filter {
+                        filter_left -= 1;
+                        if !self.group_has_word(g, s) {
+                            deferred.push(g);
+                            continue;
+                        }
+                    }
+                    budget -= 1;
+                    let gm = self.match_group(g);
+                    full_found |= self.group_is_full(&gm);
+                    scored.push((self.group_score(&gm), g));
+                    cache.insert(g, gm);
+                }
+            }
+            if !full_found {
+                deferred.truncate(budget);
+                for g in deferred.drain(..) {
+                    if let std::collections::hash_map::Entry::Vacant(v) = cache.entry(g) {
+                        let gm = self.match_group(g);
+                        full_found |= self.group_is_full(&gm);
+                        scored.push((self.group_score(&gm), g));
+                        v.insert(gm);
+                    }
+                }
+            }
+        }
+        if scored.len() > GROUP_TOP {
+            scored.select_nth_unstable_by(GROUP_TOP - 1, |a, b| {
+                b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
+            });
+            scored.truncate(GROUP_TOP);
+        }
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let best = scored.first().map_or(0.0, |s| s.0);
+        let has_nums = self.q.has_numbers();
+        let mut leftover: Vec<usize> = Vec::with_capacity(self.words.len());
+        // Does the clearly best group hold an address with every word the group lacks?
+        let clear_best = scored.len() == 1 || scored.get(1).is_some_and(|s| s.0 < best * 0.95);
+        let mut best_explained = false;
+        for (rank, &(s, g)) in scored.iter().enumerate() {
+            if s < best * GROUP_KEEP_RATIO {
+                break;
+            }
+            let gm = cache[&g];
+            leftover.clear();
+            leftover.extend(
+                (0..self.words.len()).filter(|&i| gm.m[i] == 0.0 && self.words[i].entry_df > 0),
+            );
+            let (a, b) = (
+                idx.group_start[g as usize] as usize,
+                idx.group_start[g as usize + 1] as usize,
+            );
+            let filtered = has_nums || !leftover.is_empty();
+            if !filtered && b - a <= 48 {
+                out.extend(a as u32..b as u32);
+                continue;
+            }
+            if rank == 0 && clear_best && !leftover.is_empty() {
+                best_explained = (a..b.min(a + GROUP_ENTRY_SCAN))
+                    .any(|e| self.own_match_count(e, &leftover) == leftover.len());
+            }
+            let mut kept = 0;
+            for e in a..b.min(a + GROUP_ENTRY_SCAN) {
+                let keep = if filtered {
+                    (has_nums && self.num_compatible(e))
+                        || (!leftover.is_empty() && self.own_matches_any(e, &leftover))
+                } else {
+                    true
+                };
+                if keep {
+                    out.push(e as u32);
+                    kept += 1;
+                    if kept >= GROUP_ENTRY_KEEP || (!filtered && kept >= 48) {
+                        break;
+                    }
+                }
+            }
+            if kept == 0 {
+                out.extend(a as u32..(a + 8).min(b) as u32);
+            }
+        }
+
+        // Building-name words the best street group does not explain (`Rose Cottage, Exeter`):
+        // addresses carrying the rarest of them and (all but one of) the others.
+        let best_gm = scored.first().map(|&(_, g)| cache[&g]);
+        let unexplained: Vec<usize> = (0..self.words.len())
+            .filter(|&i| self.words[i].entry_df > 0 && best_gm.is_none_or(|gm| gm.m[i] == 0.0))
+            .collect();
+        if !best_explained
+            && let Some(&d) = unexplained.iter().min_by_key(|&&i| self.words[i].entry_df)
+            && self.words[d].entry_df <= ENTRY_DRIVER_CAP
+        {
+            let others: Vec<usize> = unexplained.iter().copied().filter(|&i| i != d).collect();
+            let need = others.len().saturating_sub(1);
+            let mut kept = 0;
+            'entries: for slice in self.words[d].slices(&idx.entry_post) {
+                for &e in slice {
+                    if need == 0 || self.own_match_count(e as usize, &others) >= need {
+                        out.push(e);
+                        kept += 1;
+                        if kept >= ENTRY_DRIVER_KEEP {
+                            break 'entries;
+                        }
+                    }
+                }
+            }
+        }
+
+        // Addresses at the postcode.
+        if let Some(p) = self.pc_id {
+            let row = idx.pc_entries.row(p as usize);
+            out.extend_from_slice(&row[..row.len().min(POSTCODE_CAP)]);
+        }
+
+        out.sort_unstable();
+        out.dedup();
+        out.retain(|&e| idx.has_text[e as usize]);
+        (out, cache)
+    }
+
+    /// Scores every gathered candidate; best first.
+    pub(crate) fn run(&self) -> Vec<(f32, u32)> {
+        let (cands, mut cache) = self.gather();
+        let mut scored: Vec<(f32, u32)> = Vec::with_capacity(cands.len());
+        for e in cands {
+            let g = self.idx.group[e as usize];
+            let gm = if g == NO_GROUP {
+                NO_MATCH
+            } else {
+                *cache.entry(g).or_insert_with(|| self.match_group(g))
+            };
+            scored.push((self.score(e as usize, &gm), e));
+        }
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        scored
+    }
+
+    /// The similarity of one address to the query, in [0, 1].
+    fn score(&self, e: usize, gm: &GroupMatch) -> f32 {
+        let idx = self.idx;
+        let q = &self.q;
+        let mut m = gm.m;
+        let mut own_total = 0.0f32;
+        let mut own_matched = 0.0f32;
+        for &t in idx.own.row(e) {
+            let term = t & TERM_MASK;
+            let cw = idx.core_weight(t);
+            own_total += cw;
+            let mut best = 0.0f32;
+            for (i, w) in self.words.iter().enumerate() {
+                let qq = w.quality(term);
+                if qq > m[i] {
+                    m[i] = qq;
+                }
+                best = best.max(qq);
+            }
+            own_matched += cw * best;
+        }
+
+        let mut total = 0.0f32;
+        let mut wsum = 0.0f32;
+        if !self.words.is_empty() {
+            let covered: f32 = self
+                .words
+                .iter()
+                .enumerate()
+                .map(|(i, w)| w.weight * m[i])
+                .sum();
+            let qcov = covered / self.total_weight.max(1e-6);
+            let core_total = gm.core_total + own_total;
+            let ecov = if core_total > 0.0 {
+                ((gm.core_matched + own_matched) / core_total).min(1.0)
+            } else {
+                1.0
+            };
+            let text = qcov * (0.7 + 0.3 * ecov);
+            total += 4.0 * text;
+            wsum += 4.0;
+        }
+        let [es, ep] = idx.nums[e];
+        let num = designator_score(q.saon, q.paon, es, ep);
+        if let Some(s) = num {
+            total += 3.0 * s;
+            wsum += 3.0;
+        }
+        if let Some(qp) = q.postcode.as_deref() {
+            total += 1.2 * self.postcode_sim(e, qp);
+            wsum += 1.2;
+        } else if let Some(prefix) = q.pc_prefix.as_deref() {
+            let ok = idx.entries[e]
+                .postcode
+                .as_deref()
+                .is_some_and(|p| postcode_starts(p, prefix));
+            total += 0.8 * f32::from(u8::from(ok));
+            wsum += 0.8;
+        }
+        if wsum == 0.0 {
+            return 0.0;
+        }
+        let mut s = total / wsum;
+        if q.has_numbers() {
+            s *= 0.5 + 0.5 * num.unwrap_or(0.0);
+        }
+        s.clamp(0.0, 1.0)
+    }
+
+    fn postcode_sim(&self, e: usize, qp: &str) -> f32 {
+        let idx = self.idx;
+        if self.pc_id.is_some() && self.pc_id == Some(idx.entry_pc[e]) {
+            return 1.0;
+        }
+        let Some(ep) = idx.entries[e].postcode.as_deref() else {
+            return 0.3;
+        };
+        if ep == qp {
+            return 1.0;
+        }
+        let (eo, ei) = ep.split_once(' ').unwrap_or((ep, ""));
+        let (qo, qi) = qp.split_once(' ').unwrap_or((qp, ""));
+        if eo == qo {
+            if ei.as_bytes().first() == qi.as_bytes().first() {
+                0.6
+            } else {
+                0.4
+            }
+        } else {
+            let area = |o: &str| o.bytes().take_while(u8::is_ascii_alphabetic).count();
+            if eo[..area(eo)] == qo[..area(qo)] {
+                0.15
+            } else {
+                0.0
+            }
+        }
+    }
+}
+
+/// Does a canonical postcode start with a typed prefix (`EX1 1` with its space, or `EX11` compact)?
+pub(crate) fn postcode_starts(canonical: &str, prefix: &str) -> bool {
+    if prefix.contains(' ') {
+        return canonical.starts_with(prefix);
+    }
+    let mut it = canonical.bytes().filter(|&b| b != b' ');
+    prefix.bytes().all(|p| it.next() == Some(p))
+}
+
+fn expand(idx: &AddressIndex, w: &QWord) -> WordPlan {
+    let mut ranges: Vec<(u32, u32, f32)> = Vec::new();
+    let mut points: Vec<(u32, f32)> = Vec::new();
+    if let Some(t) = idx.terms.find(&w.text) {
+        ranges.push((t, t + 1, Q_EXACT));
+    }
+    if let Some(a) = w.alt
+        && let Some(t) = idx.terms.find(a)
+    {
+        ranges.push((t, t + 1, Q_ALT));
+    }
+    if w.unfinished {
+        for p in [w.raw.as_str(), w.text.as_str()] {
+            let (lo, hi) = idx.terms.prefix_range(p);
+            if hi > lo && !ranges.iter().any(|r| r.0 == lo && r.1 == hi) {
+                ranges.push((lo, hi, Q_PREFIX));
+            }
+        }
+    }
+    // Edit-distance neighbours only for a word the register does not know as it stands.
+    let known = !ranges.is_empty();
+    let len = w.text.len();
+    if !known && (4..=MAX_FUZZY_LEN).contains(&len) {
+        let d = if len >= 8 { 2 } else { 1 };
+        let mut stream = idx
+            .fst
+            .search(Osa::new(w.text.as_bytes(), d, false))
+            .into_stream();
+        while let Some((k, v)) = stream.next() {
+            if k == w.text.as_bytes() {
+                continue;
+            }
+            let q = if osa_distance(k, w.text.as_bytes()) <= 1 {
+                Q_FUZZY1
+            } else {
+                Q_FUZZY2
+            };
+            points.push((v as u32, q));
+            if points.len() >= FUZZY_CAP {
+                break;
+            }
+        }
+    }
+    let rlen = w.raw.len();
+    if !known && w.unfinished && (4..=MAX_FUZZY_LEN).contains(&rlen) {
+        let d = if rlen >= 8 { 2 } else { 1 };
+        let mut stream = idx
+            .fst
+            .search(Osa::new(w.raw.as_bytes(), d, true))
+            .into_stream();
+        let mut n = 0;
+        while let Some((_, v)) = stream.next() {
+            points.push((v as u32, Q_FUZZY_PREFIX));
+            n += 1;
+            if n >= FUZZY_PREFIX_CAP {
+                break;
+            }
+        }
+    }
+    points.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    points.dedup_by_key(|p| p.0);
+
+    // The word's weight is that of its best reading.
+    let best_range = ranges.iter().copied().max_by(|a, b| a.2.total_cmp(&b.2));
+    let best_point = points.iter().copied().max_by(|a, b| {
+        a.1.total_cmp(&b.1)
+            .then(idx.term_weight[a.0 as usize].total_cmp(&idx.term_weight[b.0 as usize]))
+    });
+    let (weight, best_term) = match (best_range, best_point) {
+        (Some(r), Some(p)) if p.1 > r.2 => (idx.term_weight[p.0 as usize], Some(p.0)),
+        (Some(r), _) => (idx.range_weight(r.0, r.1), (r.1 == r.0 + 1).then_some(r.0)),
+        (None, Some(p)) => (idx.term_weight[p.0 as usize], Some(p.0)),
+        (None, None) if normalise::is_ignorable(&w.text) => (IGNORABLE_WEIGHT, None),
+        (None, None) => (UNMATCHED_WEIGHT, None),
+    };
+    // A place name the address lacks is strong evidence against it, however common the place.
+    let weight = match best_term {
+        Some(t) if idx.is_place(t) => weight.max(PLACE_WEIGHT),
+        _ => weight,
+    };
+    let short_prefix = w.unfinished && w.raw.len() <= 2 && best_term.is_none();
+    let mut plan = WordPlan {
+        ranges,
+        points,
+        weight,
+        group_df: 0,
+        entry_df: 0,
+        short_prefix,
+    };
+    plan.group_df = plan.slices(&idx.group_post).map(<[u32]>::len).sum();
+    plan.entry_df = plan.slices(&idx.entry_post).map(<[u32]>::len).sum();
+    plan
+}
+
+/// How well a query number matches an address number, in [0, 1].
+pub(crate) fn num_sim(q: QNum, e: NumSpec) -> f32 {
+    if !e.is_some() {
+        return 0.0;
+    }
+    let s = q.spec;
+    if s == e {
+        return 1.0;
+    }
+    let q_single = s.lo == s.hi;
+    let e_single = e.lo == e.hi;
+    if q_single && !e_single && (e.lo..=e.hi).contains(&s.lo) && s.suffix == 0 {
+        return 0.85;
+    }
+    if !q_single && e_single && (s.lo..=s.hi).contains(&e.lo) {
+        return 0.75;
+    }
+    if s.lo == e.lo && s.hi == e.hi {
+        return if s.suffix == 0 || e.suffix == 0 {
+            0.55
+        } else {
+            0.2
+        };
+    }
+    if q.prefix && q_single && s.suffix == 0 && s.lo > 0 {
+        let mut n = e.lo;
+        while n > s.lo {
+            n /= 10;
+        }
+        if n == s.lo {
+            return 0.8;
+        }
+    }
+    0.0
+}
+
+/// Agreement of the query's flat and house numbers with an address'; `None` when neither has any.
+///
+/// A flat query prefers the flat over its building, a building query the building over its flats,
+/// and a number that disagrees scores 0.
+pub(crate) fn designator_score(
+    qs: Option<QNum>,
+    qp: Option<QNum>,
+    es: NumSpec,
+    ep: NumSpec,
+) -> Option<f32> {
+    let (hs, hp) = (es.is_some(), ep.is_some());
+    let s = match (qs, qp) {
+        (None, None) => {
+            if !hs && !hp {
+                return None;
+            }
+            if hs { 0.5 } else { 0.75 }
+        }
+        (None, Some(p)) => {
+            if hp {
+                let a = num_sim(p, ep);
+                if hs { a * 0.75 } else { a }
+            } else if hs {
+                num_sim(p, es) * 0.95
+            } else {
+                0.3
+            }
+        }
+        (Some(s), Some(p)) => {
+            if hs && hp {
+                let (a, b) = (num_sim(s, es), num_sim(p, ep));
+                0.5 * a.min(b) + 0.25 * (a + b)
+            } else if hp {
+                num_sim(p, ep) * 0.6
+            } else if hs {
+                num_sim(s, es).max(num_sim(p, es) * 0.8) * 0.8
+            } else {
+                0.2
+            }
+        }
+        (Some(s), None) => {
+            if hs {
+                let a = num_sim(s, es);
+                if hp { a * 0.85 } else { a }
+            } else if hp {
+                num_sim(s, ep) * 0.5
+            } else {
+                0.3
+            }
+        }
+    };
+    Some(s)
+}
