@@ -14,6 +14,8 @@ pub const TEST_DB_ENV: &str = "TERRACE_TEST_DATABASE_URL";
 pub struct TestDb {
     pub db: Db,
     pub location: Location,
+    /// The schema name on PostgreSQL (also the connections' `application_name`).
+    pub name: String,
     cleanup: Cleanup,
 }
 
@@ -51,8 +53,8 @@ impl TestDb {
                     .unwrap_or_else(|e| panic!("cannot connect to {TEST_DB_ENV}={admin_url}: {e}"));
                 c.batch_execute(&format!("CREATE SCHEMA {name}")).await.expect("create schema");
                 let sep = if admin_url.contains('?') { '&' } else { '?' };
-                let url = format!("{admin_url}{sep}options=-csearch_path%3D{name}");
-                (Location::Postgres(url), Cleanup::PgSchema { admin_url, schema: name })
+                let url = format!("{admin_url}{sep}options=-csearch_path%3D{name}&application_name={name}");
+                (Location::Postgres(url), Cleanup::PgSchema { admin_url, schema: name.clone() })
             }
             None => {
                 let path = std::env::temp_dir().join(format!("terrace-{name}.sqlite3"));
@@ -61,7 +63,7 @@ impl TestDb {
         };
         let db = Db::open(&location, &opts).expect("open test db");
         db.migrate().await.expect("migrate test db");
-        TestDb { db, location, cleanup }
+        TestDb { db, location, name, cleanup }
     }
 }
 
