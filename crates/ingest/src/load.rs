@@ -400,6 +400,15 @@ fn empty_postcode(pc: &str, ctx: &LoadCtx<'_>) -> reg::PostcodeRow {
     }
 }
 
+/// The sources a merged row was built from: a sorted, `+`-joined set, so loading either file again
+/// changes nothing.
+fn merge_source(prev: &str, new: &str) -> String {
+    let mut parts: Vec<&str> = prev.split('+').chain([new]).filter(|s| !s.is_empty()).collect();
+    parts.sort_unstable();
+    parts.dedup();
+    parts.join("+")
+}
+
 fn wgs84(e: Option<f64>, n: Option<f64>) -> (Option<f64>, Option<f64>) {
     match (e, n) {
         (Some(e), Some(n)) => match terrace_geo::wgs84_from_bng(e, n) {
@@ -422,15 +431,17 @@ fn apply_codepoint<'a>(
         for r in rows {
             let prev = st.prev(&r.postcode).cloned().unwrap_or_else(|| empty_postcode(&r.postcode, ctx));
             let (lat, lon) = wgs84(r.easting, r.northing);
+            // Code-Point Open is the positional product: its position wins; the postcode
+            // directory's area codes win over its admin codes.
             let new = reg::PostcodeRow {
                 easting: r.easting.or(prev.easting),
                 northing: r.northing.or(prev.northing),
                 lat: lat.or(prev.lat),
                 lon: lon.or(prev.lon),
-                lad_code: r.admin_district_code.or(prev.lad_code.clone()),
-                country_code: r.country_code.or(prev.country_code.clone()),
+                lad_code: prev.lad_code.clone().or(r.admin_district_code),
+                country_code: prev.country_code.clone().or(r.country_code),
                 quality: Some(r.quality),
-                source: ctx.source.to_string(),
+                source: merge_source(&prev.source, ctx.source),
                 updated_at: ctx.now,
                 ..prev
             };
@@ -457,16 +468,18 @@ fn apply_onspd<'a>(
                 (Some(a), Some(o)) => (Some(a), Some(o)),
                 _ => wgs84(r.easting, r.northing),
             };
+            // A position from Code-Point Open is kept; the directory fills one that is missing.
+            let has_pos = prev.easting.is_some() && prev.northing.is_some();
             let new = reg::PostcodeRow {
-                easting: r.easting.or(prev.easting),
-                northing: r.northing.or(prev.northing),
-                lat: lat.or(prev.lat),
-                lon: lon.or(prev.lon),
+                easting: if has_pos { prev.easting } else { r.easting },
+                northing: if has_pos { prev.northing } else { r.northing },
+                lat: if has_pos { prev.lat } else { lat },
+                lon: if has_pos { prev.lon } else { lon },
                 lad_code: r.lad_code.or(prev.lad_code.clone()),
                 lsoa_code: r.lsoa_code.or(prev.lsoa_code.clone()),
                 country_code: r.country_code.or(prev.country_code.clone()),
                 terminated: r.terminated,
-                source: ctx.source.to_string(),
+                source: merge_source(&prev.source, ctx.source),
                 updated_at: ctx.now,
                 ..prev
             };
@@ -694,8 +707,15 @@ pub async fn load_manifest(
     })?;
     let mut files: Vec<(Dataset, PathBuf)> = Vec::new();
     for f in &manifest.files {
-        let Ok(ds) = Dataset::parse(&f.dataset) else { continue };
-        files.push((ds, dir.join(&f.path)));
+        let path = dir.join(&f.path);
+        // The manifest names datasets for people; the loader is known by code or by the file.
+        let ds = Dataset::parse(&f.dataset)
+            .ok()
+            .or_else(|| formats::sniff(&path).and_then(|name| Dataset::parse(name).ok()));
+        match ds {
+            Some(ds) => files.push((ds, path)),
+            None => progress.say(&format!("[manifest] {} ({}) is not a loadable dataset: skipped", f.path, f.dataset)),
+        }
     }
     let order = |d: &Dataset| match d {
         Dataset::Boundaries => 0,

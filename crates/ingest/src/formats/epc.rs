@@ -6,8 +6,9 @@
 //! non-empty column is kept in [`EpcRow::fields`].
 //!
 //! Placeholders (`""`, `NO DATA!`, `INVALID!`, `N/A`, ...) become `None`, and so does a value that
-//! does not parse (a date, a number, a UPRN that is not a positive integer): only a wrong column
-//! count, or a blank LMK key in a file that has the column, rejects a row.
+//! does not parse (a number, a UPRN that is not a positive integer). A wrong column count, a blank
+//! LMK key in a file that has the column, or a lodgement or inspection date that is not a date
+//! rejects a row.
 
 use super::csvio::{Header, Opened, field};
 use super::{Parsed, value};
@@ -155,6 +156,14 @@ fn parse_row(fields: &[String], c: &Columns) -> Result<EpcRow, String> {
             format!("derived-{}", value::stable_hash(&parts))
         }
     };
+    // A date that is given but is not a calendar date rejects the row: the lodgement date decides
+    // which certificate is current, so it is never guessed.
+    let date = |i: Option<usize>, name: &str| match get(i) {
+        None => Ok(None),
+        Some(v) => value::date(v).map(Some).ok_or_else(|| format!("{name} {v:?} is not a date")),
+    };
+    let lodgement_date = date(c.lodgement_date, "lodgement date")?;
+    let inspection_date = date(c.inspection_date, "inspection date")?;
     let (address1, address2, address3) = (text(c.address1), text(c.address2), text(c.address3));
     let address = text(c.address).or_else(|| {
         let parts: Vec<&str> = [&address1, &address2, &address3]
@@ -180,8 +189,8 @@ fn parse_row(fields: &[String], c: &Columns) -> Result<EpcRow, String> {
         built_form: text(c.built_form),
         total_floor_area: get(c.floor_area).and_then(value::float),
         number_habitable_rooms: small_int(c.habitable_rooms),
-        lodgement_date: get(c.lodgement_date).and_then(value::date),
-        inspection_date: get(c.inspection_date).and_then(value::date),
+        lodgement_date,
+        inspection_date,
         tenure: text(c.tenure),
         main_fuel: text(c.main_fuel),
         local_authority: text(c.local_authority),
@@ -204,7 +213,8 @@ mod tests {
         let (ok, bad) = parse(
             "LMK_KEY,ADDRESS1,ADDRESS2,ADDRESS3,POSTCODE,CURRENT_ENERGY_RATING,POTENTIAL_ENERGY_RATING,CURRENT_ENERGY_EFFICIENCY,POTENTIAL_ENERGY_EFFICIENCY,PROPERTY_TYPE,BUILT_FORM,TOTAL_FLOOR_AREA,NUMBER_HABITABLE_ROOMS,LODGEMENT_DATE,INSPECTION_DATE,TENURE,MAIN_FUEL,LOCAL_AUTHORITY,UPRN\n\
              123456789012345678901234567890,Flat 2,10 High Street,,ex11aa,D,B,60,85,Flat,NO DATA!,55.5,3,2020-01-02,2019-12-30,rental (private),mains gas (not community),E07000041,100040215031\n\
-             223456789012345678901234567890,1 Low Road,,,EX1 1AB,INVALID!,,x,70.0,House,Detached,,,2020-13-45,,,,E07000041,-3\n\
+             223456789012345678901234567890,1 Low Road,,,EX1 1AB,INVALID!,,x,70.0,House,Detached,,,,,,,E07000041,-3\n\
+             323456789012345678901234567890,2 Low Road,,,EX1 1AB,C,,,,,,,,2020-13-45,,,,E07000041,\n\
              ,1 Low Road,,,EX1 1AB,C,,,,,,,,,,,,,\n\
              too,short\n",
         );
@@ -264,7 +274,11 @@ mod tests {
             bad.iter()
                 .map(|b| (b.line, b.reason.as_str()))
                 .collect::<Vec<_>>(),
-            vec![(4, "missing LMK key"), (5, "expected 19 columns, found 2"),]
+            vec![
+                (4, "lodgement date \"2020-13-45\" is not a date"),
+                (5, "missing LMK key"),
+                (6, "expected 19 columns, found 2"),
+            ]
         );
     }
 

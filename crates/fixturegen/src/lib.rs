@@ -1,0 +1,735 @@
+//! Synthetic UK property data in the real published file formats, for Terrace's tests and
+//! benchmarks.
+//!
+//! [`generate`] writes a small synthetic area (two unitary authorities, a few towns and villages,
+//! the `XT` postcode area) deterministically from a seed: an AddressBase Plus extract, OS Open
+//! UPRN, Code-Point Open, ONSPD columns, LAD and LSOA boundaries, EPC certificates, Price Paid
+//! (monthly/complete and report-builder formats) and the true price index the sales were drawn
+//! from, plus `manifest.json`. [`register`] streams the addresses alone, for benchmarks.
+//!
+//! Nothing here is real: codes sit in unused ranges (authorities E06009901-2, LSOAs E01099xxx,
+//! wards E05099xxx, UPRNs from 990000000001, postcode area XT).
+//!
+//! Architecture Invariant: output is a pure function of [`Config`]: the crate's own PRNG
+//! (xoshiro256** seeded by SplitMix64), no hash-map iteration, no clock, and no platform `libm`
+//! in anything that reaches a file. Lat/lon come from `terrace_geo`.
+
+mod areas;
+mod epc;
+mod index;
+mod names;
+mod out;
+mod ppd;
+mod rng;
+mod world;
+
+pub use index::TrueIndex;
+pub use rng::Rng;
+pub use world::{
+    AddressRecord, BuiltForm, Dwelling, POSTCODE_AREA, PropertyType, UPRN_BASE, UprnPoint,
+};
+
+use chrono::NaiveDate;
+use out::{Eol, FileStat, LineFile};
+use serde::Serialize;
+use std::io;
+use std::path::Path;
+use world::{Generator, Item};
+
+/// What to generate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub seed: u64,
+    /// Rows of the address register (AddressBase rows: dwellings, parent shells, commercial).
+    pub addresses: usize,
+    /// Share of dwellings with at least one EPC.
+    pub epc_share: f64,
+    /// Roughly the share of dwellings sold at least once since 1995.
+    pub sale_share: f64,
+    /// "Today": no sale or certificate after this date (the injected clock).
+    pub end_date: NaiveDate,
+    /// Write the deliberately malformed Price Paid and EPC rows.
+    pub malformed_rows: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            seed: 1,
+            addresses: 6_000,
+            epc_share: 0.6,
+            sale_share: 0.5,
+            end_date: NaiveDate::from_ymd_opt(2026, 6, 30).unwrap_or_default(),
+            malformed_rows: true,
+        }
+    }
+}
+
+impl Config {
+    /// A register of `n` addresses for benchmarks (up to 2,000,000).
+    pub fn large(n: usize) -> Config {
+        Config {
+            addresses: n,
+            ..Config::default()
+        }
+    }
+}
+
+/// Streams the address register without writing files.
+pub struct Register {
+    generator: Generator,
+    next_district: usize,
+    buf: std::vec::IntoIter<Item>,
+}
+
+impl Iterator for Register {
+    type Item = AddressRecord;
+
+    fn next(&mut self) -> Option<AddressRecord> {
+        loop {
+            match self.buf.next() {
+                Some(Item::Address(r)) => return Some(r),
+                Some(Item::Orphan(_)) => continue,
+                None => {
+                    if self.next_district >= self.generator.district_count() {
+                        return None;
+                    }
+                    self.buf = self
+                        .generator
+                        .district(self.next_district)
+                        .items
+                        .into_iter();
+                    self.next_district += 1;
+                }
+            }
+        }
+    }
+}
+
+/// The address register for `cfg`, exactly `cfg.addresses` records, in UPRN order; the same
+/// records `generate` writes to AddressBase. Fails only if `terrace_geo` cannot convert the
+/// synthetic area or `cfg.addresses` is too large.
+pub fn register(cfg: &Config) -> io::Result<Register> {
+    Ok(Register {
+        generator: Generator::new(cfg)?,
+        next_district: 0,
+        buf: Vec::new().into_iter(),
+    })
+}
+
+/// The true monthly index per postcode district that Price Paid prices were drawn from.
+pub fn true_index(cfg: &Config) -> io::Result<TrueIndex> {
+    let plan = world::Plan::new(cfg)?;
+    let codes: Vec<String> = plan.districts.iter().map(|d| d.code.clone()).collect();
+    Ok(TrueIndex::new(cfg.seed, &codes, cfg.end_date))
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileEntry {
+    pub path: String,
+    pub dataset: String,
+    pub format: String,
+    /// Data records (header excluded; malformed rows included).
+    pub rows: u64,
+    pub bytes: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Rejection {
+    pub file: String,
+    /// 1-based line number in the file (the header is line 1 where there is one).
+    pub line: u64,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PpUpdate {
+    pub file: String,
+    pub line: u64,
+    /// Transaction id as written, with braces.
+    pub id: String,
+    /// "C" (change) or "D" (delete) of an earlier "A" row with the same id.
+    pub status: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Authority {
+    pub code: String,
+    pub name: String,
+    pub constituency: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct World {
+    pub postcode_area: String,
+    pub postcode_area_note: String,
+    pub postcode_districts: Vec<String>,
+    pub local_authorities: Vec<Authority>,
+    pub lsoas: usize,
+    pub wards: usize,
+    pub uprn_first: u64,
+    pub uprn_last: u64,
+    pub uprn_note: String,
+    pub country: String,
+    /// British National Grid rectangle the area was laid out in: [x0, y0, x1, y1].
+    pub bng_extent: [f64; 4],
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Truth {
+    pub file: String,
+    pub level_base: String,
+    pub price_model: String,
+    /// Price of a 90 m2 semi-detached house at level 100, per district.
+    pub base_price: Vec<(String, f64)>,
+}
+
+/// `manifest.json`: what was written, from which seed, and what loaders should reject.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Manifest {
+    pub generator: String,
+    pub provenance: String,
+    pub description: String,
+    pub seed: u64,
+    pub addresses: usize,
+    pub end_date: String,
+    pub world: World,
+    pub files: Vec<FileEntry>,
+    pub expected_rejections: Vec<Rejection>,
+    pub price_paid_updates: Vec<PpUpdate>,
+    pub truth: Truth,
+}
+
+pub const ABP_FILE: &str = "addressbase/addressbase_plus_fixture.csv";
+pub const OPEN_UPRN_FILE: &str = "os_open_uprn/osopenuprn_fixture.csv";
+pub const CODEPOINT_FILE: &str = "codepoint/xt.csv";
+pub const ONSPD_FILE: &str = "onspd/onspd_fixture.csv";
+pub const LAD_FILE: &str = "boundaries/lad_fixture.geojson";
+pub const LSOA_FILE: &str = "boundaries/lsoa_fixture.geojson";
+pub const EPC_FILE: &str = "epc/certificates.csv";
+pub const PPD_FILE: &str = "price_paid/pp-fixture.csv";
+pub const PPD_REPORT_FILE: &str = "price_paid/pp-report-builder-fixture.csv";
+pub const TRUTH_FILE: &str = "truth/true_index.csv";
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// AddressBase Plus column names (a subset, in this order), then `LA_ORGANISATION` for the
+/// occupier of commercial units.
+pub const ABP_HEADER: &str = "UPRN,PARENT_UPRN,CLASS,SAO_START_NUMBER,SAO_START_SUFFIX,SAO_END_NUMBER,SAO_END_SUFFIX,SAO_TEXT,PAO_START_NUMBER,PAO_START_SUFFIX,PAO_END_NUMBER,PAO_END_SUFFIX,PAO_TEXT,STREET_DESCRIPTION,LOCALITY,TOWN_NAME,POSTCODE_LOCATOR,X_COORDINATE,Y_COORDINATE,LATITUDE,LONGITUDE,LA_ORGANISATION";
+pub const OPEN_UPRN_HEADER: &str = "UPRN,X_COORDINATE,Y_COORDINATE,LATITUDE,LONGITUDE";
+pub const ONSPD_HEADER: &str = "pcd,pcds,dointr,doterm,laua,lsoa21,ctry,oseast1m,osnrth1m,lat,long";
+pub const TRUTH_HEADER: &str = "district,month,level";
+
+fn opt<T: ToString>(v: &Option<T>) -> String {
+    v.as_ref().map(ToString::to_string).unwrap_or_default()
+}
+
+fn abp_fields(r: &AddressRecord) -> [String; 22] {
+    [
+        r.uprn.to_string(),
+        opt(&r.parent_uprn),
+        r.class.to_string(),
+        opt(&r.sao_start_number),
+        opt(&r.sao_start_suffix),
+        opt(&r.sao_end_number),
+        opt(&r.sao_end_suffix),
+        opt(&r.sao_text),
+        opt(&r.pao_start_number),
+        opt(&r.pao_start_suffix),
+        opt(&r.pao_end_number),
+        opt(&r.pao_end_suffix),
+        opt(&r.pao_text),
+        r.street.clone(),
+        opt(&r.locality),
+        r.town.clone(),
+        r.postcode.clone(),
+        format!("{:.2}", r.x),
+        format!("{:.2}", r.y),
+        format!("{:.7}", r.lat),
+        format!("{:.7}", r.lon),
+        opt(&r.organisation),
+    ]
+}
+
+fn uprn_fields(uprn: u64, x: f64, y: f64, lat: f64, lon: f64) -> [String; 5] {
+    [
+        uprn.to_string(),
+        format!("{x:.2}"),
+        format!("{y:.2}"),
+        format!("{lat:.7}"),
+        format!("{lon:.7}"),
+    ]
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bad {
+    Price,
+    Date,
+    Short,
+}
+
+/// Makes a malformed row (and the reason) from a valid one.
+type Corrupt = fn(Bad, &[String], &mut Rng) -> (Vec<String>, String);
+
+/// Deliberately malformed rows, written just before the first row that would reach a target line.
+struct Sabotage {
+    file: &'static str,
+    pending: Vec<(u64, Bad)>,
+    corrupt: Corrupt,
+    quoted: bool,
+}
+
+impl Sabotage {
+    fn new(
+        file: &'static str,
+        enabled: bool,
+        targets: &[(u64, Bad)],
+        corrupt: Corrupt,
+        quoted: bool,
+    ) -> Sabotage {
+        let pending = if enabled {
+            targets.to_vec()
+        } else {
+            Vec::new()
+        };
+        Sabotage {
+            file,
+            pending,
+            corrupt,
+            quoted,
+        }
+    }
+
+    /// Writes the bad rows due before the next row, modelled on `template` (that next row);
+    /// `at_end` writes all that remain.
+    fn before(
+        &mut self,
+        f: &mut LineFile,
+        template: &[String],
+        at_end: bool,
+        rng: &mut Rng,
+        out: &mut Vec<Rejection>,
+    ) -> io::Result<()> {
+        if template.is_empty() {
+            // Nothing to model a bad row on (an empty file): write none.
+            return Ok(());
+        }
+        while let Some(&(target, kind)) = self.pending.first() {
+            if f.lines + 1 < target && !at_end {
+                break;
+            }
+            let (row, reason) = (self.corrupt)(kind, template, rng);
+            if self.quoted {
+                f.row_quoted(&row)?
+            } else {
+                f.row_minimal(&row)?
+            }
+            out.push(Rejection {
+                file: self.file.to_string(),
+                line: f.lines,
+                reason,
+            });
+            self.pending.remove(0);
+        }
+        Ok(())
+    }
+}
+
+fn corrupt_ppd(kind: Bad, t: &[String], rng: &mut Rng) -> (Vec<String>, String) {
+    let mut row = t.to_vec();
+    row[0] = format!("{{{}}}", ppd::guid(rng));
+    match kind {
+        Bad::Price => {
+            row[1] = row[1].replacen('0', "O", 1);
+            if !row[1].contains('O') {
+                row[1] = format!("{}O", row[1]);
+            }
+            (row, "price is not a number".into())
+        }
+        Bad::Date => {
+            row[2] = "2019-02-30 00:00".into();
+            (
+                row,
+                "date of transfer is not a calendar date (30 February)".into(),
+            )
+        }
+        Bad::Short => {
+            row.truncate(9);
+            (row, "short row: 9 of 16 columns".into())
+        }
+    }
+}
+
+fn corrupt_epc(kind: Bad, t: &[String], rng: &mut Rng) -> (Vec<String>, String) {
+    let mut row = t.to_vec();
+    row[0] = format!(
+        "{:016x}{:016x}{:016x}{:016x}",
+        rng.next_u64(),
+        rng.next_u64(),
+        rng.next_u64(),
+        rng.next_u64()
+    );
+    match kind {
+        Bad::Date | Bad::Price => {
+            row[epc::COL_INSPECTION_DATE] = "2016-13-01".into();
+            row[epc::COL_LODGEMENT_DATE] = "2016-13-01".into();
+            row[epc::COL_LODGEMENT_DATETIME] = "2016-13-01 10:12:00".into();
+            (
+                row,
+                "lodgement and inspection dates are not calendar dates (month 13)".into(),
+            )
+        }
+        Bad::Short => {
+            row.truncate(40);
+            (row, "short row: 40 of 92 columns".into())
+        }
+    }
+}
+
+/// Writes the fixture files into `out_dir` and returns (and writes) the manifest.
+pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
+    let mut generator = Generator::new(cfg)?;
+    let plan = generator.plan.clone();
+    let codes: Vec<String> = plan.districts.iter().map(|d| d.code.clone()).collect();
+    let index = TrueIndex::new(cfg.seed, &codes, cfg.end_date);
+    let end = cfg.end_date;
+    let lad_upper: Vec<String> = plan
+        .lads
+        .iter()
+        .map(|l| l.name.to_ascii_uppercase())
+        .collect();
+
+    let mut abp = LineFile::create(out_dir, ABP_FILE, Eol::Lf)?;
+    abp.header(ABP_HEADER)?;
+    let mut uprns = LineFile::create(out_dir, OPEN_UPRN_FILE, Eol::Lf)?;
+    uprns.header(OPEN_UPRN_HEADER)?;
+    let mut epc = LineFile::create(out_dir, EPC_FILE, Eol::Lf)?;
+    epc.header(&epc::bulk_header())?;
+    let mut ppd = LineFile::create(out_dir, PPD_FILE, Eol::Lf)?;
+
+    let mut rejections = Vec::new();
+    let mut epc_bad = Sabotage::new(
+        EPC_FILE,
+        cfg.malformed_rows,
+        &[(37, Bad::Date), (1_204, Bad::Short)],
+        corrupt_epc,
+        false,
+    );
+    let mut ppd_bad = Sabotage::new(
+        PPD_FILE,
+        cfg.malformed_rows,
+        &[(58, Bad::Price), (777, Bad::Date), (2_026, Bad::Short)],
+        corrupt_ppd,
+        true,
+    );
+    let mut mix = Rng::derive(cfg.seed, "mix", 0);
+    let mut postcodes = Vec::new();
+    let mut update_candidates: Vec<ppd::Sale> = Vec::new();
+    let mut recent: Vec<ppd::Sale> = Vec::new();
+    let mut last_epc: Vec<String> = Vec::new();
+    let mut last_ppd: Vec<String> = Vec::new();
+    let (mut uprn_first, mut uprn_last) = (u64::MAX, 0u64);
+
+    for d in 0..generator.district_count() {
+        let out = generator.district(d);
+        let dp = &plan.districts[d];
+        let lad = &plan.lads[dp.lad];
+        let (constituency_code, constituency_name) = names::CONSTITUENCIES[dp.lad];
+        let area = epc::Area {
+            lad_code: lad.code,
+            lad_name: lad.name,
+            constituency_code,
+            constituency_name,
+        };
+        let sale_area = ppd::SaleArea {
+            district: d,
+            base_price: dp.base_price,
+            la_name_upper: &lad_upper[dp.lad],
+        };
+        let mut certs = Vec::new();
+        let mut sales = Vec::new();
+        for item in &out.items {
+            match item {
+                Item::Orphan(p) => {
+                    uprns.row_minimal(&uprn_fields(p.uprn, p.x, p.y, p.lat, p.lon))?;
+                    uprn_first = uprn_first.min(p.uprn);
+                    uprn_last = uprn_last.max(p.uprn);
+                }
+                Item::Address(r) => {
+                    abp.row_minimal(&abp_fields(r))?;
+                    uprns.row_minimal(&uprn_fields(r.uprn, r.x, r.y, r.lat, r.lon))?;
+                    uprn_first = uprn_first.min(r.uprn);
+                    uprn_last = uprn_last.max(r.uprn);
+                    if let Some(dw) = &r.dwelling {
+                        certs.extend(epc::certificates(
+                            cfg.seed,
+                            r,
+                            dw,
+                            &area,
+                            cfg.epc_share,
+                            end,
+                        ));
+                        sales.extend(ppd::dwelling_sales(
+                            cfg.seed,
+                            r,
+                            dw,
+                            &sale_area,
+                            &index,
+                            cfg.sale_share,
+                            end,
+                        ));
+                    } else if r.class.starts_with('C') {
+                        sales.extend(ppd::commercial_sales(cfg.seed, r, &sale_area, &index, end));
+                    }
+                }
+            }
+        }
+        // Real bulk files are in no useful order: shuffle within the district.
+        let mut drng = Rng::derive(cfg.seed, "order", d as u64);
+        drng.shuffle(&mut certs);
+        for c in &certs {
+            epc_bad.before(&mut epc, &c.fields, false, &mut mix, &mut rejections)?;
+            epc.row_minimal(&c.fields)?;
+            last_epc.clone_from(&c.fields);
+        }
+        sales.sort_by(|a, b| a.date.cmp(&b.date).then_with(|| a.guid.cmp(&b.guid)));
+        for s in &sales {
+            let fields = s.fields("A");
+            ppd_bad.before(&mut ppd, &fields, false, &mut mix, &mut rejections)?;
+            ppd.row_quoted(&fields)?;
+            last_ppd = fields.to_vec();
+            if update_candidates.len() < 40 && s.category == "A" {
+                update_candidates.push(s.clone());
+            }
+            if recent.len() < 8 && ppd::recent(s.date, end) {
+                recent.push(s.clone());
+            }
+        }
+        postcodes.extend(out.postcodes);
+    }
+    epc_bad.before(&mut epc, &last_epc, true, &mut mix, &mut rejections)?;
+    ppd_bad.before(&mut ppd, &last_ppd, true, &mut mix, &mut rejections)?;
+
+    // Later monthly updates: a few changes and deletions of earlier transactions.
+    let mut updates = Vec::new();
+    let mut picks = update_candidates.clone();
+    mix.shuffle(&mut picks);
+    for (i, s) in picks.iter().take(5).enumerate() {
+        let status = if i < 3 { "C" } else { "D" };
+        let mut s = s.clone();
+        if status == "C" {
+            s.price = ((s.price as f64 * 1.1 / 250.0).round() * 250.0) as u64;
+        }
+        let fields = s.fields(status);
+        ppd.row_quoted(&fields)?;
+        updates.push(PpUpdate {
+            file: PPD_FILE.into(),
+            line: ppd.lines,
+            id: fields[0].clone(),
+            status: status.into(),
+        });
+    }
+
+    let abp_stat = abp.finish()?;
+    let uprn_stat = uprns.finish()?;
+    let epc_stat = epc.finish()?;
+    let ppd_stat = ppd.finish()?;
+
+    // The report-builder export of a few recent sales (same transactions, other layout).
+    if recent.is_empty() {
+        recent = update_candidates.iter().take(5).cloned().collect();
+    }
+    let mut rb = LineFile::create(out_dir, PPD_REPORT_FILE, Eol::Lf)?;
+    rb.header_without_eol(ppd::REPORT_BUILDER_HEADER)?;
+    for s in &recent {
+        rb.row_quoted(&s.report_builder_fields())?;
+    }
+    let rb_stat = rb.finish()?;
+
+    // Postcode products and boundaries fitted to the postcodes.
+    let mut live = Vec::new();
+    for p in postcodes.iter().filter(|p| p.doterm.is_none()) {
+        let (lon, lat) =
+            areas::centroid_lonlat(p).ok_or_else(|| io::Error::other("postcode centroid"))?;
+        live.push((p.clone(), lon, lat));
+    }
+    let tiling = areas::Tiling::build(&plan, &live);
+    let mut sorted: Vec<&world::PostcodeInfo> = postcodes.iter().collect();
+    sorted.sort_by(|a, b| a.postcode.cmp(&b.postcode));
+    let mut cp = LineFile::create(out_dir, CODEPOINT_FILE, Eol::CrLf)?;
+    let mut onspd = LineFile::create(out_dir, ONSPD_FILE, Eol::CrLf)?;
+    onspd.header(ONSPD_HEADER)?;
+    let mut onspd_rows: Vec<(String, String)> = Vec::new();
+    for p in sorted {
+        let (x, y) = p.centroid();
+        let (x, y) = (x.round(), y.round());
+        let (lon, lat) =
+            world::lonlat(x, y).ok_or_else(|| io::Error::other("postcode centroid"))?;
+        let lad = &tiling.lads[p.lad];
+        let (col, cell) = match tiling.locate(lon, lat) {
+            Some((li, ci, ri)) if li == p.lad => (ci, ri),
+            _ => (0, 0),
+        };
+        let ward = &lad.columns[col].ward_code;
+        let lsoa = &lad.columns[col].cells[cell].code;
+        if p.doterm.is_none() {
+            let mut line = String::new();
+            out::push_quoted(&mut line, &p.postcode);
+            line.push_str(&format!(",10,{x:.0},{y:.0}"));
+            for v in ["E92000001", "E19000002", "E18000010", "", lad.code, ward] {
+                line.push(',');
+                out::push_quoted(&mut line, v);
+            }
+            cp.raw_row(&line)?;
+        }
+        let pcd = areas::pcd7(&p.postcode);
+        let row = [
+            pcd.clone(),
+            p.postcode.clone(),
+            p.dointr.clone(),
+            p.doterm.clone().unwrap_or_default(),
+            lad.code.to_string(),
+            lsoa.clone(),
+            "E92000001".to_string(),
+            format!("{x:.0}"),
+            format!("{y:.0}"),
+            format!("{lat:.6}"),
+            format!("{lon:.6}"),
+        ]
+        .join(",");
+        onspd_rows.push((pcd, row));
+    }
+    onspd_rows.sort();
+    for (_, row) in &onspd_rows {
+        onspd.raw_row(row)?;
+    }
+    let cp_stat = cp.finish()?;
+    let onspd_stat = onspd.finish()?;
+    let lad_bytes = out::write_whole(out_dir, LAD_FILE, &tiling.lad_geojson())?;
+    let lsoa_bytes = out::write_whole(out_dir, LSOA_FILE, &tiling.lsoa_geojson())?;
+
+    let mut truth = LineFile::create(out_dir, TRUTH_FILE, Eol::Lf)?;
+    truth.header(TRUTH_HEADER)?;
+    for (d, code) in index.districts.iter().enumerate() {
+        for m in 0..index.months {
+            truth.raw_row(&format!(
+                "{code},{},{:.4}",
+                TrueIndex::month_label(m),
+                index.levels[d][m]
+            ))?;
+        }
+    }
+    let truth_stat = truth.finish()?;
+
+    let entry = |s: &FileStat, dataset: &str, format: &str| FileEntry {
+        path: s.rel.clone(),
+        dataset: dataset.into(),
+        format: format.into(),
+        rows: s.rows,
+        bytes: s.bytes,
+    };
+    let files = vec![
+        entry(
+            &abp_stat,
+            "OS AddressBase Plus",
+            "CSV with header row; AddressBase Plus column names (subset) plus LA_ORGANISATION; LF",
+        ),
+        entry(
+            &uprn_stat,
+            "OS Open UPRN",
+            "CSV with header UPRN,X_COORDINATE,Y_COORDINATE,LATITUDE,LONGITUDE; LF",
+        ),
+        entry(
+            &cp_stat,
+            "OS Code-Point Open",
+            "CSV, no header, 10 columns (PC,PQ,EA,NO,CY,RH,LH,CC,DC,WC), text quoted; CRLF",
+        ),
+        entry(
+            &onspd_stat,
+            "ONS Postcode Directory (ONSPD) columns",
+            "CSV with header pcd,pcds,dointr,doterm,laua,lsoa21,ctry,oseast1m,osnrth1m,lat,long; CRLF",
+        ),
+        FileEntry {
+            path: LAD_FILE.into(),
+            dataset: "ONS Local Authority Districts boundaries".into(),
+            format: "GeoJSON FeatureCollection, WGS84 lon/lat, properties LAD23CD, LAD23NM".into(),
+            rows: tiling.lads.len() as u64,
+            bytes: lad_bytes,
+        },
+        FileEntry {
+            path: LSOA_FILE.into(),
+            dataset: "ONS Lower layer Super Output Areas 2021 boundaries".into(),
+            format: "GeoJSON FeatureCollection, WGS84 lon/lat, properties LSOA21CD, LSOA21NM"
+                .into(),
+            rows: tiling.lsoa_count() as u64,
+            bytes: lsoa_bytes,
+        },
+        entry(
+            &epc_stat,
+            "EPC domestic certificates (bulk certificates.csv)",
+            "CSV with UPPER_SNAKE header, 92 columns, quoted where needed; LF",
+        ),
+        entry(
+            &ppd_stat,
+            "HM Land Registry Price Paid Data",
+            "CSV, no header, 16 quoted columns, {GUID} ids, YYYY-MM-DD 00:00 dates, record status A/C/D; LF",
+        ),
+        entry(
+            &rb_stat,
+            "HM Land Registry Price Paid Data (report builder export)",
+            "CSV, header runs into the first record with no newline, 16 quoted columns, SAON before PAON; LF",
+        ),
+        entry(
+            &truth_stat,
+            "Fixture ground truth: house price index per postcode district",
+            "CSV with header district,month,level; level 100 = January 2015; LF",
+        ),
+    ];
+    let manifest = Manifest {
+        generator: format!("terrace-fixturegen {}", env!("CARGO_PKG_VERSION")),
+        provenance: "fixture".into(),
+        description: "Synthetic data generated from a seed: no address, postcode, UPRN, area code, \
+                      sale or certificate here describes a real place, property or person."
+            .into(),
+        seed: cfg.seed,
+        addresses: cfg.addresses,
+        end_date: end.format("%Y-%m-%d").to_string(),
+        world: World {
+            postcode_area: POSTCODE_AREA.into(),
+            postcode_area_note: "XT is not a UK postcode area; districts XT1.. follow real postcode \
+                                 shapes (A9/AA9/AA99 outward codes, 9AA inward codes without C I K M O V)."
+                .into(),
+            postcode_districts: codes.clone(),
+            local_authorities: plan
+                .lads
+                .iter()
+                .enumerate()
+                .map(|(i, l)| Authority {
+                    code: l.code.into(),
+                    name: l.name.into(),
+                    constituency: names::CONSTITUENCIES[i].0.into(),
+                })
+                .collect(),
+            lsoas: tiling.lsoa_count(),
+            wards: tiling.ward_count(),
+            uprn_first: if uprn_first == u64::MAX { 0 } else { uprn_first },
+            uprn_last,
+            uprn_note: "UPRNs from 990000000001 upwards, a range no custodian allocates; a few have \
+                        coordinates in OS Open UPRN but no address."
+                .into(),
+            country: "E92000001".into(),
+            bng_extent: [plan.bng.0, plan.bng.1, plan.bng.2, plan.bng.3],
+        },
+        files,
+        expected_rejections: rejections,
+        price_paid_updates: updates,
+        truth: Truth {
+            file: TRUTH_FILE.into(),
+            level_base: "100 = January 2015 in every district".into(),
+            price_model: ppd::PRICE_MODEL.into(),
+            base_price: plan.districts.iter().map(|d| (d.code.clone(), d.base_price)).collect(),
+        },
+    };
+    let json = serde_json::to_string_pretty(&manifest).map_err(io::Error::other)? + "\n";
+    out::write_whole(out_dir, MANIFEST_FILE, &json)?;
+    Ok(manifest)
+}

@@ -1,0 +1,632 @@
+//! Whole-fixture checks on the default configuration: determinism, manifest counts, geography,
+//! the flat hierarchy, postcode shapes, cross-file consistency and the malformed rows.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Instant;
+use terrace_core::Postcode;
+use terrace_fixturegen::{Config, Manifest, generate, register};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("terrace-fixturegen-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The default fixture, generated once for the read-only checks.
+fn default_fixture() -> &'static (PathBuf, Manifest) {
+    static FIXTURE: OnceLock<(PathBuf, Manifest)> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let dir = scratch("default");
+        let m = generate(&Config::default(), &dir).unwrap();
+        (dir, m)
+    })
+}
+
+fn read(dir: &Path, rel: &str) -> String {
+    std::fs::read_to_string(dir.join(rel)).unwrap()
+}
+
+/// CSV records as string vectors (flexible: malformed rows are kept).
+fn records(dir: &Path, rel: &str, has_header: bool) -> Vec<Vec<String>> {
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(has_header)
+        .flexible(true)
+        .from_path(dir.join(rel))
+        .unwrap();
+    r.records()
+        .map(|x| x.unwrap().iter().map(str::to_string).collect())
+        .collect()
+}
+
+fn header(dir: &Path, rel: &str) -> Vec<String> {
+    let mut r = csv::Reader::from_path(dir.join(rel)).unwrap();
+    r.headers().unwrap().iter().map(str::to_string).collect()
+}
+
+fn col(h: &[String], name: &str) -> usize {
+    h.iter()
+        .position(|c| c == name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+}
+
+fn all_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Rectangles of a GeoJSON FeatureCollection: (code, lon_min, lon_max, lat_min, lat_max).
+fn rects(dir: &Path, rel: &str, code_prop: &str) -> Vec<(String, f64, f64, f64, f64)> {
+    let v: serde_json::Value = serde_json::from_str(&read(dir, rel)).unwrap();
+    assert_eq!(v["type"], "FeatureCollection");
+    v["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let ring = f["geometry"]["coordinates"][0].as_array().unwrap();
+            let xs: Vec<f64> = ring.iter().map(|p| p[0].as_f64().unwrap()).collect();
+            let ys: Vec<f64> = ring.iter().map(|p| p[1].as_f64().unwrap()).collect();
+            let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let code = f["properties"][code_prop].as_str().unwrap().to_string();
+            (code, min(&xs), max(&xs), min(&ys), max(&ys))
+        })
+        .collect()
+}
+
+#[test]
+fn same_seed_is_byte_identical_and_another_seed_differs() {
+    let (dir, _) = default_fixture();
+    let again = scratch("again");
+    generate(&Config::default(), &again).unwrap();
+    let (a, b) = (all_files(dir), all_files(&again));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (k, v) in &a {
+        assert!(
+            v == &b[k],
+            "{k} differs between two runs with the same seed"
+        );
+    }
+    let other = scratch("other-seed");
+    generate(
+        &Config {
+            seed: 2,
+            ..Config::default()
+        },
+        &other,
+    )
+    .unwrap();
+    let c = all_files(&other);
+    for k in [
+        "addressbase/addressbase_plus_fixture.csv",
+        "epc/certificates.csv",
+        "price_paid/pp-fixture.csv",
+    ] {
+        assert_ne!(a[k], c[k], "{k} did not change with the seed");
+    }
+    let _ = std::fs::remove_dir_all(&again);
+    let _ = std::fs::remove_dir_all(&other);
+}
+
+#[test]
+fn manifest_row_counts_match_the_files() {
+    let (dir, m) = default_fixture();
+    let on_disk: Manifest = {
+        let v: serde_json::Value = serde_json::from_str(&read(dir, "manifest.json")).unwrap();
+        assert_eq!(v["provenance"], "fixture");
+        assert!(v["description"].as_str().unwrap().contains("Synthetic"));
+        assert_eq!(v["seed"], 1);
+        m.clone()
+    };
+    assert_eq!(on_disk.files.len(), 10);
+    for f in &m.files {
+        let text = read(dir, &f.path);
+        assert_eq!(text.len() as u64, f.bytes, "{}", f.path);
+        let lines = text.lines().count() as u64;
+        let rows = match f.path.as_str() {
+            p if p.ends_with(".geojson") => rects(
+                dir,
+                p,
+                if p.contains("lad") {
+                    "LAD23CD"
+                } else {
+                    "LSOA21CD"
+                },
+            )
+            .len() as u64,
+            // The header runs into the first record, so every line is one record.
+            "price_paid/pp-report-builder-fixture.csv" => lines,
+            "codepoint/xt.csv" | "price_paid/pp-fixture.csv" => lines,
+            _ => lines - 1,
+        };
+        assert_eq!(rows, f.rows, "{}", f.path);
+        assert!(f.rows > 0, "{}", f.path);
+    }
+    let abp = m
+        .files
+        .iter()
+        .find(|f| f.path.starts_with("addressbase"))
+        .unwrap();
+    assert_eq!(abp.rows, 6_000);
+}
+
+#[test]
+fn default_output_stays_under_8_mb() {
+    let (dir, m) = default_fixture();
+    let total: usize = all_files(dir).values().map(Vec::len).sum();
+    let listed: u64 = m.files.iter().map(|f| f.bytes).sum();
+    println!("total {total} bytes ({listed} in listed files)");
+    assert!(total < 8_000_000, "{total} bytes");
+}
+
+#[test]
+fn every_address_is_in_exactly_one_lad_and_one_lsoa() {
+    let (dir, m) = default_fixture();
+    let lads = rects(dir, "boundaries/lad_fixture.geojson", "LAD23CD");
+    let lsoas = rects(dir, "boundaries/lsoa_fixture.geojson", "LSOA21CD");
+    assert_eq!(lads.len(), 2);
+    assert_eq!(lsoas.len(), m.world.lsoas);
+    assert!(
+        lsoas
+            .iter()
+            .all(|l| l.0.starts_with("E01099") && l.0.len() == 9)
+    );
+    let inside = |r: &(String, f64, f64, f64, f64), lon: f64, lat: f64| {
+        lon >= r.1 && lon <= r.2 && lat >= r.3 && lat <= r.4
+    };
+    let h = header(dir, "addressbase/addressbase_plus_fixture.csv");
+    let (ilat, ilon) = (col(&h, "LATITUDE"), col(&h, "LONGITUDE"));
+    let mut per_lsoa: BTreeMap<String, usize> = BTreeMap::new();
+    for r in records(dir, "addressbase/addressbase_plus_fixture.csv", true) {
+        let (lat, lon): (f64, f64) = (r[ilat].parse().unwrap(), r[ilon].parse().unwrap());
+        let in_lad: Vec<_> = lads.iter().filter(|l| inside(l, lon, lat)).collect();
+        let in_lsoa: Vec<_> = lsoas.iter().filter(|l| inside(l, lon, lat)).collect();
+        assert_eq!(
+            in_lad.len(),
+            1,
+            "UPRN {} at {lon},{lat} in {} LADs",
+            r[0],
+            in_lad.len()
+        );
+        assert_eq!(
+            in_lsoa.len(),
+            1,
+            "UPRN {} at {lon},{lat} in {} LSOAs",
+            r[0],
+            in_lsoa.len()
+        );
+        *per_lsoa.entry(in_lsoa[0].0.clone()).or_default() += 1;
+    }
+    // LSOAs are fitted to where people live: none is empty.
+    assert_eq!(per_lsoa.len(), lsoas.len(), "{per_lsoa:?}");
+    // Postcode centroids agree with the ONSPD's LSOA and authority.
+    let lsoa_of: BTreeMap<&str, &(String, f64, f64, f64, f64)> =
+        lsoas.iter().map(|l| (l.0.as_str(), l)).collect();
+    for r in records(dir, "onspd/onspd_fixture.csv", true) {
+        let (lat, lon): (f64, f64) = (r[9].parse().unwrap(), r[10].parse().unwrap());
+        assert!(inside(lsoa_of[r[5].as_str()], lon, lat), "{r:?}");
+        assert!(
+            lads.iter().any(|l| l.0 == r[4] && inside(l, lon, lat)),
+            "{r:?}"
+        );
+    }
+}
+
+#[test]
+fn every_flat_has_an_existing_parent_shell() {
+    let (dir, _) = default_fixture();
+    let rows = records(dir, "addressbase/addressbase_plus_fixture.csv", true);
+    let class: BTreeMap<&str, &str> = rows
+        .iter()
+        .map(|r| (r[0].as_str(), r[2].as_str()))
+        .collect();
+    assert_eq!(class.len(), rows.len(), "UPRNs are unique");
+    let mut flats = 0;
+    let mut named_blocks = 0;
+    for r in &rows {
+        if r[2] == "RD06" {
+            flats += 1;
+            assert!(!r[1].is_empty(), "flat {} has no parent", r[0]);
+            assert!(!r[7].is_empty(), "flat {} has no SAO text", r[0]);
+        }
+        if !r[1].is_empty() {
+            assert_eq!(
+                class.get(r[1].as_str()),
+                Some(&"PP"),
+                "parent of {} is not a PP row",
+                r[0]
+            );
+        }
+        if r[7] == "APARTMENT" {
+            named_blocks += 1;
+            assert!(!r[12].is_empty() && !r[3].is_empty(), "{r:?}");
+        }
+        if r[7] == "FLAT" {
+            assert!(!r[3].is_empty(), "FLAT without SAO_START_NUMBER: {r:?}");
+        }
+        assert!(r[0].len() == 12 && r[0].starts_with("99"), "{}", r[0]);
+    }
+    assert!(
+        flats > 500 && named_blocks > 20,
+        "{flats} flats, {named_blocks} apartments"
+    );
+    // Every class the brief asks for is present, with ranges, suffixes and named houses.
+    let classes: BTreeSet<&str> = rows.iter().map(|r| r[2].as_str()).collect();
+    for c in ["RD02", "RD03", "RD04", "RD06", "PP", "CR01", "CO01"] {
+        assert!(classes.contains(c), "no {c}");
+    }
+    assert!(rows.iter().any(|r| !r[10].is_empty()), "no PAO ranges");
+    assert!(rows.iter().any(|r| !r[9].is_empty()), "no PAO suffixes");
+    assert!(
+        rows.iter()
+            .any(|r| r[2] == "RD02" && !r[12].is_empty() && r[8].is_empty()),
+        "no named houses"
+    );
+}
+
+#[test]
+fn every_postcode_has_a_valid_shape_and_the_files_agree() {
+    let (dir, _) = default_fixture();
+    let check = |p: &str| {
+        let pc = Postcode::parse(p).unwrap_or_else(|_| panic!("bad postcode {p:?}"));
+        assert_eq!(pc.as_str(), p, "not canonical");
+        assert_eq!(pc.area(), "XT");
+        pc
+    };
+    let abp = records(dir, "addressbase/addressbase_plus_fixture.csv", true);
+    let mut per_postcode: BTreeMap<String, usize> = BTreeMap::new();
+    for r in &abp {
+        check(&r[16]);
+        *per_postcode.entry(r[16].clone()).or_default() += 1;
+    }
+    let sizes: Vec<usize> = per_postcode.values().copied().collect();
+    let typical = sizes.iter().filter(|&&n| (10..=30).contains(&n)).count();
+    assert!(typical * 10 >= sizes.len() * 9, "postcode sizes {sizes:?}");
+
+    // Code-Point lists exactly the live postcodes, quoted like the real file, CRLF.
+    let cp_text = read(dir, "codepoint/xt.csv");
+    assert!(cp_text.ends_with("\r\n"));
+    let first = cp_text.lines().next().unwrap();
+    assert!(
+        first.starts_with("\"XT1 ") && first.contains(",10,") && first.ends_with("\"E05099001\""),
+        "{first}"
+    );
+    let cp = records(dir, "codepoint/xt.csv", false);
+    let cp_codes: BTreeSet<String> = cp.iter().map(|r| r[0].clone()).collect();
+    assert_eq!(
+        cp_codes,
+        per_postcode.keys().cloned().collect::<BTreeSet<_>>()
+    );
+    for r in &cp {
+        assert_eq!(r.len(), 10);
+        assert_eq!(
+            (r[1].as_str(), r[4].as_str(), r[7].as_str()),
+            ("10", "E92000001", "")
+        );
+        assert!(r[8].starts_with("E060099") && r[9].starts_with("E05099"));
+    }
+    // The ONSPD adds terminated postcodes; pcd is the 7-character form.
+    let onspd = records(dir, "onspd/onspd_fixture.csv", true);
+    let mut terminated = 0;
+    for r in &onspd {
+        let pc = check(&r[1]);
+        assert_eq!(r[0].len(), 7);
+        assert_eq!(r[0].replace(' ', ""), pc.compact());
+        if r[3].is_empty() {
+            assert!(cp_codes.contains(&r[1]));
+        } else {
+            terminated += 1;
+            assert!(!cp_codes.contains(&r[1]));
+        }
+        assert_eq!(r[2].len(), 6);
+    }
+    assert!(terminated >= 2);
+    assert!(
+        onspd.iter().any(|r| !r[0].contains(' ')),
+        "a four-character district shows the pcd form"
+    );
+
+    // EPC and Price Paid describe register properties.
+    let by_uprn: BTreeMap<&str, &Vec<String>> = abp.iter().map(|r| (r[0].as_str(), r)).collect();
+    let eh = header(dir, "epc/certificates.csv");
+    let (ipc, iuprn) = (col(&eh, "POSTCODE"), col(&eh, "UPRN"));
+    let epc = records(dir, "epc/certificates.csv", true);
+    let mut blank = 0;
+    for r in epc.iter().filter(|r| r.len() == 92) {
+        check(&r[ipc]);
+        if r[iuprn].is_empty() {
+            blank += 1;
+        } else {
+            let a = by_uprn[r[iuprn].as_str()];
+            assert_eq!(a[16], r[ipc], "EPC postcode differs from the register");
+            assert!(a[2].starts_with("RD"), "EPC on a non-dwelling");
+        }
+    }
+    assert!(
+        blank * 100 > epc.len() * 2 && blank * 100 < epc.len() * 9,
+        "{blank} blank UPRNs of {}",
+        epc.len()
+    );
+    let streets: BTreeSet<(String, String)> =
+        abp.iter().map(|r| (r[16].clone(), r[13].clone())).collect();
+    for r in records(dir, "price_paid/pp-fixture.csv", false)
+        .iter()
+        .filter(|r| r.len() == 16)
+    {
+        check(&r[3]);
+        assert!(
+            streets.contains(&(r[3].clone(), r[9].clone())),
+            "sale not on a register street: {r:?}"
+        );
+    }
+}
+
+#[test]
+fn open_uprn_covers_the_register_and_some_unaddressed_uprns() {
+    let (dir, _) = default_fixture();
+    let abp: BTreeSet<String> = records(dir, "addressbase/addressbase_plus_fixture.csv", true)
+        .into_iter()
+        .map(|r| r[0].clone())
+        .collect();
+    let open = records(dir, "os_open_uprn/osopenuprn_fixture.csv", true);
+    assert_eq!(
+        header(dir, "os_open_uprn/osopenuprn_fixture.csv"),
+        [
+            "UPRN",
+            "X_COORDINATE",
+            "Y_COORDINATE",
+            "LATITUDE",
+            "LONGITUDE"
+        ]
+    );
+    let open_set: BTreeSet<String> = open.iter().map(|r| r[0].clone()).collect();
+    assert!(abp.is_subset(&open_set));
+    assert!(open_set.len() > abp.len() + 50);
+    let nums: Vec<u64> = open.iter().map(|r| r[0].parse().unwrap()).collect();
+    assert!(nums.windows(2).all(|w| w[0] < w[1]), "sorted by UPRN");
+}
+
+#[test]
+fn expected_rejections_are_exactly_the_malformed_rows() {
+    let (dir, m) = default_fixture();
+    assert_eq!(m.expected_rejections.len(), 5);
+    let bad: BTreeSet<(String, u64)> = m
+        .expected_rejections
+        .iter()
+        .map(|r| (r.file.clone(), r.line))
+        .collect();
+    let valid_date = |s: &str| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok();
+
+    let text = read(dir, "price_paid/pp-fixture.csv");
+    for (i, line) in text.lines().enumerate() {
+        let n = i as u64 + 1;
+        let r: Vec<String> = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(line.as_bytes())
+            .records()
+            .next()
+            .unwrap()
+            .unwrap()
+            .iter()
+            .map(str::to_string)
+            .collect();
+        let ok = r.len() == 16
+            && r[1].parse::<u64>().is_ok()
+            && r[2].len() == 16
+            && valid_date(&r[2][..10])
+            && r[0].starts_with('{');
+        assert_eq!(
+            !ok,
+            bad.contains(&("price_paid/pp-fixture.csv".to_string(), n)),
+            "line {n}: {line}"
+        );
+    }
+    let text = read(dir, "epc/certificates.csv");
+    let h = header(dir, "epc/certificates.csv");
+    let ild = col(&h, "LODGEMENT_DATE");
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let n = i as u64 + 1;
+        let r: Vec<String> = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(line.as_bytes())
+            .records()
+            .next()
+            .unwrap()
+            .unwrap()
+            .iter()
+            .map(str::to_string)
+            .collect();
+        let ok = r.len() == 92 && valid_date(&r[ild]);
+        assert_eq!(
+            !ok,
+            bad.contains(&("epc/certificates.csv".to_string(), n)),
+            "line {n}"
+        );
+    }
+    // Changes and deletions refer to earlier "A" rows.
+    assert_eq!(m.price_paid_updates.len(), 5);
+    let pp_text = read(dir, "price_paid/pp-fixture.csv");
+    let lines: Vec<&str> = pp_text.lines().collect();
+    for u in &m.price_paid_updates {
+        let line = lines[u.line as usize - 1];
+        assert!(line.ends_with(&format!("\"{}\"", u.status)), "{line}");
+        let earlier = lines[..u.line as usize - 1]
+            .iter()
+            .any(|l| l.starts_with(&format!("\"{}\"", u.id)) && l.ends_with("\"A\""));
+        assert!(earlier, "{} has no earlier A row", u.id);
+    }
+}
+
+#[test]
+fn report_builder_header_runs_into_the_first_record() {
+    let (dir, _) = default_fixture();
+    let text = read(dir, "price_paid/pp-report-builder-fixture.csv");
+    assert!(text.starts_with("unique_id,price_paid,deed_date,postcode,property_type,new_build,estate_type,saon,paon,street,locality,town,district,county,transaction_category,linked_data_uri\""));
+    let pp = read(dir, "price_paid/pp-fixture.csv");
+    for line in text.lines().skip(1) {
+        let id = &line[1..37];
+        assert!(
+            pp.contains(&format!("{{{id}}}")),
+            "{id} not in the main file"
+        );
+        assert!(line.ends_with(&format!("transaction/{id}/current\"")));
+    }
+}
+
+#[test]
+fn truth_index_covers_every_district_and_month() {
+    let (dir, m) = default_fixture();
+    let rows = records(dir, "truth/true_index.csv", true);
+    let districts: BTreeSet<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(districts.len(), m.world.postcode_districts.len());
+    assert_eq!(rows.len() % districts.len(), 0);
+    assert_eq!(rows[0][1], "1995-01");
+    for r in rows.iter().filter(|r| r[1] == "2015-01") {
+        assert_eq!(r[2], "100.0000");
+    }
+    let idx = terrace_fixturegen::true_index(&Config::default()).unwrap();
+    assert_eq!(idx.months * idx.districts.len(), rows.len());
+}
+
+#[test]
+fn register_streams_the_same_records_as_the_file() {
+    let (dir, _) = default_fixture();
+    let abp = records(dir, "addressbase/addressbase_plus_fixture.csv", true);
+    let reg: Vec<_> = register(&Config::default()).unwrap().collect();
+    assert_eq!(reg.len(), abp.len());
+    for (a, r) in abp.iter().zip(&reg) {
+        assert_eq!(a[0], r.uprn.to_string());
+        assert_eq!(a[16], r.postcode);
+    }
+    let small: Vec<_> = register(&Config {
+        addresses: 250,
+        ..Config::default()
+    })
+    .unwrap()
+    .collect();
+    assert_eq!(small.len(), 250);
+}
+
+#[test]
+fn other_seeds_and_sizes_keep_the_invariants() {
+    let seeds: u64 = std::env::var("FIXTUREGEN_SEEDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4);
+    for seed in 1..=seeds {
+        for n in [0usize, 1, 37, 1_500] {
+            let dir = scratch(&format!("sweep-{seed}-{n}"));
+            let m = generate(
+                &Config {
+                    seed: seed * 7919,
+                    addresses: n,
+                    ..Config::default()
+                },
+                &dir,
+            )
+            .unwrap();
+            let abp = records(&dir, "addressbase/addressbase_plus_fixture.csv", true);
+            assert_eq!(abp.len(), n);
+            assert_eq!(m.files[0].rows as usize, n);
+            let lsoas = rects(&dir, "boundaries/lsoa_fixture.geojson", "LSOA21CD");
+            let uprns: BTreeSet<&str> = abp.iter().map(|r| r[0].as_str()).collect();
+            for r in &abp {
+                let (lat, lon): (f64, f64) = (r[19].parse().unwrap(), r[20].parse().unwrap());
+                let hits = lsoas
+                    .iter()
+                    .filter(|l| lon >= l.1 && lon <= l.2 && lat >= l.3 && lat <= l.4)
+                    .count();
+                assert_eq!(hits, 1, "seed {seed} n {n}: {r:?}");
+                Postcode::parse(&r[16]).unwrap();
+                assert!(
+                    r[1].is_empty() || uprns.contains(r[1].as_str()),
+                    "seed {seed} n {n}: orphan flat {r:?}"
+                );
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+}
+
+/// `cargo test -p terrace-fixturegen --release -- --ignored --nocapture large_register`
+#[test]
+#[ignore]
+fn large_register_is_fast() {
+    let t = Instant::now();
+    let n = register(&Config::large(1_000_000))
+        .unwrap()
+        .fold(0usize, |n, r| n + usize::from(r.uprn > 0));
+    let secs = t.elapsed().as_secs_f64();
+    println!("register of {n} addresses in {secs:.2} s");
+    assert_eq!(n, 1_000_000);
+    // Postcodes stay valid and each one's addresses are contiguous (no unit code is reused).
+    let mut seen = BTreeSet::new();
+    let mut last = String::new();
+    for r in register(&Config::large(1_000_000)).unwrap() {
+        if r.postcode != last {
+            Postcode::parse(&r.postcode).unwrap();
+            assert!(seen.insert(r.postcode.clone()), "{} reused", r.postcode);
+            last = r.postcode;
+        }
+    }
+    println!("{} postcodes", seen.len());
+}
+
+/// `cargo test -p terrace-fixturegen --release -- --ignored --nocapture large_generate`
+#[test]
+#[ignore]
+fn large_generate_streams() {
+    let dir = scratch("large");
+    let t = Instant::now();
+    let m = generate(&Config::large(1_000_000), &dir).unwrap();
+    println!(
+        "generate 1,000,000 addresses in {:.2} s",
+        t.elapsed().as_secs_f64()
+    );
+    for f in &m.files {
+        println!("{:<45} {:>9} rows {:>11} bytes", f.path, f.rows, f.bytes);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Writes the default fixture to `$FIXTURE_OUT` (to inspect it or refresh `fixtures/`);
+/// `$FIXTURE_ADDRESSES` changes the size.
+#[test]
+#[ignore]
+fn write_default_fixture() {
+    let dir = PathBuf::from(std::env::var("FIXTURE_OUT").expect("set FIXTURE_OUT"));
+    let addresses = std::env::var("FIXTURE_ADDRESSES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(6_000);
+    let m = generate(
+        &Config {
+            addresses,
+            ..Config::default()
+        },
+        &dir,
+    )
+    .unwrap();
+    for f in &m.files {
+        println!("{:<45} {:>8} rows {:>9} bytes", f.path, f.rows, f.bytes);
+    }
+    println!("{:#?}", m.expected_rejections);
+}
