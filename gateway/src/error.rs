@@ -59,6 +59,8 @@ pub enum ApiError {
     InsufficientCredits { required: i64, remaining: i64 },
     #[error("{0} not found")]
     NotFound(String),
+    #[error("request body too large")]
+    PayloadTooLarge { limit: usize },
     #[error("rate limit exceeded")]
     RateLimited { retry_after_secs: u64 },
     #[error("the data store is unavailable")]
@@ -74,6 +76,7 @@ impl ApiError {
             ApiError::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
             ApiError::InsufficientCredits { .. } => StatusCode::PAYMENT_REQUIRED,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -86,6 +89,7 @@ impl ApiError {
             ApiError::Unauthenticated(_) => "unauthenticated",
             ApiError::InsufficientCredits { .. } => "insufficient_credits",
             ApiError::NotFound(_) => "not_found",
+            ApiError::PayloadTooLarge { .. } => "payload_too_large",
             ApiError::RateLimited { .. } => "rate_limited",
             ApiError::Unavailable(_) => "unavailable",
             ApiError::Internal(_) => "internal_error",
@@ -101,6 +105,9 @@ impl ApiError {
                 "This call costs {required} credits and the balance is {remaining}; buy a credit pack to continue"
             ),
             ApiError::NotFound(what) => format!("{what} not found"),
+            ApiError::PayloadTooLarge { limit } => {
+                format!("The request body is larger than {limit} bytes")
+            }
             ApiError::RateLimited { retry_after_secs } => {
                 format!("Too many requests; retry after {retry_after_secs} s")
             }
@@ -120,6 +127,7 @@ impl ApiError {
             }
             ApiError::Unauthenticated(_)
             | ApiError::NotFound(_)
+            | ApiError::PayloadTooLarge { .. }
             | ApiError::RateLimited { .. }
             | ApiError::Unavailable(_)
             | ApiError::Internal(_) => {
@@ -143,6 +151,7 @@ impl ApiError {
             ApiError::Validation(_)
             | ApiError::Unauthenticated(_)
             | ApiError::NotFound(_)
+            | ApiError::PayloadTooLarge { .. }
             | ApiError::RateLimited { .. }
             | ApiError::Unavailable(_)
             | ApiError::Internal(_) => remaining,
@@ -168,6 +177,7 @@ impl ApiError {
             ApiError::Validation(_)
             | ApiError::InsufficientCredits { .. }
             | ApiError::NotFound(_)
+            | ApiError::PayloadTooLarge { .. }
             | ApiError::Internal(_) => {}
         }
         resp.insert_header(("x-request-id", request_id.to_string())).json(Value::Object(body))

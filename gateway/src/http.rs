@@ -23,7 +23,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         };
         cfg.route(
             op.path,
-            route.to(move |req: HttpRequest, body: web::Bytes, state: web::Data<AppState>| {
+            route.to(move |req: HttpRequest, body: web::Payload, state: web::Data<AppState>| {
                 dispatch(op, req, body, state)
             }),
         );
@@ -58,12 +58,13 @@ fn request_id(req: &HttpRequest) -> String {
 async fn dispatch(
     op: &'static OpDecl,
     req: HttpRequest,
-    body: web::Bytes,
+    payload: web::Payload,
     state: web::Data<AppState>,
 ) -> HttpResponse {
     let started = Instant::now();
     let rid = request_id(&req);
-    let result = handle(op, &req, &body, &state, &rid).await;
+    let body = read_body(payload).await;
+    let result = handle(op, &req, body, &state, &rid).await;
     let (resp, credits) = match result {
         Ok((mut map, charged, remaining)) => {
             map.insert("credits_charged".into(), json!(charged));
@@ -89,6 +90,7 @@ async fn dispatch(
                 | ApiError::Unauthenticated(_)
                 | ApiError::InsufficientCredits { .. }
                 | ApiError::NotFound(_)
+                | ApiError::PayloadTooLarge { .. }
                 | ApiError::RateLimited { .. } => {}
             }
             (e.response(remaining, &rid), 0)
@@ -105,7 +107,7 @@ type Failure = (ApiError, Option<i64>);
 async fn handle(
     op: &'static OpDecl,
     req: &HttpRequest,
-    body: &[u8],
+    body: Result<web::Bytes, ApiError>,
     state: &AppState,
     rid: &str,
 ) -> Result<(serde_json::Map<String, Value>, i64, i64), Failure> {
@@ -116,7 +118,11 @@ async fn handle(
             .check_rate(key)
             .map_err(|retry_after_secs| (ApiError::RateLimited { retry_after_secs }, bal))?;
     }
-    let input = parse_input(op, req, body).map_err(|e| (ApiError::Validation(e), bal))?;
+    let body = body.map_err(|e| (e, bal))?;
+    let input = parse_input(op, req, &body).map_err(|e| (ApiError::Validation(e), bal))?;
+    if let Some(check) = op.check {
+        check(&input).map_err(|e| (e, bal))?;
+    }
     let upfront = op.price.upfront();
     if caller.balance < upfront {
         return Err((
@@ -128,11 +134,29 @@ async fn handle(
     let ctx = Ctx { state: state.clone(), caller, request_id: rid.to_string(), now };
     let answer = (op.run)(&ctx, input).await.map_err(|e| (e, bal))?;
     let credits = answer.credits(op.price);
-    let remaining =
-        credits::charge(&state.db, &ctx.caller, op.id, credits, rid, Surface::Http, now)
-            .await
-            .map_err(|e| (ApiError::from(e), bal))?;
+    let remaining = state
+        .ledger
+        .charge(&ctx.caller, op.id, credits, rid, Surface::Http, now)
+        .await
+        .map_err(|e| (ApiError::from(e), bal))?;
     Ok((answer.body, credits, remaining))
+}
+
+/// The largest request body accepted.
+pub const MAX_BODY: usize = 1 << 20;
+
+/// Reads the body up to [`MAX_BODY`]; larger bodies are a JSON 413 like every other error.
+async fn read_body(mut payload: web::Payload) -> Result<web::Bytes, ApiError> {
+    use futures_util::StreamExt;
+    let mut buf = web::BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|e| ApiError::Validation(vec![FieldError::new(&["body"], "value_error", format!("Unreadable body: {e}"))]))?;
+        if buf.len() + chunk.len() > MAX_BODY {
+            return Err(ApiError::PayloadTooLarge { limit: MAX_BODY });
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(buf.freeze())
 }
 
 /// `Authorization: Bearer <API key>`; anything else is 401.

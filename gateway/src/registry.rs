@@ -77,6 +77,9 @@ pub struct Deprecation {
 pub type SchemaFn = fn(&mut SchemaGenerator) -> Schema;
 pub type OpFuture<'a> = Pin<Box<dyn Future<Output = Result<Answer, ApiError>> + Send + 'a>>;
 pub type RunFn = for<'a> fn(&'a Ctx, Input) -> OpFuture<'a>;
+/// Checks a call's input beyond its declared parameters (typically the body), before any credit
+/// check or work, so invalid input is always 422.
+pub type CheckFn = fn(&Input) -> Result<(), ApiError>;
 
 /// One operation, declared once.
 pub struct OpDecl {
@@ -96,6 +99,7 @@ pub struct OpDecl {
     pub deprecated: Option<Deprecation>,
     /// False for operations that change state (key management, saved searches).
     pub read_only: bool,
+    pub check: Option<CheckFn>,
     pub run: RunFn,
 }
 

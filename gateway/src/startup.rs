@@ -68,7 +68,6 @@ fn spawn_index_refresher(db: Db, index: Arc<IndexHandle>) {
 pub fn app_config(state: AppState) -> impl FnOnce(&mut web::ServiceConfig) {
     move |cfg| {
         cfg.app_data(web::Data::new(state))
-            .app_data(web::PayloadConfig::new(1 << 20))
             .configure(crate::http::configure)
             .default_service(web::to(crate::http::not_found));
     }

@@ -30,14 +30,18 @@ pub struct AppState {
     pub address: AddressCtx,
     pub limiter: Arc<DefaultKeyedRateLimiter<i64>>,
     pub metrics: PrometheusHandle,
+    /// The group-commit ledger writer every charged call goes through.
+    pub ledger: terrace_credits::LedgerWriter,
     pub openapi: Arc<serde_json::Value>,
 }
 
 impl AppState {
+    /// Must be called inside a Tokio runtime (it starts the ledger writer).
     pub fn new(db: Db, clock: Arc<dyn Clock>, address: AddressCtx, rate: RateLimit) -> AppState {
         let per_second = NonZeroU32::new(rate.per_second.max(1)).unwrap_or(NonZeroU32::MIN);
         let burst = NonZeroU32::new(rate.burst.max(1)).unwrap_or(NonZeroU32::MIN);
         AppState {
+            ledger: terrace_credits::LedgerWriter::spawn(db.clone()),
             db,
             clock,
             address,

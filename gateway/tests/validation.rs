@@ -81,3 +81,17 @@ async fn resolve_body_rules() {
     let ok = send(&svc, post_json(path, &key, &json!({"paon": "1", "street": "High Street"}))).await;
     assert_eq!(ok.status, 200, "{}", ok.json);
 }
+
+#[actix_web::test]
+async fn invalid_bodies_are_422_even_when_the_balance_is_empty_and_huge_bodies_are_json_413() {
+    let w = world().await;
+    let (_, key) = account(w.db(), 0).await;
+    let svc = service(w.state.clone()).await;
+    check_422(&send(&svc, post_json("/v1/address/resolve", &key, &json!({}))).await, &["body", "address"], "missing");
+    let r = send(&svc, post_json("/v1/address/resolve", &key, &json!({"address": "1 High St"}))).await;
+    assert_eq!(r.status, 402, "valid input, no credits");
+    let big = format!("{{\"address\": \"{}\"}}", "a".repeat(2 << 20));
+    let r = send(&svc, actix_web::test::TestRequest::post().uri("/v1/address/resolve").insert_header(("Authorization", format!("Bearer {key}"))).insert_header(("Content-Type", "application/json")).set_payload(big)).await;
+    assert_eq!(r.status, 413);
+    assert_eq!((r.json["error"]["code"].as_str(), r.json["credits_charged"].as_i64()), (Some("payload_too_large"), Some(0)));
+}

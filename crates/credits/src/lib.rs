@@ -4,6 +4,10 @@
 //! hash. A call is charged at most once, only after it succeeded, by a conditional debit that can
 //! never take the balance below zero (a lost race answers `InsufficientCredits`, charging nothing).
 
+mod writer;
+
+pub use writer::LedgerWriter;
+
 use chrono::{DateTime, NaiveDateTime, Utc};
 use rand::RngCore;
 use serde::Serialize;

@@ -357,3 +357,102 @@ pub async fn ledger_sum(db: &Db, account_id: i64) -> StoreResult<i64> {
             .await?
     }))
 }
+
+/// One call to record, owned (for the group-commit writer).
+#[derive(Debug, Clone)]
+pub struct OwnedCharge {
+    pub account_id: i64,
+    pub key_id: Option<i64>,
+    pub operation: String,
+    pub credits: i64,
+    pub request_id: String,
+    pub surface: String,
+}
+
+/// The body of one debit, expanded for the sync (SQLite) and async (PostgreSQL) connections:
+/// `$run` executes a query (`diesel::RunQueryDsl` or `diesel_async::RunQueryDsl`) and `$($aw)*` is
+/// `.await` or nothing.
+macro_rules! debit_one {
+    ($c:expr, $ch:expr, $now:expr, $run:ident, [$($aw:tt)*]) => {{
+        let ch: &OwnedCharge = $ch;
+        let updated: Option<i64> = $run::get_result(
+            diesel::update(
+                accounts::table
+                    .filter(accounts::id.eq(ch.account_id))
+                    .filter(accounts::balance.ge(ch.credits)),
+            )
+            .set(accounts::balance.eq(accounts::balance - ch.credits))
+            .returning(accounts::balance),
+            $c,
+        )$($aw)*
+        .optional()?;
+        match updated {
+            None => {
+                let bal: Option<i64> =
+                    $run::first(accounts::table.find(ch.account_id).select(accounts::balance), $c)$($aw)*
+                        .optional()?;
+                match bal {
+                    Some(balance) => DebitOutcome::Insufficient { balance },
+                    None => DebitOutcome::NoAccount,
+                }
+            }
+            Some(balance) => {
+                $run::execute(
+                    diesel::insert_into(ledger::table).values(NewLedger {
+                        account_id: ch.account_id,
+                        kind: "charge",
+                        operation: Some(&ch.operation),
+                        credits: -ch.credits,
+                        balance_after: balance,
+                        request_id: Some(&ch.request_id),
+                        surface: &ch.surface,
+                        key_id: ch.key_id,
+                        created_at: $now,
+                    }),
+                    $c,
+                )$($aw)*?;
+                DebitOutcome::Charged { balance }
+            }
+        }
+    }};
+}
+
+/// Records many calls in ONE transaction (group commit), each debited exactly as [`debit`] does,
+/// in order. Returns one outcome per charge; if the commit fails, none of them is charged.
+pub async fn debit_batch(
+    db: &Db,
+    charges: Vec<OwnedCharge>,
+    now: NaiveDateTime,
+) -> StoreResult<Vec<DebitOutcome>> {
+    use crate::db::Conn;
+    match db.conn().await? {
+        Conn::Pg(mut c) => {
+            use diesel_async::RunQueryDsl as AsyncRun;
+            let out = c
+                .transaction(async |c| {
+                    let mut out = Vec::with_capacity(charges.len());
+                    for ch in &charges {
+                        out.push(debit_one!(c, ch, now, AsyncRun, [.await]));
+                    }
+                    Ok::<_, diesel::result::Error>(out)
+                })
+                .await?;
+            Ok(out)
+        }
+        Conn::Sqlite(mut c) => {
+            let out = c
+                .spawn_blocking(move |c| {
+                    use diesel::RunQueryDsl as SyncRun;
+                    c.immediate_transaction(|c| {
+                        let mut out = Vec::with_capacity(charges.len());
+                        for ch in &charges {
+                            out.push(debit_one!(c, ch, now, SyncRun, []));
+                        }
+                        Ok::<_, diesel::result::Error>(out)
+                    })
+                })
+                .await?;
+            Ok(out)
+        }
+    }
+}

@@ -21,6 +21,7 @@ pub static BALANCE: OpDecl = OpDecl {
     response: schema_of::<Balance>,
     deprecated: None,
     read_only: true,
+    check: None,
     run: run_balance,
 };
 
@@ -55,6 +56,7 @@ pub static USAGE: OpDecl = OpDecl {
     response: schema_of::<UsagePage>,
     deprecated: None,
     read_only: true,
+    check: None,
     run: run_usage,
 };
 
@@ -90,19 +92,25 @@ pub static CREATE_KEY: OpDecl = OpDecl {
     response: schema_of::<NewKey>,
     deprecated: None,
     read_only: false,
+    check: Some(check_new_key),
     run: run_create_key,
 };
+
+fn check_new_key(input: &Input) -> Result<(), ApiError> {
+    let body: NewKeyBody = input.body_as(false)?.unwrap_or_default();
+    if body.name.as_ref().is_some_and(|n| n.chars().count() > 100) {
+        return Err(ApiError::Validation(vec![crate::error::FieldError::new(
+            &["body", "name"],
+            "string_too_long",
+            "String should have at most 100 characters",
+        )]));
+    }
+    Ok(())
+}
 
 fn run_create_key<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let body: NewKeyBody = input.body_as(false)?.unwrap_or_default();
-        if body.name.as_ref().is_some_and(|n| n.chars().count() > 100) {
-            return Err(ApiError::Validation(vec![crate::error::FieldError::new(
-                &["body", "name"],
-                "string_too_long",
-                "String should have at most 100 characters",
-            )]));
-        }
         let key =
             credits::create_key(&ctx.state.db, ctx.caller.account_id, body.name.as_deref(), ctx.now)
                 .await?;
@@ -130,6 +138,7 @@ pub static LIST_KEYS: OpDecl = OpDecl {
     response: schema_of::<KeyList>,
     deprecated: None,
     read_only: true,
+    check: None,
     run: run_list_keys,
 };
 
@@ -160,6 +169,7 @@ pub static REVOKE_KEY: OpDecl = OpDecl {
     response: schema_of::<Revoked>,
     deprecated: None,
     read_only: false,
+    check: None,
     run: run_revoke_key,
 };
 

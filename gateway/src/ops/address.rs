@@ -24,6 +24,7 @@ pub static AUTOCOMPLETE: OpDecl = OpDecl {
     response: schema_of::<address::Autocomplete>,
     deprecated: None,
     read_only: true,
+    check: None,
     run: run_autocomplete,
 };
 
@@ -49,21 +50,27 @@ pub static RESOLVE: OpDecl = OpDecl {
     response: schema_of::<address::Resolved>,
     deprecated: None,
     read_only: true,
+    check: Some(check_resolve),
     run: run_resolve,
 };
+
+fn check_resolve(input: &Input) -> Result<(), ApiError> {
+    let body: ResolveInput = input.body_as(true)?.unwrap_or_default();
+    let violations = body.violations();
+    if violations.is_empty() {
+        return Ok(());
+    }
+    Err(ApiError::Validation(
+        violations
+            .into_iter()
+            .map(|(field, msg, kind)| FieldError::new(&["body", field], kind, msg))
+            .collect(),
+    ))
+}
 
 fn run_resolve<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let body: ResolveInput = input.body_as(true)?.unwrap_or_default();
-        let violations = body.violations();
-        if !violations.is_empty() {
-            return Err(ApiError::Validation(
-                violations
-                    .into_iter()
-                    .map(|(field, msg, kind)| FieldError::new(&["body", field], kind, msg))
-                    .collect(),
-            ));
-        }
         Answer::of(&address::resolve(&ctx.state.address, &body).await?)
     })
 }
@@ -82,6 +89,7 @@ pub static BY_UPRN: OpDecl = OpDecl {
     response: schema_of::<address::AddressRecord>,
     deprecated: None,
     read_only: true,
+    check: None,
     run: run_by_uprn,
 };
 
@@ -115,6 +123,7 @@ pub static BY_POSTCODE: OpDecl = OpDecl {
     response: schema_of::<address::PostcodeResult>,
     deprecated: None,
     read_only: true,
+    check: None,
     run: run_by_postcode,
 };
 
