@@ -13,7 +13,10 @@ const USAGE: &str = "usage:
   terrace migrate                                   apply pending migrations and exit";
 
 fn flag(args: &[String], name: &str) -> Option<String> {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned()
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
 }
 
 pub fn main(args: Vec<String>) -> ExitCode {
@@ -25,7 +28,10 @@ pub fn main(args: Vec<String>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("cannot start the runtime: {e}");
@@ -69,7 +75,8 @@ pub fn main(args: Vec<String>) -> ExitCode {
 }
 
 async fn create_account(config: &Config, args: &[String]) -> anyhow::Result<()> {
-    let name = flag(args, "--name").ok_or_else(|| anyhow::anyhow!("--name is required\n{USAGE}"))?;
+    let name =
+        flag(args, "--name").ok_or_else(|| anyhow::anyhow!("--name is required\n{USAGE}"))?;
     let credits: i64 = flag(args, "--credits")
         .ok_or_else(|| anyhow::anyhow!("--credits is required\n{USAGE}"))?
         .parse()
@@ -85,15 +92,25 @@ async fn create_account(config: &Config, args: &[String]) -> anyhow::Result<()> 
         chrono::Utc::now(),
     )
     .await?;
-    println!("{}", json!({"account_id": account_id, "api_key": key.api_key}));
+    println!(
+        "{}",
+        json!({"account_id": account_id, "api_key": key.api_key})
+    );
     Ok(())
 }
 
 async fn grant(config: &Config, account: &str, n: &str) -> anyhow::Result<()> {
-    let account: i64 = account.parse().map_err(|_| anyhow::anyhow!("ACCOUNT_ID must be a number"))?;
-    let n: i64 = n.parse().map_err(|_| anyhow::anyhow!("N must be a whole number"))?;
+    let account: i64 = account
+        .parse()
+        .map_err(|_| anyhow::anyhow!("ACCOUNT_ID must be a number"))?;
+    let n: i64 = n
+        .parse()
+        .map_err(|_| anyhow::anyhow!("N must be a whole number"))?;
     let db = startup::open_store(config).await?;
     let balance = terrace_credits::grant(&db, account, n, chrono::Utc::now()).await?;
-    println!("{}", json!({"account_id": account, "granted": n, "balance": balance}));
+    println!(
+        "{}",
+        json!({"account_id": account, "granted": n, "balance": balance})
+    );
     Ok(())
 }

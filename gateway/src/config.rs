@@ -30,7 +30,11 @@ fn env(name: &str) -> Option<String> {
 fn env_num<T: std::str::FromStr>(name: &str) -> Result<Option<T>, String> {
     match env(name) {
         None => Ok(None),
-        Some(v) => v.trim().parse().map(Some).map_err(|_| format!("{name}={v:?} is not a number")),
+        Some(v) => v
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|_| format!("{name}={v:?} is not a number")),
     }
 }
 
@@ -39,7 +43,9 @@ impl Config {
         let default_rate = RateLimit::default();
         Ok(Config {
             addr: env("TERRACE_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into()),
-            data_dir: env("TERRACE_DATA_DIR").map(PathBuf::from).unwrap_or_else(|| "./data".into()),
+            data_dir: env("TERRACE_DATA_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| "./data".into()),
             database_url: env("DATABASE_URL"),
             fixtures_dir: env("TERRACE_FIXTURES_DIR")
                 .map(PathBuf::from)

@@ -22,15 +22,18 @@ pub struct FieldError {
     pub kind: String,
     /// The offending input, when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub input: Option<Value>,
+    pub input: Option<Box<Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ctx: Option<Value>,
+    pub ctx: Option<Box<Value>>,
 }
 
 impl FieldError {
     pub fn new(loc: &[&str], kind: &str, msg: impl Into<String>) -> Self {
         FieldError {
-            loc: loc.iter().map(|s| Value::String((*s).to_string())).collect(),
+            loc: loc
+                .iter()
+                .map(|s| Value::String((*s).to_string()))
+                .collect(),
             msg: msg.into(),
             kind: kind.to_string(),
             input: None,
@@ -39,12 +42,12 @@ impl FieldError {
     }
 
     pub fn with_input(mut self, input: impl Into<Value>) -> Self {
-        self.input = Some(input.into());
+        self.input = Some(Box::new(input.into()));
         self
     }
 
     pub fn with_ctx(mut self, ctx: Value) -> Self {
-        self.ctx = Some(ctx);
+        self.ctx = Some(Box::new(ctx));
         self
     }
 }
@@ -101,7 +104,10 @@ impl ApiError {
         match self {
             ApiError::Validation(_) => "Request validation failed".into(),
             ApiError::Unauthenticated(why) => (*why).to_string(),
-            ApiError::InsufficientCredits { required, remaining } => format!(
+            ApiError::InsufficientCredits {
+                required,
+                remaining,
+            } => format!(
                 "This call costs {required} credits and the balance is {remaining}; buy a credit pack to continue"
             ),
             ApiError::NotFound(what) => format!("{what} not found"),
@@ -114,7 +120,9 @@ impl ApiError {
             ApiError::Unavailable(_) => {
                 "The data store is temporarily unavailable; retry shortly".into()
             }
-            ApiError::Internal(_) => "Internal error; the request id identifies it in our logs".into(),
+            ApiError::Internal(_) => {
+                "Internal error; the request id identifies it in our logs".into()
+            }
         }
     }
 
@@ -138,7 +146,10 @@ impl ApiError {
                 m.insert("credits_required".into(), json!(required));
             }
         }
-        m.insert("error".into(), json!({"code": self.code(), "message": self.public_message()}));
+        m.insert(
+            "error".into(),
+            json!({"code": self.code(), "message": self.public_message()}),
+        );
         m
     }
 
@@ -180,7 +191,8 @@ impl ApiError {
             | ApiError::PayloadTooLarge { .. }
             | ApiError::Internal(_) => {}
         }
-        resp.insert_header(("x-request-id", request_id.to_string())).json(Value::Object(body))
+        resp.insert_header(("x-request-id", request_id.to_string()))
+            .json(Value::Object(body))
     }
 }
 
@@ -202,10 +214,16 @@ impl From<CreditsError> for ApiError {
             CreditsError::Unauthenticated => {
                 ApiError::Unauthenticated("Missing, unknown or revoked API key")
             }
-            CreditsError::InsufficientCredits { required, remaining } => {
-                ApiError::InsufficientCredits { required, remaining }
+            CreditsError::InsufficientCredits {
+                required,
+                remaining,
+            } => ApiError::InsufficientCredits {
+                required,
+                remaining,
+            },
+            CreditsError::NoAccount => {
+                ApiError::Unauthenticated("The key's account no longer exists")
             }
-            CreditsError::NoAccount => ApiError::Unauthenticated("The key's account no longer exists"),
             CreditsError::NoKey => ApiError::NotFound("API key".into()),
             CreditsError::Invalid(m) => {
                 ApiError::Validation(vec![FieldError::new(&["body"], "value_error", m)])
@@ -220,7 +238,11 @@ impl From<AddressError> for ApiError {
         match e {
             AddressError::NotFound(what) => ApiError::NotFound(what),
             AddressError::Invalid { field, message } => {
-                ApiError::Validation(vec![FieldError::new(&["body", field], "value_error", message)])
+                ApiError::Validation(vec![FieldError::new(
+                    &["body", field],
+                    "value_error",
+                    message,
+                )])
             }
             AddressError::Store(s) => s.into(),
         }

@@ -23,9 +23,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         };
         cfg.route(
             op.path,
-            route.to(move |req: HttpRequest, body: web::Payload, state: web::Data<AppState>| {
-                dispatch(op, req, body, state)
-            }),
+            route.to(
+                move |req: HttpRequest, body: web::Payload, state: web::Data<AppState>| {
+                    dispatch(op, req, body, state)
+                },
+            ),
         );
     }
     cfg.route("/v1/pricing", web::get().to(pricing))
@@ -33,12 +35,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/metrics", web::get().to(metrics))
         .route("/openapi.json", web::get().to(openapi))
         .route("/", web::get().to(root))
-        .service(utoipa_swagger_ui::SwaggerUi::new("/docs/{_:.*}").config(
-            utoipa_swagger_ui::Config::new(["/openapi.json"]).try_it_out_enabled(true),
-        ))
-        .route("/docs", web::get().to(|| async {
-            HttpResponse::PermanentRedirect().insert_header((header::LOCATION, "/docs/")).finish()
-        }));
+        .service(
+            utoipa_swagger_ui::SwaggerUi::new("/docs/{_:.*}")
+                .config(utoipa_swagger_ui::Config::new(["/openapi.json"]).try_it_out_enabled(true)),
+        )
+        .route(
+            "/docs",
+            web::get().to(|| async {
+                HttpResponse::PermanentRedirect()
+                    .insert_header((header::LOCATION, "/docs/"))
+                    .finish()
+            }),
+        );
 }
 
 /// The JSON answer for unknown paths and methods.
@@ -74,7 +82,10 @@ async fn dispatch(
             if let Some(d) = op.deprecated {
                 b.insert_header(("Deprecation", "true"))
                     .insert_header(("Sunset", d.sunset))
-                    .insert_header(("Link", format!("<{}>; rel=\"successor-version\"", d.successor)));
+                    .insert_header((
+                        "Link",
+                        format!("<{}>; rel=\"successor-version\"", d.successor),
+                    ));
             }
             (b.json(Value::Object(map)), charged)
         }
@@ -126,12 +137,20 @@ async fn handle(
     let upfront = op.price.upfront();
     if caller.balance < upfront {
         return Err((
-            ApiError::InsufficientCredits { required: upfront, remaining: caller.balance },
+            ApiError::InsufficientCredits {
+                required: upfront,
+                remaining: caller.balance,
+            },
             bal,
         ));
     }
     let now = state.clock.now();
-    let ctx = Ctx { state: state.clone(), caller, request_id: rid.to_string(), now };
+    let ctx = Ctx {
+        state: state.clone(),
+        caller,
+        request_id: rid.to_string(),
+        now,
+    };
     let answer = (op.run)(&ctx, input).await.map_err(|e| (e, bal))?;
     let credits = answer.credits(op.price);
     let remaining = state
@@ -150,7 +169,13 @@ async fn read_body(mut payload: web::Payload) -> Result<web::Bytes, ApiError> {
     use futures_util::StreamExt;
     let mut buf = web::BytesMut::new();
     while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|e| ApiError::Validation(vec![FieldError::new(&["body"], "value_error", format!("Unreadable body: {e}"))]))?;
+        let chunk = chunk.map_err(|e| {
+            ApiError::Validation(vec![FieldError::new(
+                &["body"],
+                "value_error",
+                format!("Unreadable body: {e}"),
+            )])
+        })?;
         if buf.len() + chunk.len() > MAX_BODY {
             return Err(ApiError::PayloadTooLarge { limit: MAX_BODY });
         }
@@ -161,9 +186,14 @@ async fn read_body(mut payload: web::Payload) -> Result<web::Bytes, ApiError> {
 
 /// `Authorization: Bearer <API key>`; anything else is 401.
 async fn authenticate(req: &HttpRequest, state: &AppState) -> Result<Caller, ApiError> {
-    let header = req.headers().get(header::AUTHORIZATION).and_then(|h| h.to_str().ok());
+    let header = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|h| h.to_str().ok());
     let Some(key) = header.and_then(|h| {
-        h.strip_prefix("Bearer ").or_else(|| h.strip_prefix("bearer ")).map(str::trim)
+        h.strip_prefix("Bearer ")
+            .or_else(|| h.strip_prefix("bearer "))
+            .map(str::trim)
     }) else {
         return Err(ApiError::Unauthenticated(
             "Send your API key as `Authorization: Bearer <API key>`",
@@ -173,15 +203,20 @@ async fn authenticate(req: &HttpRequest, state: &AppState) -> Result<Caller, Api
 }
 
 /// Validates path and query parameters, and parses the JSON body if the operation takes one.
-pub fn parse_input(
-    op: &OpDecl,
-    req: &HttpRequest,
-    body: &[u8],
-) -> Result<Input, Vec<FieldError>> {
-    let query: Vec<(String, String)> = serde_urlencoded::from_str(req.query_string())
-        .map_err(|e| vec![FieldError::new(&["query"], "value_error", format!("Malformed query string: {e}"))])?;
+pub fn parse_input(op: &OpDecl, req: &HttpRequest, body: &[u8]) -> Result<Input, Vec<FieldError>> {
+    let query: Vec<(String, String)> =
+        serde_urlencoded::from_str(req.query_string()).map_err(|e| {
+            vec![FieldError::new(
+                &["query"],
+                "value_error",
+                format!("Malformed query string: {e}"),
+            )]
+        })?;
     let path = |name: &str| req.match_info().get(name).map(str::to_string);
-    let raw = Raw { path: &path, query: &query };
+    let raw = Raw {
+        path: &path,
+        query: &query,
+    };
     let validated = params::validate(op.params, &raw);
     let body = match op.body {
         None => Ok(None),
@@ -203,15 +238,13 @@ fn parse_body(body: &[u8]) -> Result<Option<Value>, Vec<FieldError>> {
     }
     serde_json::from_slice(body).map(Some).map_err(|e| {
         let pos = body_offset(body, e.line(), e.column());
-        vec![
-            FieldError {
-                loc: vec![json!("body"), json!(pos)],
-                msg: "JSON decode error".into(),
-                kind: "json_invalid".into(),
-                input: Some(json!({})),
-                ctx: Some(json!({"error": e.to_string()})),
-            },
-        ]
+        vec![FieldError {
+            loc: vec![json!("body"), json!(pos)],
+            msg: "JSON decode error".into(),
+            kind: "json_invalid".into(),
+            input: Some(Box::new(json!({}))),
+            ctx: Some(Box::new(json!({"error": e.to_string()}))),
+        }]
     })
 }
 

@@ -28,8 +28,14 @@ fn operation(op: &OpDecl, g: &mut schemars::SchemaGenerator) -> Value {
     let credits = op.price.credits();
     let price_text = match op.price {
         crate::registry::Price::Free => "Free (0 credits).".to_string(),
-        crate::registry::Price::PerCall(n) => format!("Costs {n} credit{} per successful call.", if n == 1 { "" } else { "s" }),
-        crate::registry::Price::PerItem(n) => format!("Costs {n} credit{} per answered item.", if n == 1 { "" } else { "s" }),
+        crate::registry::Price::PerCall(n) => format!(
+            "Costs {n} credit{} per successful call.",
+            if n == 1 { "" } else { "s" }
+        ),
+        crate::registry::Price::PerItem(n) => format!(
+            "Costs {n} credit{} per answered item.",
+            if n == 1 { "" } else { "s" }
+        ),
     };
     let response = (op.response)(g);
     let mut o = json!({
@@ -74,7 +80,9 @@ pub fn document() -> Value {
     let mut g = settings.into_generator();
     let mut paths: Map<String, Value> = Map::new();
     for op in operations() {
-        let item = paths.entry(op.path.to_string()).or_insert_with(|| json!({}));
+        let item = paths
+            .entry(op.path.to_string())
+            .or_insert_with(|| json!({}));
         item[op.method.as_str().to_lowercase()] = operation(op, &mut g);
     }
     let mut schemas: Map<String, Value> = g.take_definitions(true).into_iter().collect();

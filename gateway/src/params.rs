@@ -25,9 +25,16 @@ pub enum Kind {
     /// A string of `min..=max` characters.
     Str { min: usize, max: usize },
     /// An integer in `min..=max`, with an optional default.
-    Int { min: i64, max: i64, default: Option<i64> },
+    Int {
+        min: i64,
+        max: i64,
+        default: Option<i64>,
+    },
     /// One of a fixed set of strings, with an optional default.
-    Enum { values: &'static [&'static str], default: Option<&'static str> },
+    Enum {
+        values: &'static [&'static str],
+        default: Option<&'static str>,
+    },
     /// A UPRN: a positive integer of at most 12 digits.
     Uprn,
     /// A full UK postcode, with or without its space, any case.
@@ -84,13 +91,26 @@ pub fn validate(params: &[Param], raw: &Raw<'_>) -> Result<Values, Vec<FieldErro
         let loc = [p.location.as_str(), p.name];
         let given = match p.location {
             In::Path => (raw.path)(p.name),
-            In::Query => raw.query.iter().rev().find(|(k, _)| k == p.name).map(|(_, v)| v.clone()),
+            In::Query => raw
+                .query
+                .iter()
+                .rev()
+                .find(|(k, _)| k == p.name)
+                .map(|(_, v)| v.clone()),
         };
         let Some(s) = given else {
             match p.kind {
-                Kind::Int { default: Some(d), .. } => out.insert(p.name, json!(d)),
-                Kind::Enum { default: Some(d), .. } => out.insert(p.name, json!(d)),
-                Kind::Int { .. } | Kind::Enum { .. } | Kind::Str { .. } | Kind::Uprn | Kind::Postcode => {
+                Kind::Int {
+                    default: Some(d), ..
+                } => out.insert(p.name, json!(d)),
+                Kind::Enum {
+                    default: Some(d), ..
+                } => out.insert(p.name, json!(d)),
+                Kind::Int { .. }
+                | Kind::Enum { .. }
+                | Kind::Str { .. }
+                | Kind::Uprn
+                | Kind::Postcode => {
                     if p.required {
                         errors.push(FieldError::new(&loc, "missing", "Field required"));
                     }
@@ -103,7 +123,11 @@ pub fn validate(params: &[Param], raw: &Raw<'_>) -> Result<Values, Vec<FieldErro
             Err(e) => errors.push(e),
         }
     }
-    if errors.is_empty() { Ok(out) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
 }
 
 fn check(kind: Kind, loc: &[&str], s: &str) -> Result<Value, FieldError> {
@@ -138,11 +162,16 @@ fn check(kind: Kind, loc: &[&str], s: &str) -> Result<Value, FieldError> {
             if values.contains(&s) {
                 Ok(json!(s))
             } else {
-                let expected =
-                    values.iter().map(|v| format!("'{v}'")).collect::<Vec<_>>().join(" or ");
-                Err(FieldError::new(loc, "literal_error", format!("Input should be {expected}"))
-                    .with_input(s)
-                    .with_ctx(json!({"expected": expected})))
+                let expected = values
+                    .iter()
+                    .map(|v| format!("'{v}'"))
+                    .collect::<Vec<_>>()
+                    .join(" or ");
+                Err(
+                    FieldError::new(loc, "literal_error", format!("Input should be {expected}"))
+                        .with_input(s)
+                        .with_ctx(json!({"expected": expected})),
+                )
             }
         }
         Kind::Uprn => {
@@ -151,7 +180,9 @@ fn check(kind: Kind, loc: &[&str], s: &str) -> Result<Value, FieldError> {
         }
         Kind::Postcode => match terrace_core::Postcode::parse(s) {
             Ok(p) => Ok(json!(p.as_str())),
-            Err(e) => Err(FieldError::new(loc, "value_error", format!("Value error, {e}")).with_input(s)),
+            Err(e) => {
+                Err(FieldError::new(loc, "value_error", format!("Value error, {e}")).with_input(s))
+            }
         },
     }
 }
@@ -200,7 +231,9 @@ pub fn schema(p: &Param) -> Value {
             }
             s
         }
-        Kind::Uprn => json!({"type": "integer", "minimum": 1, "maximum": terrace_core::Uprn::MAX, "examples": [100040212345i64]}),
+        Kind::Uprn => {
+            json!({"type": "integer", "minimum": 1, "maximum": terrace_core::Uprn::MAX, "examples": [100040212345i64]})
+        }
         Kind::Postcode => json!({
             "type": "string", "minLength": 5, "maxLength": 9,
             "description": "A full UK postcode, with or without the space, any case",

@@ -122,15 +122,17 @@ impl Input {
     /// validation errors located in the body.
     pub fn body_as<T: DeserializeOwned>(&self, required: bool) -> Result<Option<T>, ApiError> {
         match &self.body {
-            None if required => {
-                Err(ApiError::Validation(vec![FieldError::new(&["body"], "missing", "Field required")]))
-            }
+            None if required => Err(ApiError::Validation(vec![FieldError::new(
+                &["body"],
+                "missing",
+                "Field required",
+            )])),
             None => Ok(None),
             // serde would read a struct from an array positionally; a body must be an object.
             Some(v) if !v.is_object() => Err(ApiError::Validation(vec![serde_error("", v)])),
-            Some(v) => serde_json::from_value(v.clone()).map(Some).map_err(|e| {
-                ApiError::Validation(vec![serde_error(&e.to_string(), v)])
-            }),
+            Some(v) => serde_json::from_value(v.clone())
+                .map(Some)
+                .map_err(|e| ApiError::Validation(vec![serde_error(&e.to_string(), v)])),
         }
     }
 }
@@ -139,15 +141,27 @@ fn serde_error(msg: &str, body: &Value) -> FieldError {
     let between = |s: &str| s.split('`').nth(1).map(str::to_string);
     if msg.starts_with("unknown field") {
         let f = between(msg).unwrap_or_default();
-        FieldError::new(&["body", &f], "extra_forbidden", "Extra inputs are not permitted")
+        FieldError::new(
+            &["body", &f],
+            "extra_forbidden",
+            "Extra inputs are not permitted",
+        )
     } else if msg.starts_with("missing field") {
         let f = between(msg).unwrap_or_default();
         FieldError::new(&["body", &f], "missing", "Field required")
     } else if !body.is_object() {
-        FieldError::new(&["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from")
-            .with_input(body.clone())
+        FieldError::new(
+            &["body"],
+            "model_attributes_type",
+            "Input should be a valid dictionary or object to extract fields from",
+        )
+        .with_input(body.clone())
     } else {
-        FieldError::new(&["body"], "type_error", format!("Input has the wrong type: {msg}"))
+        FieldError::new(
+            &["body"],
+            "type_error",
+            format!("Input has the wrong type: {msg}"),
+        )
     }
 }
 
@@ -160,8 +174,14 @@ pub struct Answer {
 impl Answer {
     pub fn of<T: Serialize>(v: &T) -> Result<Answer, ApiError> {
         match serde_json::to_value(v) {
-            Ok(Value::Object(body)) => Ok(Answer { body, charged_items: None }),
-            Ok(other) => Ok(Answer { body: Map::from_iter([("data".into(), other)]), charged_items: None }),
+            Ok(Value::Object(body)) => Ok(Answer {
+                body,
+                charged_items: None,
+            }),
+            Ok(other) => Ok(Answer {
+                body: Map::from_iter([("data".into(), other)]),
+                charged_items: None,
+            }),
             Err(e) => Err(ApiError::Internal(format!("serialising the answer: {e}"))),
         }
     }

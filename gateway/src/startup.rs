@@ -12,7 +12,10 @@ use terrace_store::{Db, DbOptions, Location};
 
 pub async fn open_store(config: &Config) -> anyhow::Result<Db> {
     let location = Location::from_env_or(config.database_url.as_deref(), &config.data_dir)?;
-    let opts = DbOptions { max_connections: config.pool_size, ..DbOptions::default() };
+    let opts = DbOptions {
+        max_connections: config.pool_size,
+        ..DbOptions::default()
+    };
     let db = Db::open(&location, &opts)?;
     db.migrate().await?;
     Ok(db)
@@ -29,7 +32,12 @@ pub async fn ensure_fixtures(db: &Db, config: &Config) -> anyhow::Result<()> {
         return Ok(());
     }
     tracing::info!(dir = %config.fixtures_dir.display(), "empty store: loading the fixtures");
-    let reports = terrace_ingest::load_manifest(db, &config.fixtures_dir, &mut terrace_ingest::Progress::log()).await?;
+    let reports = terrace_ingest::load_manifest(
+        db,
+        &config.fixtures_dir,
+        &mut terrace_ingest::Progress::log(),
+    )
+    .await?;
     for r in &reports {
         tracing::info!(dataset = %r.dataset, file = %r.file, counts = ?r.counts, "fixture loaded");
     }
@@ -43,9 +51,17 @@ pub async fn prepare(config: &Config) -> anyhow::Result<AppState> {
     let index = Arc::new(IndexHandle::default());
     index.refresh(&db).await?;
     tracing::info!(addresses = index.current().len(), "address index built");
-    let address = AddressCtx { db: db.clone(), index: index.clone() };
+    let address = AddressCtx {
+        db: db.clone(),
+        index: index.clone(),
+    };
     spawn_index_refresher(db.clone(), index);
-    Ok(AppState::new(db, Arc::new(SystemClock), address, config.rate))
+    Ok(AppState::new(
+        db,
+        Arc::new(SystemClock),
+        address,
+        config.rate,
+    ))
 }
 
 /// Rebuilds the index when a loader changes the register (checked every 30 s).
@@ -56,7 +72,9 @@ fn spawn_index_refresher(db: Db, index: Arc<IndexHandle>) {
         loop {
             tick.tick().await;
             match index.refresh(&db).await {
-                Ok(true) => tracing::info!(addresses = index.current().len(), "address index rebuilt"),
+                Ok(true) => {
+                    tracing::info!(addresses = index.current().len(), "address index rebuilt")
+                }
                 Ok(false) => {}
                 Err(e) => tracing::warn!(error = %e, "address index refresh failed"),
             }

@@ -19,7 +19,10 @@ pub struct RateLimit {
 impl Default for RateLimit {
     /// Generous by default: 1,000 requests a second per key, bursts of 2,000.
     fn default() -> Self {
-        RateLimit { per_second: 1000, burst: 2000 }
+        RateLimit {
+            per_second: 1000,
+            burst: 2000,
+        }
     }
 }
 
@@ -45,7 +48,9 @@ impl AppState {
             db,
             clock,
             address,
-            limiter: Arc::new(RateLimiter::keyed(Quota::per_second(per_second).allow_burst(burst))),
+            limiter: Arc::new(RateLimiter::keyed(
+                Quota::per_second(per_second).allow_burst(burst),
+            )),
             metrics: crate::telemetry::metrics_handle(),
             openapi: Arc::new(crate::openapi::document()),
         }

@@ -26,11 +26,18 @@ pub fn metrics_handle() -> PrometheusHandle {
 pub fn init_logging() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).json().with_target(false).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .json()
+        .with_target(false)
+        .try_init();
 }
 
 pub fn record_call(operation: &str, status: u16, seconds: f64, credits: i64) {
-    let labels = [("operation", operation.to_string()), ("status", status.to_string())];
+    let labels = [
+        ("operation", operation.to_string()),
+        ("status", status.to_string()),
+    ];
     metrics::counter!("terrace_requests_total", &labels).increment(1);
     metrics::histogram!("terrace_request_duration_seconds", "operation" => operation.to_string())
         .record(seconds);

@@ -5,7 +5,10 @@ use std::collections::HashMap;
 use terrace_gateway::registry::{Price, operations};
 
 fn root() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 #[test]
@@ -46,8 +49,13 @@ fn the_price_copy_matches_the_specification_when_present() {
         .lines()
         .map(|l| l.split('\t').take(3).collect::<Vec<_>>().join("\t"))
         .collect();
-    let copy = std::fs::read_to_string(root().join("gateway/tests/data/endpoint_prices.tsv")).unwrap();
-    assert_eq!(copy.lines().collect::<Vec<_>>(), want, "refresh gateway/tests/data/endpoint_prices.tsv");
+    let copy =
+        std::fs::read_to_string(root().join("gateway/tests/data/endpoint_prices.tsv")).unwrap();
+    assert_eq!(
+        copy.lines().collect::<Vec<_>>(),
+        want,
+        "refresh gateway/tests/data/endpoint_prices.tsv"
+    );
 }
 
 #[test]
@@ -58,16 +66,30 @@ fn declared_prices_match_the_specification() {
         let key = (op.method.as_str().to_string(), op.path.to_string());
         let Some(price) = spec.get(&key) else {
             // Operations the specification does not list (account management) are free.
-            assert_eq!(op.price, Price::Free, "{} is not in the specification and must be free", op.id);
+            assert_eq!(
+                op.price,
+                Price::Free,
+                "{} is not in the specification and must be free",
+                op.id
+            );
             continue;
         };
         if price != "unpriced" {
             let fixed: i64 = price.parse().unwrap();
-            assert_eq!(op.price.credits(), fixed, "{} {}", op.method.as_str(), op.path);
+            assert_eq!(
+                op.price.credits(),
+                fixed,
+                "{} {}",
+                op.method.as_str(),
+                op.path
+            );
             checked += 1;
         }
     }
-    assert!(checked >= 4, "the four address operations are priced by the specification");
+    assert!(
+        checked >= 4,
+        "the four address operations are priced by the specification"
+    );
 }
 
 #[test]
@@ -94,11 +116,17 @@ fn every_operation_has_integer_x_credits_and_schemas() {
             assert!(op["x-credits"].is_i64(), "{method} {path}");
             assert!(op["responses"]["200"]["content"]["application/json"]["schema"].is_object());
             assert!(op["responses"]["422"].is_object());
-            assert!(ids.insert(op["operationId"].as_str().unwrap().to_string()), "unique operation ids");
+            assert!(
+                ids.insert(op["operationId"].as_str().unwrap().to_string()),
+                "unique operation ids"
+            );
         }
     }
     let resolve = &doc["paths"]["/v1/address/resolve"]["post"]["requestBody"];
     assert_eq!(resolve["required"], true);
     let schemas = &doc["components"]["schemas"];
-    assert!(schemas["ResolveInput"]["properties"]["saon"].is_object(), "the resolve body is documented");
+    assert!(
+        schemas["ResolveInput"]["properties"]["saon"].is_object(),
+        "the resolve body is documented"
+    );
 }

@@ -14,41 +14,73 @@ fn fixtures() -> PathBuf {
 }
 
 fn manifest() -> Value {
-    serde_json::from_str(&std::fs::read_to_string(fixtures().join("manifest.json")).unwrap()).unwrap()
+    serde_json::from_str(&std::fs::read_to_string(fixtures().join("manifest.json")).unwrap())
+        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fixture_world_loads_resolves_and_is_honest() {
     let t = TestDb::new().await;
-    let reports = terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet()).await.unwrap();
+    let reports = terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet())
+        .await
+        .unwrap();
     let m = manifest();
     assert_eq!(m["provenance"], "fixture");
 
     // Every file of the manifest that is a dataset was loaded, and every row is accounted for.
     for r in &reports {
         let c = &r.counts;
-        assert_eq!(c.read, c.loaded + c.updated + c.deleted + c.rejected + c.unchanged, "{}", r.file);
-        let entry = m["files"].as_array().unwrap().iter().find(|f| r.file.ends_with(f["path"].as_str().unwrap())).unwrap();
-        let header = if r.dataset == "codepoint" || r.dataset == "price_paid" || r.dataset == "boundaries" { 0 } else { 1 };
+        assert_eq!(
+            c.read,
+            c.loaded + c.updated + c.deleted + c.rejected + c.unchanged,
+            "{}",
+            r.file
+        );
+        let entry = m["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| r.file.ends_with(f["path"].as_str().unwrap()))
+            .unwrap();
+        let header =
+            if r.dataset == "codepoint" || r.dataset == "price_paid" || r.dataset == "boundaries" {
+                0
+            } else {
+                1
+            };
         let expected_rows = entry["rows"].as_i64().unwrap() - header;
         assert!(
             c.read == expected_rows || c.read == entry["rows"].as_i64().unwrap(),
             "{}: read {} rows, manifest says {}",
-            r.file, c.read, entry["rows"]
+            r.file,
+            c.read,
+            entry["rows"]
         );
     }
     assert_eq!(reports.len(), 9, "every loadable fixture file");
     // The deliberately malformed rows are rejected with file and line, and nothing else is.
     let mut got: Vec<(String, u64)> = reports
         .iter()
-        .flat_map(|r| r.rejections.iter().map(|j| (j.file.rsplit("fixtures/").next().unwrap().to_string(), j.line)))
+        .flat_map(|r| {
+            r.rejections.iter().map(|j| {
+                (
+                    j.file.rsplit("fixtures/").next().unwrap().to_string(),
+                    j.line,
+                )
+            })
+        })
         .collect();
     got.sort();
     let mut want: Vec<(String, u64)> = m["expected_rejections"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| (e["file"].as_str().unwrap().to_string(), e["line"].as_u64().unwrap()))
+        .map(|e| {
+            (
+                e["file"].as_str().unwrap().to_string(),
+                e["line"].as_u64().unwrap(),
+            )
+        })
         .collect();
     want.sort();
     assert_eq!(got, want);
@@ -57,16 +89,31 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
     let rows = reg::addresses_page(&t.db, 0, 100_000).await.unwrap();
     assert!(rows.len() >= 6_000);
     for a in &rows {
-        for s in [&a.address_source, &a.position_source].into_iter().flatten() {
+        for s in [&a.address_source, &a.position_source]
+            .into_iter()
+            .flatten()
+        {
             assert!(s.starts_with("fixture:"), "{s}");
         }
     }
     let flats: Vec<_> = rows.iter().filter(|a| a.parent_uprn.is_some()).collect();
     assert!(!flats.is_empty());
-    assert!(flats.iter().all(|f| rows.iter().any(|b| Some(b.uprn) == f.parent_uprn)));
-    assert!(rows.iter().filter(|a| a.street.is_some()).all(|a| a.lad_code.is_some()), "areas derived");
+    assert!(
+        flats
+            .iter()
+            .all(|f| rows.iter().any(|b| Some(b.uprn) == f.parent_uprn))
+    );
+    assert!(
+        rows.iter()
+            .filter(|a| a.street.is_some())
+            .all(|a| a.lad_code.is_some()),
+        "areas derived"
+    );
     let linked = reg::register_counts(&t.db).await.unwrap();
-    assert!(linked.price_paid > 4_000 && linked.epc_certificates > 4_000, "{linked:?}");
+    assert!(
+        linked.price_paid > 4_000 && linked.epc_certificates > 4_000,
+        "{linked:?}"
+    );
 
     // Resolve accuracy on >= 500 noisy queries generated from the fixture register.
     let entries: Vec<AddressEntry> = rows
@@ -90,7 +137,12 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
     let acc = noise::measure(&index, &queries);
     eprintln!(
         "resolve accuracy on {} noisy fixture queries: precision@1 {:.4} ({} of {} confident), recall@1 {:.4}; by kind {:?}",
-        acc.n, acc.precision, acc.correct_confident, acc.answered_confident, acc.recall, acc.by_kind
+        acc.n,
+        acc.precision,
+        acc.correct_confident,
+        acc.answered_confident,
+        acc.recall,
+        acc.by_kind
     );
     assert!(acc.precision >= 0.95, "precision {}", acc.precision);
     assert!(acc.recall >= 0.85, "recall {}", acc.recall);
@@ -98,9 +150,17 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
 
     // Loading the same world again leaves the same state.
     let before = reg::register_counts(&t.db).await.unwrap();
-    let again = terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet()).await.unwrap();
+    let again = terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet())
+        .await
+        .unwrap();
     for r in again.iter().filter(|r| r.dataset != "price_paid") {
-        assert_eq!(r.counts.loaded + r.counts.updated + r.counts.deleted, 0, "{}: {:?}", r.file, r.counts);
+        assert_eq!(
+            r.counts.loaded + r.counts.updated + r.counts.deleted,
+            0,
+            "{}: {:?}",
+            r.file,
+            r.counts
+        );
     }
     // Price Paid replays its own changes (C) and deletes (D) in file order, ending where it was.
     assert_eq!(reg::register_counts(&t.db).await.unwrap(), before);

@@ -16,7 +16,12 @@ async fn dropped_connections_recover_without_a_restart() {
     let (acct, key) = account(w.db(), 100).await;
     let svc = service(w.state.clone()).await;
     for _ in 0..4 {
-        assert_eq!(send(&svc, get("/v1/address/uprn/990000000001", &key)).await.status, 200);
+        assert_eq!(
+            send(&svc, get("/v1/address/uprn/990000000001", &key))
+                .await
+                .status,
+            200
+        );
     }
     let mut c = AsyncPgConnection::establish(&admin).await.unwrap();
     c.batch_execute(&format!(
@@ -33,8 +38,15 @@ async fn dropped_connections_recover_without_a_restart() {
             break;
         }
     }
-    assert!(statuses.iter().all(|s| *s == 200 || *s == 503), "only 200 or 503: {statuses:?}");
+    assert!(
+        statuses.iter().all(|s| *s == 200 || *s == 503),
+        "only 200 or 503: {statuses:?}"
+    );
     assert_eq!(statuses.last(), Some(&200), "recovered: {statuses:?}");
     let ok = statuses.iter().filter(|s| **s == 200).count() as i64;
-    assert_eq!(balance(w.db(), acct).await, 100 - 4 - ok, "503s were not charged");
+    assert_eq!(
+        balance(w.db(), acct).await,
+        100 - 4 - ok,
+        "503s were not charged"
+    );
 }

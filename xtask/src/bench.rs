@@ -21,7 +21,10 @@ impl Drop for Killed {
 }
 
 fn run(cmd: &mut Command) -> anyhow::Result<String> {
-    let out = cmd.stderr(Stdio::inherit()).output().with_context(|| format!("{cmd:?}"))?;
+    let out = cmd
+        .stderr(Stdio::inherit())
+        .output()
+        .with_context(|| format!("{cmd:?}"))?;
     if !out.status.success() {
         bail!("{cmd:?} failed with {}", out.status);
     }
@@ -29,8 +32,14 @@ fn run(cmd: &mut Command) -> anyhow::Result<String> {
 }
 
 fn curl(args: &[&str]) -> Option<String> {
-    let out = Command::new("curl").args(["-s", "--max-time", "5"]).args(args).output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).to_string())
+    let out = Command::new("curl")
+        .args(["-s", "--max-time", "5"])
+        .args(args)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).to_string())
 }
 
 fn wait_ready(url: &str, limit: Duration) -> anyhow::Result<()> {
@@ -49,7 +58,13 @@ fn lua_string(s: &str) -> String {
 }
 
 /// A wrk script choosing a random request from a list.
-fn write_script(path: &Path, key: &str, method: &str, items: &[String], body: bool) -> anyhow::Result<()> {
+fn write_script(
+    path: &Path,
+    key: &str,
+    method: &str,
+    items: &[String],
+    body: bool,
+) -> anyhow::Result<()> {
     let mut f = std::fs::File::create(path)?;
     writeln!(f, "local items = {{")?;
     for i in items {
@@ -59,9 +74,14 @@ fn write_script(path: &Path, key: &str, method: &str, items: &[String], body: bo
     writeln!(f, "math.randomseed(42)")?;
     writeln!(f, "request = function()")?;
     writeln!(f, "  local it = items[math.random(#items)]")?;
-    let headers = format!("{{[\"Authorization\"] = \"Bearer {key}\", [\"Content-Type\"] = \"application/json\"}}");
+    let headers = format!(
+        "{{[\"Authorization\"] = \"Bearer {key}\", [\"Content-Type\"] = \"application/json\"}}"
+    );
     if body {
-        writeln!(f, "  return wrk.format(\"{method}\", \"/v1/address/resolve\", {headers}, it)")?;
+        writeln!(
+            f,
+            "  return wrk.format(\"{method}\", \"/v1/address/resolve\", {headers}, it)"
+        )?;
     } else {
         writeln!(f, "  return wrk.format(\"{method}\", it, {headers}, nil)")?;
     }
@@ -99,7 +119,13 @@ fn wrk(name: &str, url: &str, script: Option<&Path>, secs: u64) -> anyhow::Resul
     }
     cmd.arg(url);
     let out = run(&mut cmd)?;
-    let mut f = Figures { name: name.into(), requests_per_sec: 0.0, p50_ms: f64::NAN, p99_ms: f64::NAN, non_2xx: 0 };
+    let mut f = Figures {
+        name: name.into(),
+        requests_per_sec: 0.0,
+        p50_ms: f64::NAN,
+        p99_ms: f64::NAN,
+        non_2xx: 0,
+    };
     for line in out.lines() {
         let t: Vec<&str> = line.split_whitespace().collect();
         match t.as_slice() {
@@ -120,10 +146,19 @@ fn wrk(name: &str, url: &str, script: Option<&Path>, secs: u64) -> anyhow::Resul
 fn write_register(path: &Path, n: usize) -> anyhow::Result<Vec<AddressEntry>> {
     let cfg = terrace_fixturegen::Config::large(n);
     let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
-    writeln!(w, "UPRN,PARENT_UPRN,CLASS,SAO_START_NUMBER,SAO_START_SUFFIX,SAO_END_NUMBER,SAO_END_SUFFIX,SAO_TEXT,PAO_START_NUMBER,PAO_START_SUFFIX,PAO_END_NUMBER,PAO_END_SUFFIX,PAO_TEXT,STREET_DESCRIPTION,LOCALITY,TOWN_NAME,POSTCODE_LOCATOR,X_COORDINATE,Y_COORDINATE,LATITUDE,LONGITUDE")?;
+    writeln!(
+        w,
+        "UPRN,PARENT_UPRN,CLASS,SAO_START_NUMBER,SAO_START_SUFFIX,SAO_END_NUMBER,SAO_END_SUFFIX,SAO_TEXT,PAO_START_NUMBER,PAO_START_SUFFIX,PAO_END_NUMBER,PAO_END_SUFFIX,PAO_TEXT,STREET_DESCRIPTION,LOCALITY,TOWN_NAME,POSTCODE_LOCATOR,X_COORDINATE,Y_COORDINATE,LATITUDE,LONGITUDE"
+    )?;
     let opt = |v: Option<u32>| v.map(|x| x.to_string()).unwrap_or_default();
     let ch = |v: Option<char>| v.map(|x| x.to_string()).unwrap_or_default();
-    let q = |s: &str| if s.contains(',') || s.contains('"') { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() };
+    let q = |s: &str| {
+        if s.contains(',') || s.contains('"') {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s.to_string()
+        }
+    };
     let mut sample = Vec::new();
     for (i, r) in terrace_fixturegen::register(&cfg)?.enumerate() {
         writeln!(
@@ -132,12 +167,24 @@ fn write_register(path: &Path, n: usize) -> anyhow::Result<Vec<AddressEntry>> {
             r.uprn,
             r.parent_uprn.map(|p| p.to_string()).unwrap_or_default(),
             r.class,
-            opt(r.sao_start_number), ch(r.sao_start_suffix), opt(r.sao_end_number), ch(r.sao_end_suffix),
+            opt(r.sao_start_number),
+            ch(r.sao_start_suffix),
+            opt(r.sao_end_number),
+            ch(r.sao_end_suffix),
             q(r.sao_text.as_deref().unwrap_or_default()),
-            opt(r.pao_start_number), ch(r.pao_start_suffix), opt(r.pao_end_number), ch(r.pao_end_suffix),
+            opt(r.pao_start_number),
+            ch(r.pao_start_suffix),
+            opt(r.pao_end_number),
+            ch(r.pao_end_suffix),
             q(r.pao_text.as_deref().unwrap_or_default()),
-            q(&r.street), q(r.locality.as_deref().unwrap_or_default()), q(&r.town), r.postcode,
-            r.x, r.y, r.lat, r.lon
+            q(&r.street),
+            q(r.locality.as_deref().unwrap_or_default()),
+            q(&r.town),
+            r.postcode,
+            r.x,
+            r.y,
+            r.lat,
+            r.lon
         )?;
         if i % 97 == 0 && sample.len() < 20_000 {
             let num = |s: Option<u32>, e: Option<u32>, t: &Option<String>| {
@@ -174,7 +221,15 @@ pub async fn address(n: usize) -> anyhow::Result<()> {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("data"))?;
     eprintln!("building the release binaries");
-    run(Command::new("cargo").current_dir(&root).args(["build", "--release", "--quiet", "-p", "terrace-gateway", "-p", "xtask"]))?;
+    run(Command::new("cargo").current_dir(&root).args([
+        "build",
+        "--release",
+        "--quiet",
+        "-p",
+        "terrace-gateway",
+        "-p",
+        "xtask",
+    ]))?;
     let terrace = root.join("target/release/terrace");
     let xtask = root.join("target/release/xtask");
 
@@ -196,13 +251,22 @@ pub async fn address(n: usize) -> anyhow::Result<()> {
     eprintln!("loading it through the AddressBase loader (SQLite)");
     let t = Instant::now();
     let mut load = Command::new(&xtask);
-    load.args(["load", "addressbase"]).arg(&register).stdout(Stdio::null());
+    load.args(["load", "addressbase"])
+        .arg(&register)
+        .stdout(Stdio::null());
     env(&mut load);
     run(&mut load)?;
     let load_secs = t.elapsed().as_secs_f64();
 
     let mut create = Command::new(&terrace);
-    create.args(["accounts", "create", "--name", "bench", "--credits", "1000000000"]);
+    create.args([
+        "accounts",
+        "create",
+        "--name",
+        "bench",
+        "--credits",
+        "1000000000",
+    ]);
     env(&mut create);
     let created: serde_json::Value = serde_json::from_str(run(&mut create)?.trim())?;
     let key = created["api_key"].as_str().context("api_key")?.to_string();
@@ -216,21 +280,36 @@ pub async fn address(n: usize) -> anyhow::Result<()> {
     let start_secs = t.elapsed().as_secs_f64();
 
     // The bare route answers a fixed JSON the size of a real UPRN answer.
-    let one = curl(&["-H", &format!("Authorization: Bearer {key}"), &format!("http://{API}/v1/address/uprn/{}", sample[0].uprn)])
-        .context("sample UPRN call")?;
+    let one = curl(&[
+        "-H",
+        &format!("Authorization: Bearer {key}"),
+        &format!("http://{API}/v1/address/uprn/{}", sample[0].uprn),
+    ])
+    .context("sample UPRN call")?;
     let mut bare = Command::new(&xtask);
-    bare.args(["bare-server", BARE, &one.len().to_string()]).stdout(Stdio::null());
+    bare.args(["bare-server", BARE, &one.len().to_string()])
+        .stdout(Stdio::null());
     let _bare = Killed(bare.spawn()?);
     wait_ready(&format!("http://{BARE}/bare"), Duration::from_secs(30))?;
 
-    let uprn_paths: Vec<String> = sample.iter().map(|e| format!("/v1/address/uprn/{}", e.uprn)).collect();
+    let uprn_paths: Vec<String> = sample
+        .iter()
+        .map(|e| format!("/v1/address/uprn/{}", e.uprn))
+        .collect();
     let queries = noise::noisy_queries(&sample, 2_000, 7);
     let auto_paths: Vec<String> = queries
         .iter()
         .filter_map(|q| q.query.address.clone())
         .map(|a| {
             let cut: String = a.chars().take(a.chars().count() * 2 / 3).collect();
-            format!("/v1/address/autocomplete?q={}", cut.replace(' ', "%20").replace(',', "%2C").replace('/', "%2F").replace('&', "%26").replace('#', "%23"))
+            format!(
+                "/v1/address/autocomplete?q={}",
+                cut.replace(' ', "%20")
+                    .replace(',', "%2C")
+                    .replace('/', "%2F")
+                    .replace('&', "%26")
+                    .replace('#', "%23")
+            )
         })
         .collect();
     let bodies: Vec<String> = queries.iter().map(|q| serde_json::json!({
@@ -242,16 +321,46 @@ pub async fn address(n: usize) -> anyhow::Result<()> {
     write_script(&dir.join("resolve.lua"), &key, "POST", &bodies, true)?;
 
     let secs = 15;
-    eprintln!("\nwrk, 2 threads, 64 connections, {secs} s each; {} cores", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0));
+    eprintln!(
+        "\nwrk, 2 threads, 64 connections, {secs} s each; {} cores",
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(0)
+    );
     let figures = vec![
-        wrk("bare actix route", &format!("http://{BARE}/bare"), None, secs)?,
-        wrk("GET /v1/address/uprn (1 cr)", &format!("http://{API}"), Some(&dir.join("uprn.lua")), secs)?,
-        wrk("GET autocomplete (free)", &format!("http://{API}"), Some(&dir.join("auto.lua")), secs)?,
-        wrk("POST resolve (1 cr)", &format!("http://{API}"), Some(&dir.join("resolve.lua")), secs)?,
+        wrk(
+            "bare actix route",
+            &format!("http://{BARE}/bare"),
+            None,
+            secs,
+        )?,
+        wrk(
+            "GET /v1/address/uprn (1 cr)",
+            &format!("http://{API}"),
+            Some(&dir.join("uprn.lua")),
+            secs,
+        )?,
+        wrk(
+            "GET autocomplete (free)",
+            &format!("http://{API}"),
+            Some(&dir.join("auto.lua")),
+            secs,
+        )?,
+        wrk(
+            "POST resolve (1 cr)",
+            &format!("http://{API}"),
+            Some(&dir.join("resolve.lua")),
+            secs,
+        )?,
     ];
     let ratio = figures[1].requests_per_sec / figures[0].requests_per_sec.max(1.0);
-    eprintln!("\nUPRN lookup at {:.0}% of the bare route's throughput", ratio * 100.0);
-    eprintln!("register {n}: generated in {gen_secs:.1} s, loaded in {load_secs:.1} s, service ready (index built) in {start_secs:.1} s");
+    eprintln!(
+        "\nUPRN lookup at {:.0}% of the bare route's throughput",
+        ratio * 100.0
+    );
+    eprintln!(
+        "register {n}: generated in {gen_secs:.1} s, loaded in {load_secs:.1} s, service ready (index built) in {start_secs:.1} s"
+    );
     let results = serde_json::json!({
         "addresses": n, "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
         "generate_seconds": gen_secs, "load_seconds": load_secs, "start_seconds": start_secs,
@@ -274,7 +383,11 @@ pub fn bare_server(addr: &str, size: usize) -> anyhow::Result<()> {
                 "/bare",
                 actix_web::web::get().to(move || {
                     let body = body.clone();
-                    async move { actix_web::HttpResponse::Ok().content_type("application/json").body(body) }
+                    async move {
+                        actix_web::HttpResponse::Ok()
+                            .content_type("application/json")
+                            .body(body)
+                    }
                 }),
             )
         })
@@ -284,4 +397,3 @@ pub fn bare_server(addr: &str, size: usize) -> anyhow::Result<()> {
     })?;
     Ok(())
 }
-

@@ -29,14 +29,23 @@ fn main() -> ExitCode {
     if args.first().map(String::as_str) == Some("bare-server") {
         let w: Vec<&str> = args.iter().map(String::as_str).collect();
         return match w.as_slice() {
-            [_, addr, size] => match size.parse().map_err(anyhow::Error::from).and_then(|s| bench::bare_server(addr, s)) {
+            [_, addr, size] => match size
+                .parse()
+                .map_err(anyhow::Error::from)
+                .and_then(|s| bench::bare_server(addr, s))
+            {
                 Ok(()) => ExitCode::SUCCESS,
-                Err(e) => { eprintln!("error: {e:#}"); ExitCode::FAILURE }
+                Err(e) => {
+                    eprintln!("error: {e:#}");
+                    ExitCode::FAILURE
+                }
             },
             _ => ExitCode::from(2),
         };
     }
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build();
     let rt = match rt {
         Ok(rt) => rt,
         Err(e) => {
@@ -54,11 +63,17 @@ fn main() -> ExitCode {
 }
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 fn opt(args: &[String], name: &str) -> Option<String> {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned()
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
 }
 
 async fn store() -> anyhow::Result<terrace_store::Db> {
@@ -75,7 +90,9 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
             if let Some(seed) = opt(&rest, "--seed") {
                 cfg.seed = seed.parse().context("--seed must be a number")?;
             }
-            let out = opt(&rest, "--out").map(PathBuf::from).unwrap_or_else(|| root().join("fixtures"));
+            let out = opt(&rest, "--out")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| root().join("fixtures"));
             let manifest = terrace_fixturegen::generate(&cfg, &out)?;
             println!("{}", serde_json::to_string_pretty(&manifest)?);
             Ok(())
@@ -85,12 +102,22 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
             let db = store().await?;
             let mut progress = Progress::stderr();
             for f in files {
-                let report = terrace_ingest::load_file(&db, ds, Path::new(f), Default::default(), &mut progress).await?;
-                println!("{}", serde_json::json!({
-                    "dataset": report.dataset, "file": report.file, "counts": report.counts,
-                    "rejections": report.rejections.iter().map(|r| format!("{r}")).collect::<Vec<_>>(),
-                    "seconds": report.seconds,
-                }));
+                let report = terrace_ingest::load_file(
+                    &db,
+                    ds,
+                    Path::new(f),
+                    Default::default(),
+                    &mut progress,
+                )
+                .await?;
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "dataset": report.dataset, "file": report.file, "counts": report.counts,
+                        "rejections": report.rejections.iter().map(|r| format!("{r}")).collect::<Vec<_>>(),
+                        "seconds": report.seconds,
+                    })
+                );
             }
             Ok(())
         }
@@ -123,7 +150,10 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
         }
         ["bench", "address", rest @ ..] => {
             let rest: Vec<String> = rest.iter().map(|s| s.to_string()).collect();
-            let n = opt(&rest, "--addresses").map(|s| s.parse()).transpose()?.unwrap_or(1_000_000);
+            let n = opt(&rest, "--addresses")
+                .map(|s| s.parse())
+                .transpose()?
+                .unwrap_or(1_000_000);
             bench::address(n).await
         }
         _ => {

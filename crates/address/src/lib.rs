@@ -17,7 +17,10 @@ pub enum AddressError {
     #[error("{0} not found")]
     NotFound(String),
     #[error("invalid {field}: {message}")]
-    Invalid { field: &'static str, message: String },
+    Invalid {
+        field: &'static str,
+        message: String,
+    },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -31,7 +34,9 @@ pub struct IndexHandle {
 
 impl Default for IndexHandle {
     fn default() -> Self {
-        IndexHandle { inner: RwLock::new((None, Arc::new(AddressIndex::build(Vec::new())))) }
+        IndexHandle {
+            inner: RwLock::new((None, Arc::new(AddressIndex::build(Vec::new())))),
+        }
     }
 }
 
@@ -82,9 +87,11 @@ pub async fn build_index(db: &Db) -> Result<AddressIndex, StoreError> {
         after = last.uprn;
         entries.extend(page.iter().filter(|r| has_text(r)).map(entry_of));
     }
-    Ok(tokio::task::spawn_blocking(move || AddressIndex::build(entries))
-        .await
-        .unwrap_or_else(|_| AddressIndex::build(Vec::new())))
+    Ok(
+        tokio::task::spawn_blocking(move || AddressIndex::build(entries))
+            .await
+            .unwrap_or_else(|_| AddressIndex::build(Vec::new())),
+    )
 }
 
 fn has_text(r: &AddressRow) -> bool {
@@ -180,7 +187,11 @@ pub fn autocomplete(ctx: &AddressCtx, q: &str, max_results: usize) -> Autocomple
             score: round3(s.score),
         })
         .collect();
-    Autocomplete { query: q.to_string(), country: "UK", results }
+    Autocomplete {
+        query: q.to_string(),
+        country: "UK",
+        results,
+    }
 }
 
 fn round3(x: f64) -> f64 {
@@ -231,11 +242,20 @@ impl ResolveInput {
             ("postcode", &self.postcode),
         ];
         for (name, f) in fields {
-            if f.as_ref().is_some_and(|s| s.chars().count() > RESOLVE_FIELD_MAX) {
-                v.push((name, "String should have at most 500 characters".into(), "string_too_long"));
+            if f.as_ref()
+                .is_some_and(|s| s.chars().count() > RESOLVE_FIELD_MAX)
+            {
+                v.push((
+                    name,
+                    "String should have at most 500 characters".into(),
+                    "string_too_long",
+                ));
             }
         }
-        if fields.iter().all(|(_, f)| f.as_deref().is_none_or(|s| s.trim().is_empty())) {
+        if fields
+            .iter()
+            .all(|(_, f)| f.as_deref().is_none_or(|s| s.trim().is_empty()))
+        {
             v.push((
                 "address",
                 "Give the address as text or at least one structured field".into(),
@@ -245,7 +265,11 @@ impl ResolveInput {
         if let Some(m) = self.max_candidates
             && !(1..=25).contains(&m)
         {
-            v.push(("max_candidates", "Input should be between 1 and 25".into(), "range_error"));
+            v.push((
+                "max_candidates",
+                "Input should be between 1 and 25".into(),
+                "range_error",
+            ));
         }
         v
     }
@@ -288,12 +312,17 @@ pub async fn resolve(ctx: &AddressCtx, input: &ResolveInput) -> Result<Resolved,
     let candidates = found
         .iter()
         .filter_map(|c| {
-            rows.iter()
-                .find(|r| r.uprn == c.uprn)
-                .map(|r| Candidate { score: round3(c.score), record: record_of(r) })
+            rows.iter().find(|r| r.uprn == c.uprn).map(|r| Candidate {
+                score: round3(c.score),
+                record: record_of(r),
+            })
         })
         .collect();
-    Ok(Resolved { confident, confidence_threshold: terrace_search::CONFIDENT_SCORE, candidates })
+    Ok(Resolved {
+        confident,
+        confidence_threshold: terrace_search::CONFIDENT_SCORE,
+        candidates,
+    })
 }
 
 pub async fn by_uprn(ctx: &AddressCtx, uprn: Uprn) -> Result<AddressRecord, AddressError> {
@@ -323,7 +352,7 @@ pub async fn by_postcode(ctx: &AddressCtx, pc: &Postcode) -> Result<PostcodeResu
         return Err(AddressError::NotFound(format!("postcode {pc}")));
     }
     let mut matches: Vec<AddressRecord> = rows.iter().map(record_of).collect();
-    matches.sort_by(|a, b| natural_key(a).cmp(&natural_key(b)));
+    matches.sort_by_key(natural_key);
     Ok(PostcodeResult {
         postcode: pc.to_string(),
         country: "UK",
@@ -335,7 +364,10 @@ pub async fn by_postcode(ctx: &AddressCtx, pc: &Postcode) -> Result<PostcodeResu
 fn natural_key(a: &AddressRecord) -> (String, u64, String, u64, String, i64) {
     fn num(s: &Option<String>) -> u64 {
         s.as_deref()
-            .and_then(|s| s.split(|c: char| !c.is_ascii_digit()).find(|p| !p.is_empty()))
+            .and_then(|s| {
+                s.split(|c: char| !c.is_ascii_digit())
+                    .find(|p| !p.is_empty())
+            })
             .and_then(|d| d.parse().ok())
             .unwrap_or(u64::MAX)
     }

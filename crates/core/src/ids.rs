@@ -12,7 +12,19 @@ pub enum IdError {
 }
 
 /// Unique Property Reference Number: a positive integer of at most 12 digits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(transparent)]
 pub struct Uprn(i64);
 
@@ -20,7 +32,11 @@ impl Uprn {
     pub const MAX: i64 = 999_999_999_999;
 
     pub fn new(v: i64) -> Result<Self, IdError> {
-        if (1..=Self::MAX).contains(&v) { Ok(Uprn(v)) } else { Err(IdError::UprnRange) }
+        if (1..=Self::MAX).contains(&v) {
+            Ok(Uprn(v))
+        } else {
+            Err(IdError::UprnRange)
+        }
     }
 
     pub fn parse(s: &str) -> Result<Self, IdError> {
@@ -40,7 +56,9 @@ impl fmt::Display for Uprn {
 }
 
 /// A GSS statistical code (E07000041, W06000015, S12000033, N09000003, E01012345, ...).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(transparent)]
 pub struct GssCode(String);
 
@@ -105,6 +123,9 @@ mod tests {
     fn gss() {
         assert_eq!(GssCode::parse("e07000041").unwrap().as_str(), "E07000041");
         assert_eq!(GssCode::parse("E0700004").unwrap_err(), IdError::GssShape);
-        assert_eq!(GssCode::parse("S12000033").unwrap().nation(), Nation::Scotland);
+        assert_eq!(
+            GssCode::parse("S12000033").unwrap().nation(),
+            Nation::Scotland
+        );
     }
 }

@@ -10,7 +10,9 @@ pub enum PostcodeError {
 }
 
 /// A full UK postcode, stored in its canonical form: upper case, one space before the inward code.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(try_from = "String", into = "String")]
 pub struct Postcode(String);
 
@@ -30,8 +32,11 @@ fn is_outward(o: &[u8]) -> bool {
 impl Postcode {
     /// Parses a postcode typed with or without its space, in any case.
     pub fn parse(s: &str) -> Result<Self, PostcodeError> {
-        let compact: String =
-            s.chars().filter(|c| !c.is_whitespace()).map(|c| c.to_ascii_uppercase()).collect();
+        let compact: String = s
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .map(|c| c.to_ascii_uppercase())
+            .collect();
         let b = compact.as_bytes();
         if !(5..=7).contains(&b.len()) || !compact.is_ascii() {
             return Err(PostcodeError::Shape);
@@ -42,7 +47,11 @@ impl Postcode {
         if !(inward_ok && (is_outward(out) || out == b"GIR")) {
             return Err(PostcodeError::Shape);
         }
-        Ok(Postcode(format!("{} {}", &compact[..out.len()], &compact[out.len()..])))
+        Ok(Postcode(format!(
+            "{} {}",
+            &compact[..out.len()],
+            &compact[out.len()..]
+        )))
     }
 
     pub fn as_str(&self) -> &str {
@@ -80,9 +89,16 @@ impl Postcode {
         if let Ok(p) = Postcode::parse(s) {
             return Ok(p.outward().to_string());
         }
-        let compact: String =
-            s.chars().filter(|c| !c.is_whitespace()).map(|c| c.to_ascii_uppercase()).collect();
-        if is_outward(compact.as_bytes()) { Ok(compact) } else { Err(PostcodeError::DistrictShape) }
+        let compact: String = s
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .map(|c| c.to_ascii_uppercase())
+            .collect();
+        if is_outward(compact.as_bytes()) {
+            Ok(compact)
+        } else {
+            Err(PostcodeError::DistrictShape)
+        }
     }
 }
 
@@ -111,7 +127,11 @@ mod tests {
 
     #[track_caller]
     fn check(input: &str, expect: Option<&str>) {
-        assert_eq!(Postcode::parse(input).ok().as_ref().map(Postcode::as_str), expect, "{input}");
+        assert_eq!(
+            Postcode::parse(input).ok().as_ref().map(Postcode::as_str),
+            expect,
+            "{input}"
+        );
     }
 
     #[test]

@@ -44,7 +44,10 @@ pub enum UnavailableStatus {
 
 impl Unavailable {
     pub fn new(reason: impl Into<String>) -> Self {
-        Unavailable { status: UnavailableStatus::NotAvailable, reason: reason.into() }
+        Unavailable {
+            status: UnavailableStatus::NotAvailable,
+            reason: reason.into(),
+        }
     }
 }
 
@@ -55,7 +58,10 @@ mod tests {
     #[test]
     fn flag_json() {
         assert_eq!(serde_json::to_string(&Flag::TRUE).unwrap(), "true");
-        assert_eq!(serde_json::to_string(&Flag::NOT_CHECKED).unwrap(), "\"not_checked\"");
+        assert_eq!(
+            serde_json::to_string(&Flag::NOT_CHECKED).unwrap(),
+            "\"not_checked\""
+        );
         assert_eq!(
             serde_json::to_value(Unavailable::new("no rating list loaded")).unwrap(),
             serde_json::json!({"status": "not_available", "reason": "no rating list loaded"})

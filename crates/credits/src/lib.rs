@@ -116,9 +116,13 @@ pub async fn grant(
     now: DateTime<Utc>,
 ) -> Result<i64, CreditsError> {
     if credits <= 0 {
-        return Err(CreditsError::Invalid("a grant must be a positive number of credits".into()));
+        return Err(CreditsError::Invalid(
+            "a grant must be a positive number of credits".into(),
+        ));
     }
-    q::grant(db, account_id, credits, "cli", naive(now)).await?.ok_or(CreditsError::NoAccount)
+    q::grant(db, account_id, credits, "cli", naive(now))
+        .await?
+        .ok_or(CreditsError::NoAccount)
 }
 
 pub async fn create_key(
@@ -130,8 +134,16 @@ pub async fn create_key(
     let key = generate_key();
     let prefix = &key[..KEY_PREFIX.len() + 6];
     let last4 = &key[key.len() - 4..];
-    let row =
-        q::insert_key(db, account_id, &hash_key(&key), prefix, last4, name, naive(now)).await?;
+    let row = q::insert_key(
+        db,
+        account_id,
+        &hash_key(&key),
+        prefix,
+        last4,
+        name,
+        naive(now),
+    )
+    .await?;
     Ok(NewKey {
         key_id: row.id,
         masked: mask(&row.prefix, &row.last4),
@@ -175,9 +187,11 @@ pub async fn authenticate(db: &Db, presented: &str) -> Result<Caller, CreditsErr
         return Err(CreditsError::Unauthenticated);
     }
     match q::key_auth(db, &hash_key(presented)).await? {
-        Some(k) if !k.revoked => {
-            Ok(Caller { account_id: k.account_id, key_id: Some(k.key_id), balance: k.balance })
-        }
+        Some(k) if !k.revoked => Ok(Caller {
+            account_id: k.account_id,
+            key_id: Some(k.key_id),
+            balance: k.balance,
+        }),
         Some(_) | None => Err(CreditsError::Unauthenticated),
     }
 }
@@ -218,9 +232,10 @@ pub async fn charge(
     };
     match q::debit(db, &c, naive(now)).await? {
         DebitOutcome::Charged { balance } => Ok(balance),
-        DebitOutcome::Insufficient { balance } => {
-            Err(CreditsError::InsufficientCredits { required: credits, remaining: balance })
-        }
+        DebitOutcome::Insufficient { balance } => Err(CreditsError::InsufficientCredits {
+            required: credits,
+            remaining: balance,
+        }),
         DebitOutcome::NoAccount => Err(CreditsError::NoAccount),
     }
 }
@@ -234,8 +249,15 @@ pub struct Balance {
 }
 
 pub async fn balance(db: &Db, account_id: i64) -> Result<Balance, CreditsError> {
-    let a = q::account(db, account_id).await?.ok_or(CreditsError::NoAccount)?;
-    Ok(Balance { account_id: a.id, name: a.name, balance: a.balance, created_at: utc(a.created_at) })
+    let a = q::account(db, account_id)
+        .await?
+        .ok_or(CreditsError::NoAccount)?;
+    Ok(Balance {
+        account_id: a.id,
+        name: a.name,
+        balance: a.balance,
+        created_at: utc(a.created_at),
+    })
 }
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -271,6 +293,10 @@ pub async fn usage(
             time: utc(r.created_at),
         })
         .collect();
-    let next = if more { rows.last().map(|r| r.id) } else { None };
+    let next = if more {
+        rows.last().map(|r| r.id)
+    } else {
+        None
+    };
     Ok((rows, next))
 }

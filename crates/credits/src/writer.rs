@@ -24,7 +24,8 @@ pub struct LedgerWriter {
 impl LedgerWriter {
     /// Starts the writer task on the current runtime.
     pub fn spawn(db: Db) -> LedgerWriter {
-        let (tx, mut rx) = mpsc::channel::<(OwnedCharge, DateTime<Utc>, oneshot::Sender<Reply>)>(8192);
+        let (tx, mut rx) =
+            mpsc::channel::<(OwnedCharge, DateTime<Utc>, oneshot::Sender<Reply>)>(8192);
         tokio::spawn(async move {
             while let Some(first) = rx.recv().await {
                 let mut batch = vec![first];
@@ -35,7 +36,11 @@ impl LedgerWriter {
                     }
                 }
                 // The batch's time is its newest call's time.
-                let now = batch.iter().map(|(_, t, _)| *t).max().unwrap_or_else(Utc::now);
+                let now = batch
+                    .iter()
+                    .map(|(_, t, _)| *t)
+                    .max()
+                    .unwrap_or_else(Utc::now);
                 let (charges, replies): (Vec<OwnedCharge>, Vec<oneshot::Sender<Reply>>) =
                     batch.into_iter().map(|(c, _, r)| (c, r)).unzip();
                 match debit_batch(&db, charges, now.naive_utc()).await {
@@ -76,13 +81,18 @@ impl LedgerWriter {
             request_id: request_id.to_string(),
             surface: surface.as_str().to_string(),
         };
-        let gone = || CreditsError::Store(StoreError::Unavailable("the ledger writer stopped".into()));
-        self.tx.send((charge, now, reply)).await.map_err(|_| gone())?;
+        let gone =
+            || CreditsError::Store(StoreError::Unavailable("the ledger writer stopped".into()));
+        self.tx
+            .send((charge, now, reply))
+            .await
+            .map_err(|_| gone())?;
         match wait.await.map_err(|_| gone())? {
             Ok(DebitOutcome::Charged { balance }) => Ok(balance),
-            Ok(DebitOutcome::Insufficient { balance }) => {
-                Err(CreditsError::InsufficientCredits { required: credits, remaining: balance })
-            }
+            Ok(DebitOutcome::Insufficient { balance }) => Err(CreditsError::InsufficientCredits {
+                required: credits,
+                remaining: balance,
+            }),
             Ok(DebitOutcome::NoAccount) => Err(CreditsError::NoAccount),
             Err((true, m)) => Err(CreditsError::Store(StoreError::Unavailable(m))),
             Err((false, m)) => Err(CreditsError::Store(StoreError::Setup(m))),

@@ -10,17 +10,30 @@ pub struct Parts {
     pub town: Option<String>,
 }
 
-const UNIT_WORDS: &[&str] = &["FLAT", "APARTMENT", "APT", "UNIT", "STUDIO", "MAISONETTE", "ROOM", "SUITE"];
+const UNIT_WORDS: &[&str] = &[
+    "FLAT",
+    "APARTMENT",
+    "APT",
+    "UNIT",
+    "STUDIO",
+    "MAISONETTE",
+    "ROOM",
+    "SUITE",
+];
 
 fn is_number_token(t: &str) -> bool {
     let t = t.trim_end_matches(',');
     let first = t.chars().next().is_some_and(|c| c.is_ascii_digit());
-    first && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '/')
+    first
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '/')
 }
 
 fn clean(s: &str) -> Option<String> {
     let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let s = s.trim_matches(|c: char| c == ',' || c.is_whitespace()).to_uppercase();
+    let s = s
+        .trim_matches(|c: char| c == ',' || c.is_whitespace())
+        .to_uppercase();
     (!s.is_empty()).then_some(s)
 }
 
@@ -61,7 +74,9 @@ pub fn split_lines(lines: &[&str]) -> Parts {
         out.saon = Some(format!("FLAT {flat}"));
         parts[0] = format!("{num} {rest}");
     }
-    let Some(line) = parts.first().cloned() else { return out };
+    let Some(line) = parts.first().cloned() else {
+        return out;
+    };
     let toks: Vec<&str> = line.split(' ').collect();
     if is_number_token(toks[0]) {
         out.paon = Some(toks[0].to_string());
@@ -100,10 +115,21 @@ mod tests {
     use super::*;
 
     #[track_caller]
-    fn check(lines: &[&str], saon: Option<&str>, paon: Option<&str>, street: Option<&str>, town: Option<&str>) {
+    fn check(
+        lines: &[&str],
+        saon: Option<&str>,
+        paon: Option<&str>,
+        street: Option<&str>,
+        town: Option<&str>,
+    ) {
         let p = split_lines(lines);
         assert_eq!(
-            (p.saon.as_deref(), p.paon.as_deref(), p.street.as_deref(), p.town.as_deref()),
+            (
+                p.saon.as_deref(),
+                p.paon.as_deref(),
+                p.street.as_deref(),
+                p.town.as_deref()
+            ),
             (saon, paon, street, town),
             "{lines:?}"
         );
@@ -111,14 +137,62 @@ mod tests {
 
     #[test]
     fn splits() {
-        check(&["Flat 2", "10 High Street", "Exeter"], Some("FLAT 2"), Some("10"), Some("HIGH STREET"), Some("EXETER"));
-        check(&["Flat 2, 10 High Street"], Some("FLAT 2"), Some("10"), Some("HIGH STREET"), None);
-        check(&["Flat 2 10 High Street", "", "Exeter"], Some("FLAT 2"), Some("10"), Some("HIGH STREET"), Some("EXETER"));
-        check(&["2/10 High Street"], Some("FLAT 2"), Some("10"), Some("HIGH STREET"), None);
-        check(&["63-65 Fore Street", "Heavitree"], None, Some("63-65"), Some("FORE STREET"), Some("HEAVITREE"));
-        check(&["Rose Cottage", "Church Lane", "Exeter"], None, Some("ROSE COTTAGE"), Some("CHURCH LANE"), Some("EXETER"));
-        check(&["Apartment 4", "Kings Court", "12 Queen Street"], Some("APARTMENT 4"), Some("KINGS COURT 12"), Some("QUEEN STREET"), None);
-        check(&["5 Hayward Avenue"], None, Some("5"), Some("HAYWARD AVENUE"), None);
+        check(
+            &["Flat 2", "10 High Street", "Exeter"],
+            Some("FLAT 2"),
+            Some("10"),
+            Some("HIGH STREET"),
+            Some("EXETER"),
+        );
+        check(
+            &["Flat 2, 10 High Street"],
+            Some("FLAT 2"),
+            Some("10"),
+            Some("HIGH STREET"),
+            None,
+        );
+        check(
+            &["Flat 2 10 High Street", "", "Exeter"],
+            Some("FLAT 2"),
+            Some("10"),
+            Some("HIGH STREET"),
+            Some("EXETER"),
+        );
+        check(
+            &["2/10 High Street"],
+            Some("FLAT 2"),
+            Some("10"),
+            Some("HIGH STREET"),
+            None,
+        );
+        check(
+            &["63-65 Fore Street", "Heavitree"],
+            None,
+            Some("63-65"),
+            Some("FORE STREET"),
+            Some("HEAVITREE"),
+        );
+        check(
+            &["Rose Cottage", "Church Lane", "Exeter"],
+            None,
+            Some("ROSE COTTAGE"),
+            Some("CHURCH LANE"),
+            Some("EXETER"),
+        );
+        check(
+            &["Apartment 4", "Kings Court", "12 Queen Street"],
+            Some("APARTMENT 4"),
+            Some("KINGS COURT 12"),
+            Some("QUEEN STREET"),
+            None,
+        );
+        check(
+            &["5 Hayward Avenue"],
+            None,
+            Some("5"),
+            Some("HAYWARD AVENUE"),
+            None,
+        );
         check(&[""], None, None, None, None);
     }
 }

@@ -48,14 +48,26 @@ pub async fn derive_areas(db: &Db, progress: &mut Progress) -> Result<usize, Ing
             let lad = from_poly(&lads).or_else(|| pc.and_then(|p| p.lad_code.clone()));
             let lsoa = from_poly(&lsoas).or_else(|| pc.and_then(|p| p.lsoa_code.clone()));
             if lad != a.lad_code || lsoa != a.lsoa_code {
-                writes.push(AddressRow { lad_code: lad, lsoa_code: lsoa, ..a });
+                writes.push(AddressRow {
+                    lad_code: lad,
+                    lsoa_code: lsoa,
+                    ..a
+                });
             }
         }
         changed += writes.len();
         reg::replace_addresses(db, writes).await?;
     }
     if changed > 0 {
-        reg::set_meta(db, REGISTER_VERSION_KEY, &format!("areas-{}", chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default())).await?;
+        reg::set_meta(
+            db,
+            REGISTER_VERSION_KEY,
+            &format!(
+                "areas-{}",
+                chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
+            ),
+        )
+        .await?;
     }
     progress.say_line(&format!("[derive] areas set on {changed} addresses"));
     Ok(changed)
@@ -63,7 +75,10 @@ pub async fn derive_areas(db: &Db, progress: &mut Progress) -> Result<usize, Ing
 
 /// Matches Price Paid sales with no UPRN to the register with the address matcher, keeping the
 /// score; only confident matches are linked. Returns (linked, left unlinked).
-pub async fn link_price_paid(db: &Db, progress: &mut Progress) -> Result<(usize, usize), IngestError> {
+pub async fn link_price_paid(
+    db: &Db,
+    progress: &mut Progress,
+) -> Result<(usize, usize), IngestError> {
     let index = terrace_address::build_index(db).await?;
     let (mut linked, mut unlinked) = (0usize, 0usize);
     let mut after = String::new();
@@ -84,13 +99,22 @@ pub async fn link_price_paid(db: &Db, progress: &mut Progress) -> Result<(usize,
             let found = index.resolve(&q, 2);
             match found.first() {
                 Some(top) if is_confident(&found) => {
-                    reg::set_price_paid_match(db, &s.transaction_id, top.uprn, "address_matcher", top.score).await?;
+                    reg::set_price_paid_match(
+                        db,
+                        &s.transaction_id,
+                        top.uprn,
+                        "address_matcher",
+                        top.score,
+                    )
+                    .await?;
                     linked += 1;
                 }
                 Some(_) | None => unlinked += 1,
             }
         }
     }
-    progress.say_line(&format!("[derive] sales linked to a UPRN: {linked}; left unlinked: {unlinked}"));
+    progress.say_line(&format!(
+        "[derive] sales linked to a UPRN: {linked}; left unlinked: {unlinked}"
+    ));
     Ok((linked, unlinked))
 }

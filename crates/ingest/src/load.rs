@@ -20,7 +20,10 @@ const PROGRESS_EVERY: i64 = 100_000;
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
     #[error("cannot read {file}: {source}")]
-    Io { file: String, source: std::io::Error },
+    Io {
+        file: String,
+        source: std::io::Error,
+    },
     #[error("unknown dataset {0:?}; expected one of: {1}")]
     UnknownDataset(String, &'static str),
     #[error("bad manifest {file}: {message}")]
@@ -46,16 +49,18 @@ impl Dataset {
         "addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid";
 
     pub fn parse(s: &str) -> Result<Dataset, IngestError> {
-        Ok(match s.trim().to_ascii_lowercase().replace('-', "_").as_str() {
-            "addressbase" | "addressbase_plus" => Dataset::AddressBase,
-            "open_uprn" | "os_open_uprn" | "uprn" => Dataset::OpenUprn,
-            "codepoint" | "codepoint_open" | "code_point" => Dataset::CodePoint,
-            "onspd" | "nspd" | "postcode_directory" => Dataset::Onspd,
-            "boundaries" | "boundary" => Dataset::Boundaries,
-            "epc" | "epc_domestic" => Dataset::Epc,
-            "price_paid" | "ppd" | "pp" => Dataset::PricePaid,
-            _ => return Err(IngestError::UnknownDataset(s.to_string(), Self::NAMES)),
-        })
+        Ok(
+            match s.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+                "addressbase" | "addressbase_plus" => Dataset::AddressBase,
+                "open_uprn" | "os_open_uprn" | "uprn" => Dataset::OpenUprn,
+                "codepoint" | "codepoint_open" | "code_point" => Dataset::CodePoint,
+                "onspd" | "nspd" | "postcode_directory" => Dataset::Onspd,
+                "boundaries" | "boundary" => Dataset::Boundaries,
+                "epc" | "epc_domestic" => Dataset::Epc,
+                "price_paid" | "ppd" | "pp" => Dataset::PricePaid,
+                _ => return Err(IngestError::UnknownDataset(s.to_string(), Self::NAMES)),
+            },
+        )
     }
 
     pub fn name(self) -> &'static str {
@@ -81,7 +86,11 @@ impl Dataset {
             Dataset::Epc => "epc_domestic",
             Dataset::PricePaid => "hmlr_price_paid",
         };
-        if fixture { format!("fixture:{base}") } else { base.to_string() }
+        if fixture {
+            format!("fixture:{base}")
+        } else {
+            base.to_string()
+        }
     }
 }
 
@@ -103,16 +112,22 @@ pub struct Progress {
 impl Progress {
     /// To standard error (the operator's terminal).
     pub fn stderr() -> Progress {
-        Progress { sink: Box::new(|s| eprintln!("{s}")) }
+        Progress {
+            sink: Box::new(|s| eprintln!("{s}")),
+        }
     }
 
     /// To the tracing log (the gateway's first start).
     pub fn log() -> Progress {
-        Progress { sink: Box::new(|s| tracing::info!("{s}")) }
+        Progress {
+            sink: Box::new(|s| tracing::info!("{s}")),
+        }
     }
 
     pub fn quiet() -> Progress {
-        Progress { sink: Box::new(|_| {}) }
+        Progress {
+            sink: Box::new(|_| {}),
+        }
     }
 
     fn say(&mut self, s: &str) {
@@ -125,7 +140,11 @@ impl Progress {
 }
 
 fn counts_line(ds: &str, file: &str, c: &RowCounts, secs: f64) -> String {
-    let rate = if secs > 0.0 { c.read as f64 / secs } else { 0.0 };
+    let rate = if secs > 0.0 {
+        c.read as f64 / secs
+    } else {
+        0.0
+    };
     format!(
         "[{ds}] {file}: read {}, loaded {}, updated {}, deleted {}, rejected {}, unchanged {} ({:.0} rows/s)",
         c.read, c.loaded, c.updated, c.deleted, c.rejected, c.unchanged, rate
@@ -147,17 +166,94 @@ pub async fn load_file(
     opts: LoadOptions,
     progress: &mut Progress,
 ) -> Result<LoadReport, IngestError> {
-    let io = |source| IngestError::Io { file: path.display().to_string(), source };
+    let io = |source| IngestError::Io {
+        file: path.display().to_string(),
+        source,
+    };
     let src = dataset.source(opts.fixture);
-    let ctx = LoadCtx { db, source: &src, now: Utc::now().naive_utc() };
+    let ctx = LoadCtx {
+        db,
+        source: &src,
+        now: Utc::now().naive_utc(),
+    };
     match dataset {
-        Dataset::AddressBase => drive(&ctx, dataset, path, formats::addressbase::read(path).map_err(io)?, progress, apply_addressbase).await,
-        Dataset::OpenUprn => drive(&ctx, dataset, path, formats::open_uprn::read(path).map_err(io)?, progress, apply_open_uprn).await,
-        Dataset::CodePoint => drive(&ctx, dataset, path, formats::codepoint::read(path).map_err(io)?, progress, apply_codepoint).await,
-        Dataset::Onspd => drive(&ctx, dataset, path, formats::onspd::read(path).map_err(io)?, progress, apply_onspd).await,
-        Dataset::Boundaries => drive(&ctx, dataset, path, formats::boundaries::read(path).map_err(io)?, progress, apply_boundaries).await,
-        Dataset::Epc => drive(&ctx, dataset, path, formats::epc::read(path).map_err(io)?, progress, apply_epc).await,
-        Dataset::PricePaid => drive(&ctx, dataset, path, formats::price_paid::read(path).map_err(io)?, progress, apply_price_paid).await,
+        Dataset::AddressBase => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::addressbase::read(path).map_err(io)?,
+                progress,
+                apply_addressbase,
+            )
+            .await
+        }
+        Dataset::OpenUprn => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::open_uprn::read(path).map_err(io)?,
+                progress,
+                apply_open_uprn,
+            )
+            .await
+        }
+        Dataset::CodePoint => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::codepoint::read(path).map_err(io)?,
+                progress,
+                apply_codepoint,
+            )
+            .await
+        }
+        Dataset::Onspd => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::onspd::read(path).map_err(io)?,
+                progress,
+                apply_onspd,
+            )
+            .await
+        }
+        Dataset::Boundaries => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::boundaries::read(path).map_err(io)?,
+                progress,
+                apply_boundaries,
+            )
+            .await
+        }
+        Dataset::Epc => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::epc::read(path).map_err(io)?,
+                progress,
+                apply_epc,
+            )
+            .await
+        }
+        Dataset::PricePaid => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::price_paid::read(path).map_err(io)?,
+                progress,
+                apply_price_paid,
+            )
+            .await
+        }
     }
 }
 
@@ -171,7 +267,9 @@ type ApplyFn<T> = for<'a> fn(
     &'a LoadCtx<'a>,
     Vec<T>,
     &'a mut RowCounts,
-) -> std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>>;
+) -> std::pin::Pin<
+    Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>,
+>;
 
 /// Reads the parser's rows in chunks, applies each chunk, reports progress and rejections, and
 /// records the run. `apply` returns whether the chunk changed the address register.
@@ -207,14 +305,21 @@ async fn drive<T: Send + 'static>(
         }
         if counts.read >= next_report {
             next_report += PROGRESS_EVERY;
-            progress.say(&counts_line(dataset.name(), &file, &counts, started.elapsed().as_secs_f64()));
+            progress.say(&counts_line(
+                dataset.name(),
+                &file,
+                &counts,
+                started.elapsed().as_secs_f64(),
+            ));
         }
     }
     if !chunk.is_empty() {
         register_changed |= apply(ctx, chunk, &mut counts).await?;
     }
-    let rej: Vec<(i64, String)> =
-        rejections.iter().map(|r| (r.line as i64, r.reason.clone())).collect();
+    let rej: Vec<(i64, String)> = rejections
+        .iter()
+        .map(|r| (r.line as i64, r.reason.clone()))
+        .collect();
     loads::add_rejections(ctx.db, run_id, &rej).await?;
     loads::finish_run(ctx.db, run_id, &counts, Utc::now().naive_utc()).await?;
     if register_changed {
@@ -222,11 +327,20 @@ async fn drive<T: Send + 'static>(
     }
     let seconds = started.elapsed().as_secs_f64();
     progress.say(&counts_line(dataset.name(), &file, &counts, seconds));
-    Ok(LoadReport { dataset: dataset.name().into(), file, counts, rejections, seconds })
+    Ok(LoadReport {
+        dataset: dataset.name().into(),
+        file,
+        counts,
+        rejections,
+        seconds,
+    })
 }
 
 fn uuid_like(run_id: i64) -> String {
-    format!("run-{run_id}-{}", Utc::now().timestamp_nanos_opt().unwrap_or_default())
+    format!(
+        "run-{run_id}-{}",
+        Utc::now().timestamp_nanos_opt().unwrap_or_default()
+    )
 }
 
 /// The in-memory state of one chunk: the stored row (or none) for every key the chunk touches,
@@ -245,7 +359,11 @@ impl<K: Hash + Eq + Clone, R: Clone> Staged<K, R> {
             stored.insert(key(&r), true);
             current.insert(key(&r), Some(r));
         }
-        Staged { current, touched: Vec::new(), stored }
+        Staged {
+            current,
+            touched: Vec::new(),
+            stored,
+        }
     }
 
     fn prev(&self, k: &K) -> Option<&R> {
@@ -291,7 +409,10 @@ impl<K: Hash + Eq + Clone, R: Clone> Staged<K, R> {
 }
 
 fn same_address(a: &AddressRow, b: &AddressRow) -> bool {
-    AddressRow { updated_at: b.updated_at, ..a.clone() } == *b
+    AddressRow {
+        updated_at: b.updated_at,
+        ..a.clone()
+    } == *b
 }
 
 fn boxed<'a, T: Send + 'a>(
@@ -329,7 +450,11 @@ fn apply_addressbase<'a>(
                 lad_code: prev.lad_code,
                 lsoa_code: prev.lsoa_code,
                 address_source: Some(ctx.source.to_string()),
-                position_source: if has_pos { Some(ctx.source.to_string()) } else { prev.position_source },
+                position_source: if has_pos {
+                    Some(ctx.source.to_string())
+                } else {
+                    prev.position_source
+                },
                 updated_at: ctx.now,
             };
             st.set(r.uprn, Some(new), counts, same_address);
@@ -354,9 +479,14 @@ fn apply_open_uprn<'a>(
             let prev = st.prev(&r.uprn).cloned();
             // A better position source (the full register) is never overwritten by Open UPRN.
             let keep_pos = prev.as_ref().is_some_and(|p| {
-                p.position_source.as_deref().is_some_and(|s| s.contains("addressbase"))
+                p.position_source
+                    .as_deref()
+                    .is_some_and(|s| s.contains("addressbase"))
             });
-            let base = prev.unwrap_or(AddressRow { uprn: r.uprn, ..Default::default() });
+            let base = prev.unwrap_or(AddressRow {
+                uprn: r.uprn,
+                ..Default::default()
+            });
             let new = if keep_pos {
                 base
             } else {
@@ -380,7 +510,10 @@ fn apply_open_uprn<'a>(
 }
 
 fn same_postcode(a: &reg::PostcodeRow, b: &reg::PostcodeRow) -> bool {
-    reg::PostcodeRow { updated_at: b.updated_at, ..a.clone() } == *b
+    reg::PostcodeRow {
+        updated_at: b.updated_at,
+        ..a.clone()
+    } == *b
 }
 
 fn empty_postcode(pc: &str, ctx: &LoadCtx<'_>) -> reg::PostcodeRow {
@@ -403,7 +536,11 @@ fn empty_postcode(pc: &str, ctx: &LoadCtx<'_>) -> reg::PostcodeRow {
 /// The sources a merged row was built from: a sorted, `+`-joined set, so loading either file again
 /// changes nothing.
 fn merge_source(prev: &str, new: &str) -> String {
-    let mut parts: Vec<&str> = prev.split('+').chain([new]).filter(|s| !s.is_empty()).collect();
+    let mut parts: Vec<&str> = prev
+        .split('+')
+        .chain([new])
+        .filter(|s| !s.is_empty())
+        .collect();
     parts.sort_unstable();
     parts.dedup();
     parts.join("+")
@@ -429,7 +566,10 @@ fn apply_codepoint<'a>(
         let existing = reg::postcodes_by_key(ctx.db, &keys).await?;
         let mut st = Staged::new(&keys, existing, |r: &reg::PostcodeRow| r.postcode.clone());
         for r in rows {
-            let prev = st.prev(&r.postcode).cloned().unwrap_or_else(|| empty_postcode(&r.postcode, ctx));
+            let prev = st
+                .prev(&r.postcode)
+                .cloned()
+                .unwrap_or_else(|| empty_postcode(&r.postcode, ctx));
             let (lat, lon) = wgs84(r.easting, r.northing);
             // Code-Point Open is the positional product: its position wins; the postcode
             // directory's area codes win over its admin codes.
@@ -463,7 +603,10 @@ fn apply_onspd<'a>(
         let existing = reg::postcodes_by_key(ctx.db, &keys).await?;
         let mut st = Staged::new(&keys, existing, |r: &reg::PostcodeRow| r.postcode.clone());
         for r in rows {
-            let prev = st.prev(&r.postcode).cloned().unwrap_or_else(|| empty_postcode(&r.postcode, ctx));
+            let prev = st
+                .prev(&r.postcode)
+                .cloned()
+                .unwrap_or_else(|| empty_postcode(&r.postcode, ctx));
             let (lat, lon) = match (r.lat, r.lon) {
                 (Some(a), Some(o)) => (Some(a), Some(o)),
                 _ => wgs84(r.easting, r.northing),
@@ -517,7 +660,12 @@ fn apply_boundaries<'a>(
                 source: ctx.source.to_string(),
                 updated_at: ctx.now,
             };
-            st.set(r.code, Some(new), counts, |a, b| reg::BoundaryRow { updated_at: b.updated_at, ..a.clone() } == *b);
+            st.set(r.code, Some(new), counts, |a, b| {
+                reg::BoundaryRow {
+                    updated_at: b.updated_at,
+                    ..a.clone()
+                } == *b
+            });
         }
         let (up, _) = st.into_writes();
         reg::replace_boundaries(ctx.db, up).await?;
@@ -535,31 +683,53 @@ fn apply_epc<'a>(
         let existing = reg::epc_by_key(ctx.db, &keys).await?;
         let mut st = Staged::new(&keys, existing, |r: &reg::EpcRow| r.lmk_key.clone());
         // The newest certificate per UPRN in this chunk gives the address text.
-        let mut texts: HashMap<i64, (Option<chrono::NaiveDate>, crate::addresses::Parts, Option<String>)> =
-            HashMap::new();
+        let mut texts: HashMap<
+            i64,
+            (
+                Option<chrono::NaiveDate>,
+                crate::addresses::Parts,
+                Option<String>,
+            ),
+        > = HashMap::new();
         for r in rows {
             if let Some(uprn) = r.uprn {
                 let lines: Vec<&str> = [&r.address1, &r.address2, &r.address3]
                     .into_iter()
                     .filter_map(|l| l.as_deref())
                     .collect();
-                let lines = if lines.is_empty() { r.address.as_deref().into_iter().collect() } else { lines };
+                let lines = if lines.is_empty() {
+                    r.address.as_deref().into_iter().collect()
+                } else {
+                    lines
+                };
                 let mut parts = split_lines(&lines);
-                if let Some(town) = r.fields.iter().find(|(k, _)| k == "posttown").map(|(_, v)| v.to_uppercase()) {
-                    if parts.town.as_deref() != Some(town.as_str()) {
-                        if let Some(t) = parts.town.take() {
-                            parts.locality = Some(parts.locality.map_or(t.clone(), |l| format!("{l}, {t}")));
-                        }
-                        parts.town = Some(town);
+                let post_town = r
+                    .fields
+                    .iter()
+                    .find(|(k, _)| k == "posttown")
+                    .map(|(_, v)| v.to_uppercase());
+                if let Some(town) = post_town
+                    && parts.town.as_deref() != Some(town.as_str())
+                {
+                    // The post town is the town; the last address line becomes locality.
+                    if let Some(t) = parts.town.take() {
+                        parts.locality =
+                            Some(parts.locality.map_or(t.clone(), |l| format!("{l}, {t}")));
                     }
+                    parts.town = Some(town);
                 }
-                let newer = texts.get(&uprn).is_none_or(|(d, _, _)| r.lodgement_date >= *d);
+                let newer = texts
+                    .get(&uprn)
+                    .is_none_or(|(d, _, _)| r.lodgement_date >= *d);
                 if newer {
                     texts.insert(uprn, (r.lodgement_date, parts, r.postcode.clone()));
                 }
             }
-            let fields: serde_json::Map<String, serde_json::Value> =
-                r.fields.into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect();
+            let fields: serde_json::Map<String, serde_json::Value> = r
+                .fields
+                .into_iter()
+                .map(|(k, v)| (k, serde_json::Value::String(v)))
+                .collect();
             let new = reg::EpcRow {
                 lmk_key: r.lmk_key.clone(),
                 uprn: r.uprn,
@@ -582,7 +752,12 @@ fn apply_epc<'a>(
                 source: ctx.source.to_string(),
                 updated_at: ctx.now,
             };
-            st.set(r.lmk_key, Some(new), counts, |a, b| reg::EpcRow { updated_at: b.updated_at, ..a.clone() } == *b);
+            st.set(r.lmk_key, Some(new), counts, |a, b| {
+                reg::EpcRow {
+                    updated_at: b.updated_at,
+                    ..a.clone()
+                } == *b
+            });
         }
         let (up, _) = st.into_writes();
         reg::replace_epc(ctx.db, up).await?;
@@ -594,12 +769,17 @@ fn apply_epc<'a>(
         for (uprn, (_, parts, postcode)) in texts {
             let prev = ast.prev(&uprn).cloned();
             let owned_by_other = prev.as_ref().is_some_and(|p| {
-                p.address_source.as_deref().is_some_and(|s| !s.contains("epc"))
+                p.address_source
+                    .as_deref()
+                    .is_some_and(|s| !s.contains("epc"))
             });
             if owned_by_other {
                 continue;
             }
-            let base = prev.unwrap_or(AddressRow { uprn, ..Default::default() });
+            let base = prev.unwrap_or(AddressRow {
+                uprn,
+                ..Default::default()
+            });
             let new = AddressRow {
                 saon: parts.saon,
                 paon: parts.paon,
@@ -621,7 +801,10 @@ fn apply_epc<'a>(
 }
 
 fn same_sale(a: &reg::PricePaidRow, b: &reg::PricePaidRow) -> bool {
-    reg::PricePaidRow { updated_at: b.updated_at, ..a.clone() } == *b
+    reg::PricePaidRow {
+        updated_at: b.updated_at,
+        ..a.clone()
+    } == *b
 }
 
 fn apply_price_paid<'a>(
@@ -632,7 +815,9 @@ fn apply_price_paid<'a>(
     boxed(async move {
         let keys: Vec<String> = rows.iter().map(|r| r.transaction_id.clone()).collect();
         let existing = reg::price_paid_by_id(ctx.db, &keys).await?;
-        let mut st = Staged::new(&keys, existing, |r: &reg::PricePaidRow| r.transaction_id.clone());
+        let mut st = Staged::new(&keys, existing, |r: &reg::PricePaidRow| {
+            r.transaction_id.clone()
+        });
         for r in rows {
             let id = r.transaction_id.clone();
             if r.record_status == "D" {
@@ -642,7 +827,10 @@ fn apply_price_paid<'a>(
             let prev = st.prev(&id).cloned();
             // Keep an earlier UPRN match while the address it was made on is unchanged.
             let same_addr = prev.as_ref().is_some_and(|p| {
-                p.postcode == r.postcode && p.paon == r.paon && p.saon == r.saon && p.street == r.street
+                p.postcode == r.postcode
+                    && p.paon == r.paon
+                    && p.saon == r.saon
+                    && p.street == r.street
             });
             let (uprn, match_method, match_score) = match prev.filter(|_| same_addr) {
                 Some(p) => (p.uprn, p.match_method, p.match_score),
@@ -699,8 +887,10 @@ pub async fn load_manifest(
     progress: &mut Progress,
 ) -> Result<Vec<LoadReport>, IngestError> {
     let mpath = dir.join("manifest.json");
-    let text = std::fs::read_to_string(&mpath)
-        .map_err(|source| IngestError::Io { file: mpath.display().to_string(), source })?;
+    let text = std::fs::read_to_string(&mpath).map_err(|source| IngestError::Io {
+        file: mpath.display().to_string(),
+        source,
+    })?;
     let manifest: Manifest = serde_json::from_str(&text).map_err(|e| IngestError::Manifest {
         file: mpath.display().to_string(),
         message: e.to_string(),
@@ -714,7 +904,10 @@ pub async fn load_manifest(
             .or_else(|| formats::sniff(&path).and_then(|name| Dataset::parse(name).ok()));
         match ds {
             Some(ds) => files.push((ds, path)),
-            None => progress.say(&format!("[manifest] {} ({}) is not a loadable dataset: skipped", f.path, f.dataset)),
+            None => progress.say(&format!(
+                "[manifest] {} ({}) is not a loadable dataset: skipped",
+                f.path, f.dataset
+            )),
         }
     }
     let order = |d: &Dataset| match d {

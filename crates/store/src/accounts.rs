@@ -278,17 +278,24 @@ pub async fn key_auth(db: &Db, key_hash: &str) -> StoreResult<Option<KeyAuth>> {
         api_keys::table
             .inner_join(accounts::table)
             .filter(api_keys::key_hash.eq(key_hash))
-            .select((api_keys::id, api_keys::account_id, api_keys::revoked_at, accounts::balance))
+            .select((
+                api_keys::id,
+                api_keys::account_id,
+                api_keys::revoked_at,
+                accounts::balance,
+            ))
             .first(c)
             .await
             .optional()?
     });
-    Ok(row.map(|(key_id, account_id, revoked_at, balance)| KeyAuth {
-        key_id,
-        account_id,
-        balance,
-        revoked: revoked_at.is_some(),
-    }))
+    Ok(
+        row.map(|(key_id, account_id, revoked_at, balance)| KeyAuth {
+            key_id,
+            account_id,
+            balance,
+            revoked: revoked_at.is_some(),
+        }),
+    )
 }
 
 pub async fn list_keys(db: &Db, account_id: i64) -> StoreResult<Vec<ApiKeyRow>> {

@@ -19,11 +19,19 @@ macro_rules! replace_rows {
                 use diesel_async::AsyncConnection;
                 c.transaction(async |c| {
                     for k in keys.chunks($crate::bulk::CHUNK) {
-                        diesel_async::RunQueryDsl::execute(diesel::delete($table.filter($key.eq_any(k))), c).await?;
+                        diesel_async::RunQueryDsl::execute(
+                            diesel::delete($table.filter($key.eq_any(k))),
+                            c,
+                        )
+                        .await?;
                     }
                     let mut n = 0usize;
                     for r in rows.chunks($crate::bulk::CHUNK) {
-                        n += diesel_async::RunQueryDsl::execute(diesel::insert_into($table).values(r), c).await?;
+                        n += diesel_async::RunQueryDsl::execute(
+                            diesel::insert_into($table).values(r),
+                            c,
+                        )
+                        .await?;
                     }
                     Ok::<usize, diesel::result::Error>(n)
                 })
@@ -34,11 +42,17 @@ macro_rules! replace_rows {
                     use diesel::prelude::{Connection, ExpressionMethods, QueryDsl};
                     c.transaction(|c| {
                         for k in keys.chunks($crate::bulk::CHUNK) {
-                            diesel::RunQueryDsl::execute(diesel::delete($table.filter($key.eq_any(k))), c)?;
+                            diesel::RunQueryDsl::execute(
+                                diesel::delete($table.filter($key.eq_any(k))),
+                                c,
+                            )?;
                         }
                         let mut n = 0usize;
                         for r in rows.chunks($crate::bulk::CHUNK) {
-                            n += diesel::RunQueryDsl::execute(diesel::insert_into($table).values(r), c)?;
+                            n += diesel::RunQueryDsl::execute(
+                                diesel::insert_into($table).values(r),
+                                c,
+                            )?;
                         }
                         Ok::<usize, diesel::result::Error>(n)
                     })

@@ -36,7 +36,8 @@ impl std::fmt::Debug for Db {
     }
 }
 
-/// A connection checked out of the pool.
+/// A connection checked out of the pool (short-lived, so its size does not matter).
+#[allow(clippy::large_enum_variant)]
 pub enum Conn {
     Pg(Object<AsyncPgConnection>),
     Sqlite(Object<SqliteConn>),
@@ -58,6 +59,8 @@ pub enum StoreError {
 }
 
 impl From<diesel::result::Error> for StoreError {
+    // diesel's error enum is foreign and non-exhaustive: everything unnamed is an internal fault.
+    #[allow(clippy::wildcard_enum_match_arm)]
     fn from(e: diesel::result::Error) -> Self {
         use diesel::result::{DatabaseErrorKind as K, Error as E};
         match e {
@@ -113,7 +116,10 @@ pub struct DbOptions {
 
 impl Default for DbOptions {
     fn default() -> Self {
-        DbOptions { max_connections: 16, wait_timeout: Duration::from_secs(5) }
+        DbOptions {
+            max_connections: 16,
+            wait_timeout: Duration::from_secs(5),
+        }
     }
 }
 
@@ -245,8 +251,9 @@ impl Db {
                 let joined = std::thread::spawn(move || {
                     use diesel::Connection;
                     use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
-                    let mut c = <AsyncConnectionWrapper<AsyncPgConnection> as Connection>::establish(&url)
-                        .map_err(|e| format!("connecting for migrations: {e}"))?;
+                    let mut c =
+                        <AsyncConnectionWrapper<AsyncPgConnection> as Connection>::establish(&url)
+                            .map_err(|e| format!("connecting for migrations: {e}"))?;
                     run(&mut c, PG_MIGRATIONS, revert)
                 })
                 .join();

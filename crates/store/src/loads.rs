@@ -89,7 +89,11 @@ pub async fn finish_run(
 
 pub async fn runs(db: &Db) -> StoreResult<Vec<LoadRunRow>> {
     Ok(with_conn!(db, |c| {
-        load_runs::table.order(load_runs::id).select(LoadRunRow::as_select()).load(c).await?
+        load_runs::table
+            .order(load_runs::id)
+            .select(LoadRunRow::as_select())
+            .load(c)
+            .await?
     }))
 }
 

@@ -146,7 +146,9 @@ macro_rules! keyed_ops {
             let mut n = 0;
             for k in keys.chunks(crate::bulk::CHUNK) {
                 n += with_conn!(db, |c| {
-                    diesel::delete($table::table.filter($table::$key.eq_any(k))).execute(c).await?
+                    diesel::delete($table::table.filter($table::$key.eq_any(k)))
+                        .execute(c)
+                        .await?
                 });
             }
             Ok(n)
@@ -154,11 +156,51 @@ macro_rules! keyed_ops {
     };
 }
 
-keyed_ops!(AddressRow, addresses, uprn, i64, addresses_by_uprn, replace_addresses, delete_addresses);
-keyed_ops!(PostcodeRow, postcodes, postcode, String, postcodes_by_key, replace_postcodes, delete_postcodes);
-keyed_ops!(BoundaryRow, boundaries, code, String, boundaries_by_code, replace_boundaries, delete_boundaries);
-keyed_ops!(EpcRow, epc_certificates, lmk_key, String, epc_by_key, replace_epc, delete_epc);
-keyed_ops!(PricePaidRow, price_paid, transaction_id, String, price_paid_by_id, replace_price_paid, delete_price_paid);
+keyed_ops!(
+    AddressRow,
+    addresses,
+    uprn,
+    i64,
+    addresses_by_uprn,
+    replace_addresses,
+    delete_addresses
+);
+keyed_ops!(
+    PostcodeRow,
+    postcodes,
+    postcode,
+    String,
+    postcodes_by_key,
+    replace_postcodes,
+    delete_postcodes
+);
+keyed_ops!(
+    BoundaryRow,
+    boundaries,
+    code,
+    String,
+    boundaries_by_code,
+    replace_boundaries,
+    delete_boundaries
+);
+keyed_ops!(
+    EpcRow,
+    epc_certificates,
+    lmk_key,
+    String,
+    epc_by_key,
+    replace_epc,
+    delete_epc
+);
+keyed_ops!(
+    PricePaidRow,
+    price_paid,
+    transaction_id,
+    String,
+    price_paid_by_id,
+    replace_price_paid,
+    delete_price_paid
+);
 
 /// One address by UPRN.
 pub async fn address(db: &Db, uprn: i64) -> StoreResult<Option<AddressRow>> {
@@ -282,13 +324,21 @@ pub async fn register_counts(db: &Db) -> StoreResult<RegisterCounts> {
 
 pub async fn get_meta(db: &Db, key: &str) -> StoreResult<Option<String>> {
     Ok(with_conn!(db, |c| {
-        meta::table.find(key).select(meta::value).first(c).await.optional()?
+        meta::table
+            .find(key)
+            .select(meta::value)
+            .first(c)
+            .await
+            .optional()?
     }))
 }
 
 pub async fn set_meta(db: &Db, key: &str, value: &str) -> StoreResult<()> {
-    let row = MetaRow { key: key.to_string(), value: value.to_string() };
-    replace_rows!(db, meta::table, meta::key, vec![row.key.clone()], vec![row]);
+    let row = MetaRow {
+        key: key.to_string(),
+        value: value.to_string(),
+    };
+    replace_rows!(db, meta::table, meta::key, [row.key.clone()], [row]);
     Ok(())
 }
 

@@ -182,6 +182,15 @@ diesel::joinable!(ledger -> accounts (account_id));
 diesel::joinable!(load_rejections -> load_runs (run_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
-    accounts, api_keys, ledger, meta, addresses, postcodes, boundaries, epc_certificates, price_paid,
-    load_runs, load_rejections,
+    accounts,
+    api_keys,
+    ledger,
+    meta,
+    addresses,
+    postcodes,
+    boundaries,
+    epc_certificates,
+    price_paid,
+    load_runs,
+    load_rejections,
 );

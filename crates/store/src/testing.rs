@@ -30,12 +30,19 @@ fn unique_name() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
-    format!("t{}_{}_{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed), nanos)
+    format!(
+        "t{}_{}_{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed),
+        nanos
+    )
 }
 
 /// The PostgreSQL URL tests should use, if any.
 pub fn test_pg_url() -> Option<String> {
-    std::env::var(TEST_DB_ENV).ok().filter(|s| !s.trim().is_empty())
+    std::env::var(TEST_DB_ENV)
+        .ok()
+        .filter(|s| !s.trim().is_empty())
 }
 
 impl TestDb {
@@ -51,10 +58,20 @@ impl TestDb {
                 let mut c = AsyncPgConnection::establish(&admin_url)
                     .await
                     .unwrap_or_else(|e| panic!("cannot connect to {TEST_DB_ENV}={admin_url}: {e}"));
-                c.batch_execute(&format!("CREATE SCHEMA {name}")).await.expect("create schema");
+                c.batch_execute(&format!("CREATE SCHEMA {name}"))
+                    .await
+                    .expect("create schema");
                 let sep = if admin_url.contains('?') { '&' } else { '?' };
-                let url = format!("{admin_url}{sep}options=-csearch_path%3D{name}&application_name={name}");
-                (Location::Postgres(url), Cleanup::PgSchema { admin_url, schema: name.clone() })
+                let url = format!(
+                    "{admin_url}{sep}options=-csearch_path%3D{name}&application_name={name}"
+                );
+                (
+                    Location::Postgres(url),
+                    Cleanup::PgSchema {
+                        admin_url,
+                        schema: name.clone(),
+                    },
+                )
             }
             None => {
                 let path = std::env::temp_dir().join(format!("terrace-{name}.sqlite3"));
@@ -63,7 +80,12 @@ impl TestDb {
         };
         let db = Db::open(&location, &opts).expect("open test db");
         db.migrate().await.expect("migrate test db");
-        TestDb { db, location, name, cleanup }
+        TestDb {
+            db,
+            location,
+            name,
+            cleanup,
+        }
     }
 }
 
@@ -79,10 +101,15 @@ impl Drop for TestDb {
                 }
             }
             Cleanup::PgSchema { admin_url, schema } => {
-                let (url, sql) = (admin_url.clone(), format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
+                let (url, sql) = (
+                    admin_url.clone(),
+                    format!("DROP SCHEMA IF EXISTS {schema} CASCADE"),
+                );
                 // Drop runs outside any runtime guarantee, so use a short-lived one on a thread.
                 let _ = std::thread::spawn(move || {
-                    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                    let rt = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build();
                     if let Ok(rt) = rt {
                         rt.block_on(async {
                             if let Ok(mut c) = AsyncPgConnection::establish(&url).await {
@@ -99,11 +126,19 @@ impl Drop for TestDb {
 
 /// A handle to a store that cannot be reached, for testing unavailability paths.
 pub fn unreachable_db() -> Result<Db, StoreError> {
-    let opts = DbOptions { max_connections: 2, wait_timeout: std::time::Duration::from_millis(300) };
+    let opts = DbOptions {
+        max_connections: 2,
+        wait_timeout: std::time::Duration::from_millis(300),
+    };
     match test_pg_url() {
-        Some(_) => Db::open(&Location::Postgres("postgres://nobody@127.0.0.1:1/none".into()), &opts),
+        Some(_) => Db::open(
+            &Location::Postgres("postgres://nobody@127.0.0.1:1/none".into()),
+            &opts,
+        ),
         None => Db::open(
-            &Location::Sqlite(PathBuf::from("/proc/terrace-no-such-dir/unreachable.sqlite3")),
+            &Location::Sqlite(PathBuf::from(
+                "/proc/terrace-no-such-dir/unreachable.sqlite3",
+            )),
             &opts,
         ),
     }

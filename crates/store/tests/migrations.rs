@@ -12,15 +12,21 @@ struct Name {
 
 async fn table_names(t: &TestDb) -> Vec<String> {
     let sql = match t.db.backend() {
-        Backend::Sqlite => "SELECT name FROM sqlite_master WHERE type = 'table' \
-                            AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__diesel%' ORDER BY name",
-        Backend::Postgres => "SELECT table_name AS name FROM information_schema.tables \
+        Backend::Sqlite => {
+            "SELECT name FROM sqlite_master WHERE type = 'table' \
+                            AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__diesel%' ORDER BY name"
+        }
+        Backend::Postgres => {
+            "SELECT table_name AS name FROM information_schema.tables \
                               WHERE table_schema = current_schema() \
-                              AND table_name NOT LIKE '__diesel%' ORDER BY table_name",
+                              AND table_name NOT LIKE '__diesel%' ORDER BY table_name"
+        }
     };
     let db = &t.db;
     let rows: Vec<Name> = (async {
-        Ok::<_, terrace_store::StoreError>(with_conn!(db, |c| diesel::sql_query(sql).load(c).await?))
+        Ok::<_, terrace_store::StoreError>(with_conn!(db, |c| diesel::sql_query(sql)
+            .load(c)
+            .await?))
     })
     .await
     .unwrap();
@@ -31,8 +37,18 @@ async fn table_names(t: &TestDb) -> Vec<String> {
 async fn migrations_apply_and_revert_cleanly() {
     let t = TestDb::new().await;
     let tables = table_names(&t).await;
-    for want in ["accounts", "api_keys", "ledger", "addresses", "price_paid", "load_runs"] {
-        assert!(tables.iter().any(|n| n == want), "{want} missing from {tables:?}");
+    for want in [
+        "accounts",
+        "api_keys",
+        "ledger",
+        "addresses",
+        "price_paid",
+        "load_runs",
+    ] {
+        assert!(
+            tables.iter().any(|n| n == want),
+            "{want} missing from {tables:?}"
+        );
     }
     t.db.revert_all().await.unwrap();
     assert_eq!(table_names(&t).await, Vec::<String>::new());
@@ -56,7 +72,10 @@ fn every_foreign_key_is_indexed() {
                 if l.contains(" REFERENCES ") {
                     let col = l.split_whitespace().next().unwrap();
                     let wanted = format!("ON {table} ({col}");
-                    assert!(sql.contains(&wanted), "{dir}: {table}.{col} has no index ({wanted})");
+                    assert!(
+                        sql.contains(&wanted),
+                        "{dir}: {table}.{col} has no index ({wanted})"
+                    );
                 }
             }
         }

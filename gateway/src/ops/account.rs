@@ -26,9 +26,9 @@ pub static BALANCE: OpDecl = OpDecl {
 };
 
 fn run_balance<'a>(ctx: &'a Ctx, _input: Input) -> OpFuture<'a> {
-    Box::pin(async move {
-        Answer::of(&credits::balance(&ctx.state.db, ctx.caller.account_id).await?)
-    })
+    Box::pin(
+        async move { Answer::of(&credits::balance(&ctx.state.db, ctx.caller.account_id).await?) },
+    )
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -48,8 +48,28 @@ pub static USAGE: OpDecl = OpDecl {
     description: "Every call of the account, newest first, with its operation, credits charged (free calls at 0), balance after, time and request id. Failed calls are not listed (they are not charged). Paginated with `limit` and the `before` cursor.",
     price: Price::Free,
     params: &[
-        Param { name: "limit", location: In::Query, required: false, kind: Kind::Int { min: 1, max: 500, default: Some(50) }, description: "Rows per page" },
-        Param { name: "before", location: In::Query, required: false, kind: Kind::Int { min: 1, max: i64::MAX, default: None }, description: "Cursor: the `next_before` of the previous page" },
+        Param {
+            name: "limit",
+            location: In::Query,
+            required: false,
+            kind: Kind::Int {
+                min: 1,
+                max: 500,
+                default: Some(50),
+            },
+            description: "Rows per page",
+        },
+        Param {
+            name: "before",
+            location: In::Query,
+            required: false,
+            kind: Kind::Int {
+                min: 1,
+                max: i64::MAX,
+                default: None,
+            },
+            description: "Cursor: the `next_before` of the previous page",
+        },
     ],
     body: None,
     body_required: false,
@@ -111,9 +131,13 @@ fn check_new_key(input: &Input) -> Result<(), ApiError> {
 fn run_create_key<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let body: NewKeyBody = input.body_as(false)?.unwrap_or_default();
-        let key =
-            credits::create_key(&ctx.state.db, ctx.caller.account_id, body.name.as_deref(), ctx.now)
-                .await?;
+        let key = credits::create_key(
+            &ctx.state.db,
+            ctx.caller.account_id,
+            body.name.as_deref(),
+            ctx.now,
+        )
+        .await?;
         Answer::of(&key)
     })
 }
@@ -163,7 +187,17 @@ pub static REVOKE_KEY: OpDecl = OpDecl {
     summary: "Revoke an API key",
     description: "Revokes one of the account's keys; it stops working at once. Unknown or already revoked keys are 404.",
     price: Price::Free,
-    params: &[Param { name: "key_id", location: In::Path, required: true, kind: Kind::Int { min: 1, max: i64::MAX, default: None }, description: "The key's id" }],
+    params: &[Param {
+        name: "key_id",
+        location: In::Path,
+        required: true,
+        kind: Kind::Int {
+            min: 1,
+            max: i64::MAX,
+            default: None,
+        },
+        description: "The key's id",
+    }],
     body: None,
     body_required: false,
     response: schema_of::<Revoked>,
@@ -177,6 +211,9 @@ fn run_revoke_key<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let key_id = input.params.int("key_id").unwrap_or(0);
         credits::revoke_key(&ctx.state.db, ctx.caller.account_id, key_id, ctx.now).await?;
-        Answer::of(&Revoked { key_id, revoked: true })
+        Answer::of(&Revoked {
+            key_id,
+            revoked: true,
+        })
     })
 }

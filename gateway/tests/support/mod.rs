@@ -54,9 +54,15 @@ pub async fn world_with(rate: RateLimit) -> TestApp {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("addressbase.csv");
     std::fs::write(&file, SMALL_WORLD).unwrap();
-    terrace_ingest::load_file(&t.db, Dataset::AddressBase, &file, Default::default(), &mut Progress::quiet())
-        .await
-        .unwrap();
+    terrace_ingest::load_file(
+        &t.db,
+        Dataset::AddressBase,
+        &file,
+        Default::default(),
+        &mut Progress::quiet(),
+    )
+    .await
+    .unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     let state = state_for(&t.db, rate).await;
     TestApp { t, state }
@@ -65,19 +71,30 @@ pub async fn world_with(rate: RateLimit) -> TestApp {
 pub async fn state_for(db: &Db, rate: RateLimit) -> AppState {
     let index = Arc::new(IndexHandle::default());
     index.refresh(db).await.unwrap();
-    let address = AddressCtx { db: db.clone(), index };
+    let address = AddressCtx {
+        db: db.clone(),
+        index,
+    };
     AppState::new(db.clone(), Arc::new(SystemClock), address, rate)
 }
 
 fn uuid_like() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
-    format!("{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 pub async fn service(
     state: AppState,
-) -> impl Service<actix_http::Request, Response = ServiceResponse<impl MessageBody>, Error = actix_web::Error> {
+) -> impl Service<
+    actix_http::Request,
+    Response = ServiceResponse<impl MessageBody>,
+    Error = actix_web::Error,
+> {
     test::init_service(App::new().configure(app_config(state))).await
 }
 
@@ -106,11 +123,17 @@ where
     let headers = resp.headers().clone();
     let body = test::read_body(resp).await;
     let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    Reply { status, headers, json }
+    Reply {
+        status,
+        headers,
+        json,
+    }
 }
 
 pub fn get(path: &str, key: &str) -> test::TestRequest {
-    test::TestRequest::get().uri(path).insert_header(("Authorization", format!("Bearer {key}")))
+    test::TestRequest::get()
+        .uri(path)
+        .insert_header(("Authorization", format!("Bearer {key}")))
 }
 
 pub fn post_json(path: &str, key: &str, body: &Value) -> test::TestRequest {

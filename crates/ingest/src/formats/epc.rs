@@ -160,7 +160,9 @@ fn parse_row(fields: &[String], c: &Columns) -> Result<EpcRow, String> {
     // which certificate is current, so it is never guessed.
     let date = |i: Option<usize>, name: &str| match get(i) {
         None => Ok(None),
-        Some(v) => value::date(v).map(Some).ok_or_else(|| format!("{name} {v:?} is not a date")),
+        Some(v) => value::date(v)
+            .map(Some)
+            .ok_or_else(|| format!("{name} {v:?} is not a date")),
     };
     let lodgement_date = date(c.lodgement_date, "lodgement date")?;
     let inspection_date = date(c.inspection_date, "inspection date")?;
