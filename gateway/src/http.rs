@@ -122,7 +122,10 @@ async fn handle(
     state: &AppState,
     rid: &str,
 ) -> Result<(serde_json::Map<String, Value>, i64, i64), Failure> {
-    let caller = authenticate(req, state).await.map_err(|e| (e, None))?;
+    let upfront = op.price.upfront();
+    let (caller, key_hash) = authenticate(req, state, upfront)
+        .await
+        .map_err(|e| (e, None))?;
     let bal = Some(caller.balance);
     if let Some(key) = caller.key_id {
         state
@@ -134,7 +137,6 @@ async fn handle(
     if let Some(check) = op.check {
         check(&input).map_err(|e| (e, bal))?;
     }
-    let upfront = op.price.upfront();
     if caller.balance < upfront {
         return Err((
             ApiError::InsufficientCredits {
@@ -157,7 +159,12 @@ async fn handle(
         .ledger
         .charge(&ctx.caller, op.id, credits, rid, Surface::Http, now)
         .await
-        .map_err(|e| (ApiError::from(e), bal))?;
+        .map_err(|e| {
+            // A key refused at commit (revoked elsewhere) must not stay cached.
+            state.keys.forget(&key_hash);
+            (ApiError::from(e), bal)
+        })?;
+    state.keys.set_balance(&key_hash, remaining);
     Ok((answer.body, credits, remaining))
 }
 
@@ -184,8 +191,13 @@ async fn read_body(mut payload: web::Payload) -> Result<web::Bytes, ApiError> {
     Ok(buf.freeze())
 }
 
-/// `Authorization: Bearer <API key>`; anything else is 401.
-async fn authenticate(req: &HttpRequest, state: &AppState) -> Result<Caller, ApiError> {
+/// `Authorization: Bearer <API key>`; anything else is 401. Returns the caller and the key's hash.
+/// A cached caller is used when it is fresh and its balance covers `need`; otherwise the store.
+async fn authenticate(
+    req: &HttpRequest,
+    state: &AppState,
+    need: i64,
+) -> Result<(Caller, String), ApiError> {
     let header = req
         .headers()
         .get(header::AUTHORIZATION)
@@ -199,7 +211,14 @@ async fn authenticate(req: &HttpRequest, state: &AppState) -> Result<Caller, Api
             "Send your API key as `Authorization: Bearer <API key>`",
         ));
     };
-    Ok(credits::authenticate(&state.db, key).await?)
+    let hash = credits::presented_hash(key)
+        .ok_or(ApiError::from(credits::CreditsError::Unauthenticated))?;
+    if let Some(caller) = state.keys.get(&hash, need) {
+        return Ok((caller, hash));
+    }
+    let caller = credits::authenticate_hash(&state.db, &hash).await?;
+    state.keys.put(&hash, &caller);
+    Ok((caller, hash))
 }
 
 /// Validates path and query parameters, and parses the JSON body if the operation takes one.

@@ -26,6 +26,64 @@ impl Default for RateLimit {
     }
 }
 
+/// Authenticated keys by hash, so a call needs no store read to authenticate.
+///
+/// Safe because it is never the last word: the ledger's debit re-checks at commit time that the
+/// key is not revoked and that the balance covers the price (any process's revocation or spend
+/// counts at once). Entries live for [`KeyCache::TTL`]; a revocation through this process drops
+/// its entry immediately; a cached balance too low for a call is re-read before answering 402.
+#[derive(Default)]
+pub struct KeyCache {
+    inner: std::sync::Mutex<
+        std::collections::HashMap<String, (terrace_credits::Caller, std::time::Instant)>,
+    >,
+}
+
+impl KeyCache {
+    pub const TTL: std::time::Duration = std::time::Duration::from_secs(30);
+    const MAX: usize = 100_000;
+
+    /// The cached caller, if fresh and able to afford `need` credits.
+    pub fn get(&self, hash: &str, need: i64) -> Option<terrace_credits::Caller> {
+        let map = self.inner.lock().ok()?;
+        let (caller, at) = map.get(hash)?;
+        (at.elapsed() < Self::TTL && caller.balance >= need).then(|| caller.clone())
+    }
+
+    pub fn put(&self, hash: &str, caller: &terrace_credits::Caller) {
+        if let Ok(mut map) = self.inner.lock() {
+            if map.len() >= Self::MAX {
+                map.clear();
+            }
+            map.insert(
+                hash.to_string(),
+                (caller.clone(), std::time::Instant::now()),
+            );
+        }
+    }
+
+    /// Records the balance a charge left (keeps the entry's age).
+    pub fn set_balance(&self, hash: &str, balance: i64) {
+        if let Ok(mut map) = self.inner.lock()
+            && let Some((caller, _)) = map.get_mut(hash)
+        {
+            caller.balance = balance;
+        }
+    }
+
+    pub fn forget_key(&self, key_id: i64) {
+        if let Ok(mut map) = self.inner.lock() {
+            map.retain(|_, (c, _)| c.key_id != Some(key_id));
+        }
+    }
+
+    pub fn forget(&self, hash: &str) {
+        if let Ok(mut map) = self.inner.lock() {
+            map.remove(hash);
+        }
+    }
+}
+
 #[derive(Clone)]
 pub struct AppState {
     pub db: Db,
@@ -35,6 +93,7 @@ pub struct AppState {
     pub metrics: PrometheusHandle,
     /// The group-commit ledger writer every charged call goes through.
     pub ledger: terrace_credits::LedgerWriter,
+    pub keys: Arc<KeyCache>,
     pub openapi: Arc<serde_json::Value>,
 }
 
@@ -45,6 +104,7 @@ impl AppState {
         let burst = NonZeroU32::new(rate.burst.max(1)).unwrap_or(NonZeroU32::MIN);
         AppState {
             ledger: terrace_credits::LedgerWriter::spawn(db.clone()),
+            keys: Arc::new(KeyCache::default()),
             db,
             clock,
             address,

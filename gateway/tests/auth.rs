@@ -156,3 +156,57 @@ async fn the_price_list_openapi_and_docs_need_no_key() {
         (404, Some(0))
     );
 }
+
+#[actix_web::test]
+async fn a_key_revoked_by_another_process_stops_working_at_once() {
+    let w = world().await;
+    let (acct, key) = account(w.db(), 10).await;
+    let svc = service(w.state.clone()).await;
+    // The first call caches the key in this gateway.
+    assert_eq!(
+        send(&svc, get("/v1/address/uprn/990000000001", &key))
+            .await
+            .status,
+        200
+    );
+    // Another process (an operator, another gateway) revokes it in the store directly.
+    let keys = terrace_credits::list_keys(w.db(), acct).await.unwrap();
+    terrace_credits::revoke_key(w.db(), acct, keys[0].key_id, chrono::Utc::now())
+        .await
+        .unwrap();
+    let r = send(&svc, get("/v1/address/uprn/990000000001", &key)).await;
+    assert_eq!(
+        (r.status, r.json["credits_charged"].as_i64()),
+        (401, Some(0))
+    );
+    let r = send(&svc, get("/v1/address/autocomplete?q=high", &key)).await;
+    assert_eq!(r.status, 401, "free calls too");
+    assert_eq!(
+        balance(w.db(), acct).await,
+        9,
+        "only the call before the revocation was charged"
+    );
+}
+
+#[actix_web::test]
+async fn a_grant_made_elsewhere_is_seen_before_answering_402() {
+    let w = world().await;
+    let (acct, key) = account(w.db(), 1).await;
+    let svc = service(w.state.clone()).await;
+    assert_eq!(
+        send(&svc, get("/v1/address/uprn/990000000001", &key))
+            .await
+            .status,
+        200
+    );
+    terrace_credits::grant(w.db(), acct, 5, chrono::Utc::now())
+        .await
+        .unwrap();
+    let r = send(&svc, get("/v1/address/postcode/XT11AA", &key)).await;
+    assert_eq!(
+        (r.status, r.json["credits_remaining"].as_i64()),
+        (200, Some(3)),
+        "{}",
+        r.json
+    );
+}

@@ -180,13 +180,21 @@ pub async fn revoke_key(
     }
 }
 
+/// The hash a presented key is stored under, or None when it cannot be a Terrace key.
+pub fn presented_hash(presented: &str) -> Option<String> {
+    let presented = presented.trim();
+    (presented.starts_with(KEY_PREFIX) && presented.len() <= 100).then(|| hash_key(presented))
+}
+
 /// Resolves a presented API key to its caller; revoked and unknown keys are refused.
 pub async fn authenticate(db: &Db, presented: &str) -> Result<Caller, CreditsError> {
-    let presented = presented.trim();
-    if !presented.starts_with(KEY_PREFIX) || presented.len() > 100 {
-        return Err(CreditsError::Unauthenticated);
-    }
-    match q::key_auth(db, &hash_key(presented)).await? {
+    let hash = presented_hash(presented).ok_or(CreditsError::Unauthenticated)?;
+    authenticate_hash(db, &hash).await
+}
+
+/// [`authenticate`] for a key already hashed with [`presented_hash`].
+pub async fn authenticate_hash(db: &Db, hash: &str) -> Result<Caller, CreditsError> {
+    match q::key_auth(db, hash).await? {
         Some(k) if !k.revoked => Ok(Caller {
             account_id: k.account_id,
             key_id: Some(k.key_id),
@@ -237,6 +245,7 @@ pub async fn charge(
             remaining: balance,
         }),
         DebitOutcome::NoAccount => Err(CreditsError::NoAccount),
+        DebitOutcome::Revoked => Err(CreditsError::Unauthenticated),
     }
 }
 

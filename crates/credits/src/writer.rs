@@ -94,6 +94,7 @@ impl LedgerWriter {
                 remaining: balance,
             }),
             Ok(DebitOutcome::NoAccount) => Err(CreditsError::NoAccount),
+            Ok(DebitOutcome::Revoked) => Err(CreditsError::Unauthenticated),
             Err((true, m)) => Err(CreditsError::Store(StoreError::Unavailable(m))),
             Err((false, m)) => Err(CreditsError::Store(StoreError::Setup(m))),
         }

@@ -78,6 +78,8 @@ pub enum DebitOutcome {
     Insufficient { balance: i64 },
     /// The account does not exist.
     NoAccount,
+    /// The key the call came in with was revoked (possibly by another process); nothing written.
+    Revoked,
 }
 
 #[derive(Insertable)]
@@ -272,6 +274,18 @@ pub async fn insert_key(
     }))
 }
 
+/// The account's current balance.
+pub async fn balance_of(db: &Db, account_id: i64) -> StoreResult<Option<i64>> {
+    Ok(with_conn!(db, |c| {
+        accounts::table
+            .find(account_id)
+            .select(accounts::balance)
+            .first(c)
+            .await
+            .optional()?
+    }))
+}
+
 /// Looks a key up by its hash, with its account's balance, in one query.
 pub async fn key_auth(db: &Db, key_hash: &str) -> StoreResult<Option<KeyAuth>> {
     let row: Option<(i64, i64, Option<NaiveDateTime>, i64)> = with_conn!(db, |c| {
@@ -382,11 +396,19 @@ pub struct OwnedCharge {
 macro_rules! debit_one {
     ($c:expr, $ch:expr, $now:expr, $run:ident, [$($aw:tt)*]) => {{
         let ch: &OwnedCharge = $ch;
+        // The key must still be live at commit time: a key revoked by any process stops
+        // working at once, even where a gateway authenticated it from its cache.
+        let revoked_key = diesel::dsl::exists(
+            api_keys::table
+                .filter(api_keys::id.nullable().eq(ch.key_id))
+                .filter(api_keys::revoked_at.is_not_null()),
+        );
         let updated: Option<i64> = $run::get_result(
             diesel::update(
                 accounts::table
                     .filter(accounts::id.eq(ch.account_id))
-                    .filter(accounts::balance.ge(ch.credits)),
+                    .filter(accounts::balance.ge(ch.credits))
+                    .filter(diesel::dsl::not(revoked_key)),
             )
             .set(accounts::balance.eq(accounts::balance - ch.credits))
             .returning(accounts::balance),
@@ -399,6 +421,7 @@ macro_rules! debit_one {
                     $run::first(accounts::table.find(ch.account_id).select(accounts::balance), $c)$($aw)*
                         .optional()?;
                 match bal {
+                    Some(balance) if balance >= ch.credits => DebitOutcome::Revoked,
                     Some(balance) => DebitOutcome::Insufficient { balance },
                     None => DebitOutcome::NoAccount,
                 }

@@ -211,6 +211,7 @@ fn run_revoke_key<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let key_id = input.params.int("key_id").unwrap_or(0);
         credits::revoke_key(&ctx.state.db, ctx.caller.account_id, key_id, ctx.now).await?;
+        ctx.state.keys.forget_key(key_id);
         Answer::of(&Revoked {
             key_id,
             revoked: true,
