@@ -644,10 +644,9 @@ fn apply_boundaries<'a>(
         let existing = reg::boundaries_by_code(ctx.db, &keys).await?;
         let mut st = Staged::new(&keys, existing, |r: &reg::BoundaryRow| r.code.clone());
         for r in rows {
-            let Some([min_x, min_y, max_x, max_y]) = terrace_geo::bbox(&r.geometry) else {
-                counts.rejected += 1;
-                continue;
-            };
+            // The parser rejects empty geometries, so every row here has a bounding box.
+            let [min_x, min_y, max_x, max_y] =
+                terrace_geo::bbox(&r.geometry).unwrap_or([f64::NAN; 4]);
             let new = reg::BoundaryRow {
                 code: r.code.clone(),
                 kind: r.kind,

@@ -81,3 +81,59 @@ fn every_foreign_key_is_indexed() {
         }
     }
 }
+
+/// Every table and column of `schema.rs` is created by both migration sets (schema drift check).
+#[test]
+fn schema_matches_migrations() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let schema = std::fs::read_to_string(root.join("src/schema.rs")).unwrap();
+    let mut tables: Vec<(String, Vec<String>)> = Vec::new();
+    let mut in_table = false;
+    for line in schema.lines() {
+        let l = line.trim();
+        if let Some(name) = l.strip_suffix(") {").and_then(|x| x.split(" (").next())
+            && !l.starts_with("diesel::")
+            && !l.contains("->")
+        {
+            tables.push((name.to_string(), Vec::new()));
+            in_table = true;
+            continue;
+        }
+        if in_table && l == "}" {
+            in_table = false;
+        }
+        if in_table && let Some((col, _)) = l.split_once(" ->") {
+            tables.last_mut().unwrap().1.push(col.trim().to_string());
+        }
+    }
+    assert!(tables.len() >= 11, "{tables:?}");
+    for dir in ["migrations/sqlite", "migrations/postgres"] {
+        let mut sql = String::new();
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            sql.push_str(&std::fs::read_to_string(entry.unwrap().path().join("up.sql")).unwrap());
+        }
+        for (table, cols) in &tables {
+            let start = sql
+                .find(&format!("CREATE TABLE {table} ("))
+                .unwrap_or_else(|| panic!("{dir}: no table {table}"));
+            let body = &sql[start..start + sql[start..].find("\n);").unwrap()];
+            for c in cols {
+                assert!(
+                    body.lines()
+                        .any(|l| l.trim_start().starts_with(&format!("{c} "))),
+                    "{dir}: {table}.{c} missing"
+                );
+            }
+            let declared = body
+                .lines()
+                .skip(1)
+                .filter(|l| !l.trim().is_empty())
+                .count();
+            assert_eq!(
+                declared,
+                cols.len(),
+                "{dir}: {table} has columns schema.rs lacks"
+            );
+        }
+    }
+}

@@ -192,6 +192,10 @@ impl<R: BufRead> Iterator for Features<R> {
         let line = self.index;
         Some(
             to_row(feature, self.crs_is_wgs84)
+                .and_then(|row| match terrace_geo::bbox(&row.geometry) {
+                    Some(_) => Ok(row),
+                    None => Err("the geometry is empty".to_string()),
+                })
                 .map(|row| (line, row))
                 .map_err(|reason| Rejection {
                     file: self.file.clone(),
