@@ -14,51 +14,71 @@ use tokio::sync::{mpsc, oneshot};
 const MAX_BATCH: usize = 512;
 
 type Reply = Result<DebitOutcome, (bool, String)>;
+type Job = (OwnedCharge, DateTime<Utc>, oneshot::Sender<Reply>);
+
+/// The writer loop: take every debit waiting (up to [`MAX_BATCH`]), commit them together, reply.
+async fn run(db: Db, mut rx: mpsc::Receiver<Job>) {
+    while let Some(first) = rx.recv().await {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(next) => batch.push(next),
+                Err(_) => break,
+            }
+        }
+        // The batch's time is its newest call's time.
+        let now = batch
+            .iter()
+            .map(|(_, t, _)| *t)
+            .max()
+            .unwrap_or_else(Utc::now);
+        let (charges, replies): (Vec<OwnedCharge>, Vec<oneshot::Sender<Reply>>) =
+            batch.into_iter().map(|(c, _, r)| (c, r)).unzip();
+        match debit_batch(&db, charges, now.naive_utc()).await {
+            Ok(outcomes) => {
+                for (reply, outcome) in replies.into_iter().zip(outcomes) {
+                    let _ = reply.send(Ok(outcome));
+                }
+            }
+            Err(e) => {
+                let unavailable = matches!(e, StoreError::Unavailable(_));
+                let msg = e.to_string();
+                for reply in replies {
+                    let _ = reply.send(Err((unavailable, msg.clone())));
+                }
+            }
+        }
+    }
+}
 
 /// A handle to the process's ledger writer; cheap to clone.
 #[derive(Clone, Debug)]
 pub struct LedgerWriter {
-    tx: mpsc::Sender<(OwnedCharge, DateTime<Utc>, oneshot::Sender<Reply>)>,
+    tx: mpsc::Sender<Job>,
 }
 
 impl LedgerWriter {
-    /// Starts the writer task on the current runtime.
+    /// Starts the writer on a thread of its own (with its own small runtime), so no other work
+    /// of the process delays a commit; it stops when the last handle is dropped.
     pub fn spawn(db: Db) -> LedgerWriter {
-        let (tx, mut rx) =
-            mpsc::channel::<(OwnedCharge, DateTime<Utc>, oneshot::Sender<Reply>)>(8192);
-        tokio::spawn(async move {
-            while let Some(first) = rx.recv().await {
-                let mut batch = vec![first];
-                while batch.len() < MAX_BATCH {
-                    match rx.try_recv() {
-                        Ok(next) => batch.push(next),
-                        Err(_) => break,
-                    }
-                }
-                // The batch's time is its newest call's time.
-                let now = batch
-                    .iter()
-                    .map(|(_, t, _)| *t)
-                    .max()
-                    .unwrap_or_else(Utc::now);
-                let (charges, replies): (Vec<OwnedCharge>, Vec<oneshot::Sender<Reply>>) =
-                    batch.into_iter().map(|(c, _, r)| (c, r)).unzip();
-                match debit_batch(&db, charges, now.naive_utc()).await {
-                    Ok(outcomes) => {
-                        for (reply, outcome) in replies.into_iter().zip(outcomes) {
-                            let _ = reply.send(Ok(outcome));
-                        }
-                    }
-                    Err(e) => {
-                        let unavailable = matches!(e, StoreError::Unavailable(_));
-                        let msg = e.to_string();
-                        for reply in replies {
-                            let _ = reply.send(Err((unavailable, msg.clone())));
-                        }
-                    }
+        let (tx, rx) = mpsc::channel::<Job>(8192);
+        match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => {
+                let spawned = std::thread::Builder::new()
+                    .name("terrace-ledger".into())
+                    .spawn(move || runtime.block_on(run(db, rx)));
+                if let Err(e) = spawned {
+                    tracing::error!(error = %e, "cannot start the ledger writer thread");
                 }
             }
-        });
+            // Without a runtime of its own the writer runs on the caller's.
+            Err(_) => {
+                tokio::spawn(run(db, rx));
+            }
+        }
         LedgerWriter { tx }
     }
 
