@@ -263,13 +263,10 @@ struct LoadCtx<'a> {
     now: NaiveDateTime,
 }
 
-type ApplyFn<T> = for<'a> fn(
-    &'a LoadCtx<'a>,
-    Vec<T>,
-    &'a mut RowCounts,
-) -> std::pin::Pin<
-    Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>,
->;
+/// What applying one chunk returns: whether the address register changed.
+type ApplyFut<'a> = std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>>;
+
+type ApplyFn<T> = for<'a> fn(&'a LoadCtx<'a>, Vec<T>, &'a mut RowCounts) -> ApplyFut<'a>;
 
 /// Reads the parser's rows in chunks, applies each chunk, reports progress and rejections, and
 /// records the run. `apply` returns whether the chunk changed the address register.
@@ -421,19 +418,46 @@ fn boxed<'a, T: Send + 'a>(
     Box::pin(f)
 }
 
+/// Merges rows into the stored addresses they name: `merge(row, stored)` gives the new address,
+/// or None to leave it as it is (not counted); the chunk is written in one transaction.
+/// Returns whether the register changed.
+async fn merge_addresses<R>(
+    ctx: &LoadCtx<'_>,
+    rows: Vec<R>,
+    counts: &mut RowCounts,
+    uprn: impl Fn(&R) -> i64,
+    merge: impl Fn(R, Option<AddressRow>) -> Option<AddressRow>,
+) -> Result<bool, StoreError> {
+    let keys: Vec<i64> = rows.iter().map(&uprn).collect();
+    let existing = reg::addresses_by_uprn(ctx.db, &keys).await?;
+    let mut st = Staged::new(&keys, existing, |r: &AddressRow| r.uprn);
+    for r in rows {
+        let k = uprn(&r);
+        let prev = st.prev(&k).cloned();
+        if let Some(new) = merge(r, prev) {
+            st.set(k, Some(new), counts, same_address);
+        }
+    }
+    let (up, _) = st.into_writes();
+    let changed = !up.is_empty();
+    reg::replace_addresses(ctx.db, up).await?;
+    Ok(changed)
+}
+
 fn apply_addressbase<'a>(
     ctx: &'a LoadCtx<'a>,
     rows: Vec<formats::addressbase::AddressRow>,
     counts: &'a mut RowCounts,
-) -> std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>> {
-    boxed(async move {
-        let keys: Vec<i64> = rows.iter().map(|r| r.uprn).collect();
-        let existing = reg::addresses_by_uprn(ctx.db, &keys).await?;
-        let mut st = Staged::new(&keys, existing, |r: &AddressRow| r.uprn);
-        for r in rows {
-            let prev = st.prev(&r.uprn).cloned().unwrap_or_default();
+) -> ApplyFut<'a> {
+    boxed(merge_addresses(
+        ctx,
+        rows,
+        counts,
+        |r| r.uprn,
+        |r, prev| {
+            let prev = prev.unwrap_or_default();
             let has_pos = r.x.is_some() && r.y.is_some();
-            let new = AddressRow {
+            Some(AddressRow {
                 uprn: r.uprn,
                 parent_uprn: r.parent_uprn,
                 class: r.class,
@@ -456,27 +480,22 @@ fn apply_addressbase<'a>(
                     prev.position_source
                 },
                 updated_at: ctx.now,
-            };
-            st.set(r.uprn, Some(new), counts, same_address);
-        }
-        let (up, _) = st.into_writes();
-        let changed = !up.is_empty();
-        reg::replace_addresses(ctx.db, up).await?;
-        Ok(changed)
-    })
+            })
+        },
+    ))
 }
 
 fn apply_open_uprn<'a>(
     ctx: &'a LoadCtx<'a>,
     rows: Vec<formats::open_uprn::UprnRow>,
     counts: &'a mut RowCounts,
-) -> std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>> {
-    boxed(async move {
-        let keys: Vec<i64> = rows.iter().map(|r| r.uprn).collect();
-        let existing = reg::addresses_by_uprn(ctx.db, &keys).await?;
-        let mut st = Staged::new(&keys, existing, |r: &AddressRow| r.uprn);
-        for r in rows {
-            let prev = st.prev(&r.uprn).cloned();
+) -> ApplyFut<'a> {
+    boxed(merge_addresses(
+        ctx,
+        rows,
+        counts,
+        |r| r.uprn,
+        |r, prev| {
             // A better position source (the full register) is never overwritten by Open UPRN.
             let keep_pos = prev.as_ref().is_some_and(|p| {
                 p.position_source
@@ -487,7 +506,7 @@ fn apply_open_uprn<'a>(
                 uprn: r.uprn,
                 ..Default::default()
             });
-            let new = if keep_pos {
+            Some(if keep_pos {
                 base
             } else {
                 AddressRow {
@@ -499,14 +518,9 @@ fn apply_open_uprn<'a>(
                     updated_at: ctx.now,
                     ..base
                 }
-            };
-            st.set(r.uprn, Some(new), counts, same_address);
-        }
-        let (up, _) = st.into_writes();
-        let changed = !up.is_empty();
-        reg::replace_addresses(ctx.db, up).await?;
-        Ok(changed)
-    })
+            })
+        },
+    ))
 }
 
 fn same_postcode(a: &reg::PostcodeRow, b: &reg::PostcodeRow) -> bool {
@@ -556,24 +570,51 @@ fn wgs84(e: Option<f64>, n: Option<f64>) -> (Option<f64>, Option<f64>) {
     }
 }
 
+/// Merges rows into the stored postcodes they name: `merge(row, stored or empty)` gives the new
+/// postcode row; the chunk is written in one transaction.
+async fn merge_postcodes<R>(
+    ctx: &LoadCtx<'_>,
+    rows: Vec<R>,
+    counts: &mut RowCounts,
+    postcode: impl Fn(&R) -> String,
+    merge: impl Fn(R, reg::PostcodeRow) -> reg::PostcodeRow,
+) -> Result<bool, StoreError> {
+    let keys: Vec<String> = rows.iter().map(&postcode).collect();
+    let existing = reg::postcodes_by_key(ctx.db, &keys).await?;
+    let mut st = Staged::new(&keys, existing, |r: &reg::PostcodeRow| r.postcode.clone());
+    for r in rows {
+        let k = postcode(&r);
+        let prev = st
+            .prev(&k)
+            .cloned()
+            .unwrap_or_else(|| empty_postcode(&k, ctx));
+        let new = reg::PostcodeRow {
+            source: merge_source(&prev.source, ctx.source),
+            updated_at: ctx.now,
+            ..merge(r, prev)
+        };
+        st.set(k, Some(new), counts, same_postcode);
+    }
+    let (up, _) = st.into_writes();
+    reg::replace_postcodes(ctx.db, up).await?;
+    Ok(false)
+}
+
 fn apply_codepoint<'a>(
     ctx: &'a LoadCtx<'a>,
     rows: Vec<formats::codepoint::CodePointRow>,
     counts: &'a mut RowCounts,
-) -> std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>> {
-    boxed(async move {
-        let keys: Vec<String> = rows.iter().map(|r| r.postcode.clone()).collect();
-        let existing = reg::postcodes_by_key(ctx.db, &keys).await?;
-        let mut st = Staged::new(&keys, existing, |r: &reg::PostcodeRow| r.postcode.clone());
-        for r in rows {
-            let prev = st
-                .prev(&r.postcode)
-                .cloned()
-                .unwrap_or_else(|| empty_postcode(&r.postcode, ctx));
+) -> ApplyFut<'a> {
+    boxed(merge_postcodes(
+        ctx,
+        rows,
+        counts,
+        |r| r.postcode.clone(),
+        |r, prev| {
             let (lat, lon) = wgs84(r.easting, r.northing);
             // Code-Point Open is the positional product: its position wins; the postcode
             // directory's area codes win over its admin codes.
-            let new = reg::PostcodeRow {
+            reg::PostcodeRow {
                 easting: r.easting.or(prev.easting),
                 northing: r.northing.or(prev.northing),
                 lat: lat.or(prev.lat),
@@ -581,39 +622,30 @@ fn apply_codepoint<'a>(
                 lad_code: prev.lad_code.clone().or(r.admin_district_code),
                 country_code: prev.country_code.clone().or(r.country_code),
                 quality: Some(r.quality),
-                source: merge_source(&prev.source, ctx.source),
-                updated_at: ctx.now,
                 ..prev
-            };
-            st.set(r.postcode, Some(new), counts, same_postcode);
-        }
-        let (up, _) = st.into_writes();
-        reg::replace_postcodes(ctx.db, up).await?;
-        Ok(false)
-    })
+            }
+        },
+    ))
 }
 
 fn apply_onspd<'a>(
     ctx: &'a LoadCtx<'a>,
     rows: Vec<formats::onspd::OnspdRow>,
     counts: &'a mut RowCounts,
-) -> std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>> {
-    boxed(async move {
-        let keys: Vec<String> = rows.iter().map(|r| r.postcode.clone()).collect();
-        let existing = reg::postcodes_by_key(ctx.db, &keys).await?;
-        let mut st = Staged::new(&keys, existing, |r: &reg::PostcodeRow| r.postcode.clone());
-        for r in rows {
-            let prev = st
-                .prev(&r.postcode)
-                .cloned()
-                .unwrap_or_else(|| empty_postcode(&r.postcode, ctx));
+) -> ApplyFut<'a> {
+    boxed(merge_postcodes(
+        ctx,
+        rows,
+        counts,
+        |r| r.postcode.clone(),
+        |r, prev| {
             let (lat, lon) = match (r.lat, r.lon) {
                 (Some(a), Some(o)) => (Some(a), Some(o)),
                 _ => wgs84(r.easting, r.northing),
             };
             // A position from Code-Point Open is kept; the directory fills one that is missing.
             let has_pos = prev.easting.is_some() && prev.northing.is_some();
-            let new = reg::PostcodeRow {
+            reg::PostcodeRow {
                 easting: if has_pos { prev.easting } else { r.easting },
                 northing: if has_pos { prev.northing } else { r.northing },
                 lat: if has_pos { prev.lat } else { lat },
@@ -622,23 +654,17 @@ fn apply_onspd<'a>(
                 lsoa_code: r.lsoa_code.or(prev.lsoa_code.clone()),
                 country_code: r.country_code.or(prev.country_code.clone()),
                 terminated: r.terminated,
-                source: merge_source(&prev.source, ctx.source),
-                updated_at: ctx.now,
                 ..prev
-            };
-            st.set(r.postcode, Some(new), counts, same_postcode);
-        }
-        let (up, _) = st.into_writes();
-        reg::replace_postcodes(ctx.db, up).await?;
-        Ok(false)
-    })
+            }
+        },
+    ))
 }
 
 fn apply_boundaries<'a>(
     ctx: &'a LoadCtx<'a>,
     rows: Vec<formats::boundaries::BoundaryRow>,
     counts: &'a mut RowCounts,
-) -> std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>> {
+) -> ApplyFut<'a> {
     boxed(async move {
         let keys: Vec<String> = rows.iter().map(|r| r.code.clone()).collect();
         let existing = reg::boundaries_by_code(ctx.db, &keys).await?;
@@ -676,7 +702,7 @@ fn apply_epc<'a>(
     ctx: &'a LoadCtx<'a>,
     rows: Vec<formats::epc::EpcRow>,
     counts: &'a mut RowCounts,
-) -> std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>> {
+) -> ApplyFut<'a> {
     boxed(async move {
         let keys: Vec<String> = rows.iter().map(|r| r.lmk_key.clone()).collect();
         let existing = reg::epc_by_key(ctx.db, &keys).await?;
@@ -761,41 +787,39 @@ fn apply_epc<'a>(
         let (up, _) = st.into_writes();
         reg::replace_epc(ctx.db, up).await?;
         // Address text from certificates, where the register has none or only EPC text.
-        let uprns: Vec<i64> = texts.keys().copied().collect();
-        let existing = reg::addresses_by_uprn(ctx.db, &uprns).await?;
-        let mut ast = Staged::new(&uprns, existing, |r: &AddressRow| r.uprn);
         let mut scratch = RowCounts::default();
-        for (uprn, (_, parts, postcode)) in texts {
-            let prev = ast.prev(&uprn).cloned();
-            let owned_by_other = prev.as_ref().is_some_and(|p| {
-                p.address_source
-                    .as_deref()
-                    .is_some_and(|s| !s.contains("epc"))
-            });
-            if owned_by_other {
-                continue;
-            }
-            let base = prev.unwrap_or(AddressRow {
-                uprn,
-                ..Default::default()
-            });
-            let new = AddressRow {
-                saon: parts.saon,
-                paon: parts.paon,
-                street: parts.street,
-                locality: parts.locality,
-                town: parts.town,
-                postcode: postcode.or(base.postcode.clone()),
-                address_source: Some(ctx.source.to_string()),
-                updated_at: ctx.now,
-                ..base
-            };
-            ast.set(uprn, Some(new), &mut scratch, same_address);
-        }
-        let (up, _) = ast.into_writes();
-        let changed = !up.is_empty();
-        reg::replace_addresses(ctx.db, up).await?;
-        Ok(changed)
+        merge_addresses(
+            ctx,
+            texts.into_iter().collect(),
+            &mut scratch,
+            |(uprn, _)| *uprn,
+            |(uprn, (_, parts, postcode)), prev| {
+                let owned_by_other = prev.as_ref().is_some_and(|p| {
+                    p.address_source
+                        .as_deref()
+                        .is_some_and(|s| !s.contains("epc"))
+                });
+                if owned_by_other {
+                    return None;
+                }
+                let base = prev.unwrap_or(AddressRow {
+                    uprn,
+                    ..Default::default()
+                });
+                Some(AddressRow {
+                    saon: parts.saon,
+                    paon: parts.paon,
+                    street: parts.street,
+                    locality: parts.locality,
+                    town: parts.town,
+                    postcode: postcode.or(base.postcode.clone()),
+                    address_source: Some(ctx.source.to_string()),
+                    updated_at: ctx.now,
+                    ..base
+                })
+            },
+        )
+        .await
     })
 }
 
@@ -810,7 +834,7 @@ fn apply_price_paid<'a>(
     ctx: &'a LoadCtx<'a>,
     rows: Vec<formats::price_paid::PricePaidRow>,
     counts: &'a mut RowCounts,
-) -> std::pin::Pin<Box<dyn Future<Output = Result<bool, StoreError>> + Send + 'a>> {
+) -> ApplyFut<'a> {
     boxed(async move {
         let keys: Vec<String> = rows.iter().map(|r| r.transaction_id.clone()).collect();
         let existing = reg::price_paid_by_id(ctx.db, &keys).await?;
