@@ -62,6 +62,8 @@ pub enum ApiError {
     InsufficientCredits { required: i64, remaining: i64 },
     #[error("{0} not found")]
     NotFound(String),
+    #[error("method not allowed")]
+    MethodNotAllowed { allow: String },
     #[error("request body too large")]
     PayloadTooLarge { limit: usize },
     #[error("rate limit exceeded")]
@@ -79,6 +81,7 @@ impl ApiError {
             ApiError::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
             ApiError::InsufficientCredits { .. } => StatusCode::PAYMENT_REQUIRED,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -92,6 +95,7 @@ impl ApiError {
             ApiError::Unauthenticated(_) => "unauthenticated",
             ApiError::InsufficientCredits { .. } => "insufficient_credits",
             ApiError::NotFound(_) => "not_found",
+            ApiError::MethodNotAllowed { .. } => "method_not_allowed",
             ApiError::PayloadTooLarge { .. } => "payload_too_large",
             ApiError::RateLimited { .. } => "rate_limited",
             ApiError::Unavailable(_) => "unavailable",
@@ -111,6 +115,9 @@ impl ApiError {
                 "This call costs {required} credits and the balance is {remaining}; buy a credit pack to continue"
             ),
             ApiError::NotFound(what) => format!("{what} not found"),
+            ApiError::MethodNotAllowed { allow } => {
+                format!("This path answers {allow} only")
+            }
             ApiError::PayloadTooLarge { limit } => {
                 format!("The request body is larger than {limit} bytes")
             }
@@ -136,6 +143,7 @@ impl ApiError {
             ApiError::Unauthenticated(_)
             | ApiError::NotFound(_)
             | ApiError::PayloadTooLarge { .. }
+            | ApiError::MethodNotAllowed { .. }
             | ApiError::RateLimited { .. }
             | ApiError::Unavailable(_)
             | ApiError::Internal(_) => {
@@ -163,6 +171,7 @@ impl ApiError {
             | ApiError::Unauthenticated(_)
             | ApiError::NotFound(_)
             | ApiError::PayloadTooLarge { .. }
+            | ApiError::MethodNotAllowed { .. }
             | ApiError::RateLimited { .. }
             | ApiError::Unavailable(_)
             | ApiError::Internal(_) => remaining,
@@ -184,6 +193,9 @@ impl ApiError {
             }
             ApiError::Unavailable(_) => {
                 resp.insert_header(("Retry-After", "5"));
+            }
+            ApiError::MethodNotAllowed { allow } => {
+                resp.insert_header(("Allow", allow.clone()));
             }
             ApiError::Validation(_)
             | ApiError::InsufficientCredits { .. }

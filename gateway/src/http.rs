@@ -13,22 +13,40 @@ use terrace_credits::{self as credits, Caller, Surface};
 
 /// Mounts every route on an actix app.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    for op in operations() {
-        let op: &'static OpDecl = op;
-        let route = match op.method {
-            Method::Get => web::get(),
-            Method::Post => web::post(),
-            Method::Patch => web::patch(),
-            Method::Delete => web::delete(),
-        };
-        cfg.route(
-            op.path,
-            route.to(
+    // One resource per path, with a route per declared method and a JSON 405 for the others.
+    let mut paths: Vec<&'static str> = operations().iter().map(|op| op.path).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    for path in paths {
+        let ops: Vec<&'static OpDecl> = operations()
+            .iter()
+            .copied()
+            .filter(|op| op.path == path)
+            .collect();
+        let allow = ops
+            .iter()
+            .map(|op| op.method.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut resource = web::resource(path);
+        for op in ops {
+            let route = match op.method {
+                Method::Get => web::get(),
+                Method::Post => web::post(),
+                Method::Patch => web::patch(),
+                Method::Delete => web::delete(),
+            };
+            resource = resource.route(route.to(
                 move |req: HttpRequest, body: web::Payload, state: web::Data<AppState>| {
                     dispatch(op, req, body, state)
                 },
-            ),
-        );
+            ));
+        }
+        resource = resource.default_service(web::to(move |req: HttpRequest| {
+            let allow = allow.clone();
+            async move { ApiError::MethodNotAllowed { allow }.response(None, &request_id(&req)) }
+        }));
+        cfg.service(resource);
     }
     cfg.route("/v1/pricing", web::get().to(pricing))
         .route("/healthz", web::get().to(healthz))
@@ -102,6 +120,7 @@ async fn dispatch(
                 | ApiError::InsufficientCredits { .. }
                 | ApiError::NotFound(_)
                 | ApiError::PayloadTooLarge { .. }
+                | ApiError::MethodNotAllowed { .. }
                 | ApiError::RateLimited { .. } => {}
             }
             (e.response(remaining, &rid), 0)

@@ -210,3 +210,20 @@ async fn a_grant_made_elsewhere_is_seen_before_answering_402() {
         r.json
     );
 }
+
+#[actix_web::test]
+async fn a_wrong_method_is_a_json_405() {
+    let w = world().await;
+    let (_, key) = account(w.db(), 1).await;
+    let svc = service(w.state.clone()).await;
+    let r = send(&svc, get("/v1/address/resolve", &key)).await;
+    assert_eq!(r.status, 405, "{}", r.json);
+    assert_eq!(
+        (
+            r.json["error"]["code"].as_str(),
+            r.json["credits_charged"].as_i64()
+        ),
+        (Some("method_not_allowed"), Some(0))
+    );
+    assert_eq!(r.headers.get("allow").unwrap(), "POST");
+}
