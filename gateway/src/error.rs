@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use terrace_address::AddressError;
 use terrace_credits::CreditsError;
+use terrace_property::PropertyError;
 use terrace_store::StoreError;
 
 /// One validation failure, in FastAPI's shape.
@@ -257,6 +258,15 @@ impl From<AddressError> for ApiError {
                 )])
             }
             AddressError::Store(s) => s.into(),
+        }
+    }
+}
+
+impl From<PropertyError> for ApiError {
+    fn from(e: PropertyError) -> Self {
+        match e {
+            PropertyError::NotFound(what) => ApiError::NotFound(what),
+            PropertyError::Store(s) => s.into(),
         }
     }
 }

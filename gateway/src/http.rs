@@ -102,7 +102,10 @@ async fn dispatch(
                     .insert_header(("Sunset", d.sunset))
                     .insert_header((
                         "Link",
-                        format!("<{}>; rel=\"successor-version\"", d.successor),
+                        format!(
+                            "<{}>; rel=\"successor-version\"",
+                            successor(d.successor, &req)
+                        ),
                     ));
             }
             (b.json(Value::Object(map)), charged)
@@ -185,6 +188,15 @@ async fn handle(
         })?;
     state.keys.set_balance(&key_hash, remaining);
     Ok((answer.body, credits, remaining))
+}
+
+/// The successor's path with this request's path parameters filled in.
+fn successor(template: &str, req: &HttpRequest) -> String {
+    let mut out = template.to_string();
+    for (name, value) in req.match_info().iter() {
+        out = out.replace(&format!("{{{name}}}"), value);
+    }
+    out
 }
 
 /// The largest request body accepted.

@@ -121,6 +121,7 @@ pub fn document() -> Value {
         "security": [{"apiKey": []}],
         "tags": [
             {"name": "address", "description": "Addresses and UPRNs"},
+            {"name": "property", "description": "One property by UPRN"},
             {"name": "account", "description": "Balance, usage and API keys (free)"},
         ],
         "paths": paths,

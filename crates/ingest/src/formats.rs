@@ -17,6 +17,7 @@ pub mod codepoint;
 pub mod epc;
 pub mod onspd;
 pub mod open_uprn;
+pub mod ppd_uprn;
 pub mod price_paid;
 
 mod csvio;

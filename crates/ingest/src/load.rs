@@ -42,11 +42,12 @@ pub enum Dataset {
     Boundaries,
     Epc,
     PricePaid,
+    PpdUprn,
 }
 
 impl Dataset {
     pub const NAMES: &'static str =
-        "addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid";
+        "addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid, ppd_uprn";
 
     pub fn parse(s: &str) -> Result<Dataset, IngestError> {
         Ok(
@@ -58,6 +59,7 @@ impl Dataset {
                 "boundaries" | "boundary" => Dataset::Boundaries,
                 "epc" | "epc_domestic" => Dataset::Epc,
                 "price_paid" | "ppd" | "pp" => Dataset::PricePaid,
+                "ppd_uprn" | "price_paid_uprn" | "ppd_uprn_lookup" => Dataset::PpdUprn,
                 _ => return Err(IngestError::UnknownDataset(s.to_string(), Self::NAMES)),
             },
         )
@@ -72,6 +74,7 @@ impl Dataset {
             Dataset::Boundaries => "boundaries",
             Dataset::Epc => "epc",
             Dataset::PricePaid => "price_paid",
+            Dataset::PpdUprn => "ppd_uprn",
         }
     }
 
@@ -85,6 +88,7 @@ impl Dataset {
             Dataset::Boundaries => "ons_boundaries",
             Dataset::Epc => "epc_domestic",
             Dataset::PricePaid => "hmlr_price_paid",
+            Dataset::PpdUprn => "hmlr_ppd_uprn_lookup",
         };
         if fixture {
             format!("fixture:{base}")
@@ -251,6 +255,17 @@ pub async fn load_file(
                 formats::price_paid::read(path).map_err(io)?,
                 progress,
                 apply_price_paid,
+            )
+            .await
+        }
+        Dataset::PpdUprn => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::ppd_uprn::read(path).map_err(io)?,
+                progress,
+                apply_ppd_uprn,
             )
             .await
         }
@@ -823,6 +838,61 @@ fn apply_epc<'a>(
     })
 }
 
+/// How a sale linked by HM Land Registry's lookup says it was matched.
+pub const LOOKUP_METHOD: &str = "hmlr_uprn_lookup";
+
+fn apply_ppd_uprn<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::ppd_uprn::LinkRow>,
+    counts: &'a mut RowCounts,
+) -> ApplyFut<'a> {
+    boxed(async move {
+        let keys: Vec<String> = rows.iter().map(|r| r.transaction_id.clone()).collect();
+        let existing = reg::ppd_links_by_id(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &reg::PpdUprnLinkRow| {
+            r.transaction_id.clone()
+        });
+        for r in rows {
+            let new = reg::PpdUprnLinkRow {
+                transaction_id: r.transaction_id.clone(),
+                uprn: r.uprn,
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            };
+            st.set(r.transaction_id, Some(new), counts, |a, b| {
+                reg::PpdUprnLinkRow {
+                    updated_at: b.updated_at,
+                    ..a.clone()
+                } == *b
+            });
+        }
+        let (links, _) = st.into_writes();
+        // Sales already loaded take the link now; sales loaded later take it on load.
+        let ids: Vec<String> = links.iter().map(|l| l.transaction_id.clone()).collect();
+        let by_id: HashMap<&str, i64> = links
+            .iter()
+            .map(|l| (l.transaction_id.as_str(), l.uprn))
+            .collect();
+        let sales: Vec<reg::PricePaidRow> = reg::price_paid_by_id(ctx.db, &ids)
+            .await?
+            .into_iter()
+            .filter_map(|s| {
+                let uprn = *by_id.get(s.transaction_id.as_str())?;
+                Some(reg::PricePaidRow {
+                    uprn: Some(uprn),
+                    match_method: Some(LOOKUP_METHOD.to_string()),
+                    match_score: Some(1.0),
+                    updated_at: ctx.now,
+                    ..s
+                })
+            })
+            .collect();
+        reg::replace_ppd_links(ctx.db, links).await?;
+        reg::replace_price_paid(ctx.db, sales).await?;
+        Ok(false)
+    })
+}
+
 fn same_sale(a: &reg::PricePaidRow, b: &reg::PricePaidRow) -> bool {
     reg::PricePaidRow {
         updated_at: b.updated_at,
@@ -838,6 +908,11 @@ fn apply_price_paid<'a>(
     boxed(async move {
         let keys: Vec<String> = rows.iter().map(|r| r.transaction_id.clone()).collect();
         let existing = reg::price_paid_by_id(ctx.db, &keys).await?;
+        let links: HashMap<String, i64> = reg::ppd_links_by_id(ctx.db, &keys)
+            .await?
+            .into_iter()
+            .map(|l| (l.transaction_id, l.uprn))
+            .collect();
         let mut st = Staged::new(&keys, existing, |r: &reg::PricePaidRow| {
             r.transaction_id.clone()
         });
@@ -855,10 +930,13 @@ fn apply_price_paid<'a>(
                     && p.saon == r.saon
                     && p.street == r.street
             });
-            let (uprn, match_method, match_score) = match prev.filter(|_| same_addr) {
-                Some(p) => (p.uprn, p.match_method, p.match_score),
-                None => (None, None, None),
-            };
+            // HM Land Registry's own link wins over the address matcher.
+            let (uprn, match_method, match_score) =
+                match (links.get(&id), prev.filter(|_| same_addr)) {
+                    (Some(u), _) => (Some(*u), Some(LOOKUP_METHOD.to_string()), Some(1.0)),
+                    (None, Some(p)) => (p.uprn, p.match_method, p.match_score),
+                    (None, None) => (None, None, None),
+                };
             let new = reg::PricePaidRow {
                 transaction_id: id.clone(),
                 price: r.price,
@@ -941,6 +1019,7 @@ pub async fn load_manifest(
         Dataset::OpenUprn => 4,
         Dataset::Epc => 5,
         Dataset::PricePaid => 6,
+        Dataset::PpdUprn => 7,
     };
     files.sort_by_key(|(d, _)| order(d));
     let mut reports = Vec::new();

@@ -2,7 +2,9 @@
 //! Price Paid transactions, plus the `meta` key-value table.
 
 use crate::db::{Db, StoreResult};
-use crate::schema::{addresses, boundaries, epc_certificates, meta, postcodes, price_paid};
+use crate::schema::{
+    addresses, boundaries, epc_certificates, meta, postcodes, ppd_uprn_links, price_paid,
+};
 use crate::{replace_rows, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
@@ -117,6 +119,16 @@ pub struct PricePaidRow {
     pub updated_at: NaiveDateTime,
 }
 
+/// A link from a Price Paid transaction to a UPRN, from HM Land Registry's lookup.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = ppd_uprn_links)]
+pub struct PpdUprnLinkRow {
+    pub transaction_id: String,
+    pub uprn: i64,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
 macro_rules! keyed_ops {
     ($row:ty, $table:ident, $key:ident, $kty:ty, $get:ident, $replace:ident, $delete:ident) => {
         /// The stored rows whose key is in `keys` (any order).
@@ -201,6 +213,29 @@ keyed_ops!(
     replace_price_paid,
     delete_price_paid
 );
+
+keyed_ops!(
+    PpdUprnLinkRow,
+    ppd_uprn_links,
+    transaction_id,
+    String,
+    ppd_links_by_id,
+    replace_ppd_links,
+    delete_ppd_links
+);
+
+/// The registered sales matched to a UPRN, newest first (then by id), at most `limit`.
+pub async fn sales_for_uprn(db: &Db, uprn: i64, limit: i64) -> StoreResult<Vec<PricePaidRow>> {
+    Ok(with_conn!(db, |c| {
+        price_paid::table
+            .filter(price_paid::uprn.eq(uprn))
+            .order((price_paid::date.desc(), price_paid::transaction_id.desc()))
+            .limit(limit)
+            .select(PricePaidRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
 
 /// One address by UPRN.
 pub async fn address(db: &Db, uprn: i64) -> StoreResult<Option<AddressRow>> {

@@ -153,6 +153,15 @@ diesel::table! {
 }
 
 diesel::table! {
+    ppd_uprn_links (transaction_id) {
+        transaction_id -> Text,
+        uprn -> BigInt,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     load_runs (id) {
         id -> BigInt,
         dataset -> Text,

@@ -2,6 +2,7 @@
 
 pub mod account;
 pub mod address;
+pub mod property;
 
 use crate::registry::OpDecl;
 
@@ -11,6 +12,9 @@ pub static ALL: &[&OpDecl] = &[
     &address::RESOLVE,
     &address::BY_UPRN,
     &address::BY_POSTCODE,
+    &property::HISTORY,
+    &property::FLOOD_RISK,
+    &property::TRANSACTIONS,
     &account::BALANCE,
     &account::USAGE,
     &account::CREATE_KEY,
