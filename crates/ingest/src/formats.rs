@@ -14,7 +14,9 @@
 pub mod addressbase;
 pub mod boundaries;
 pub mod codepoint;
+pub mod council_tax;
 pub mod epc;
+pub mod leases;
 pub mod onspd;
 pub mod open_uprn;
 pub mod ppd_uprn;

@@ -43,11 +43,12 @@ pub enum Dataset {
     Epc,
     PricePaid,
     PpdUprn,
+    Leases,
 }
 
 impl Dataset {
     pub const NAMES: &'static str =
-        "addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid, ppd_uprn";
+        "addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid, ppd_uprn, leases";
 
     pub fn parse(s: &str) -> Result<Dataset, IngestError> {
         Ok(
@@ -60,6 +61,7 @@ impl Dataset {
                 "epc" | "epc_domestic" => Dataset::Epc,
                 "price_paid" | "ppd" | "pp" => Dataset::PricePaid,
                 "ppd_uprn" | "price_paid_uprn" | "ppd_uprn_lookup" => Dataset::PpdUprn,
+                "leases" | "registered_leases" | "hmlr_leases" => Dataset::Leases,
                 _ => return Err(IngestError::UnknownDataset(s.to_string(), Self::NAMES)),
             },
         )
@@ -75,6 +77,7 @@ impl Dataset {
             Dataset::Epc => "epc",
             Dataset::PricePaid => "price_paid",
             Dataset::PpdUprn => "ppd_uprn",
+            Dataset::Leases => "leases",
         }
     }
 
@@ -89,6 +92,7 @@ impl Dataset {
             Dataset::Epc => "epc_domestic",
             Dataset::PricePaid => "hmlr_price_paid",
             Dataset::PpdUprn => "hmlr_ppd_uprn_lookup",
+            Dataset::Leases => "hmlr_registered_leases",
         };
         if fixture {
             format!("fixture:{base}")
@@ -179,6 +183,7 @@ pub async fn load_file(
         db,
         source: &src,
         now: Utc::now().naive_utc(),
+        notes: Default::default(),
     };
     match dataset {
         Dataset::AddressBase => {
@@ -269,6 +274,17 @@ pub async fn load_file(
             )
             .await
         }
+        Dataset::Leases => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::leases::read(path).map_err(io)?,
+                progress,
+                apply_leases,
+            )
+            .await
+        }
     }
 }
 
@@ -276,6 +292,24 @@ struct LoadCtx<'a> {
     db: &'a Db,
     source: &'a str,
     now: NaiveDateTime,
+    /// Things a loader reports about rows it loaded (an unreadable lease term, say); printed
+    /// with the progress after each chunk.
+    notes: std::sync::Mutex<Vec<String>>,
+}
+
+impl LoadCtx<'_> {
+    fn note(&self, s: String) {
+        if let Ok(mut n) = self.notes.lock() {
+            n.push(s);
+        }
+    }
+
+    fn take_notes(&self) -> Vec<String> {
+        self.notes
+            .lock()
+            .map(|mut n| std::mem::take(&mut *n))
+            .unwrap_or_default()
+    }
 }
 
 /// What applying one chunk returns: whether the address register changed.
@@ -314,6 +348,9 @@ async fn drive<T: Send + 'static>(
         }
         if chunk.len() >= CHUNK_ROWS {
             register_changed |= apply(ctx, std::mem::take(&mut chunk), &mut counts).await?;
+            for n in ctx.take_notes() {
+                progress.say(&format!("[{}] {file}: {n}", dataset.name()));
+            }
         }
         if counts.read >= next_report {
             next_report += PROGRESS_EVERY;
@@ -327,6 +364,9 @@ async fn drive<T: Send + 'static>(
     }
     if !chunk.is_empty() {
         register_changed |= apply(ctx, chunk, &mut counts).await?;
+        for n in ctx.take_notes() {
+            progress.say(&format!("[{}] {file}: {n}", dataset.name()));
+        }
     }
     let rej: Vec<(i64, String)> = rejections
         .iter()
@@ -893,6 +933,59 @@ fn apply_ppd_uprn<'a>(
     })
 }
 
+fn apply_leases<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::leases::LeaseRow>,
+    counts: &'a mut RowCounts,
+) -> ApplyFut<'a> {
+    boxed(async move {
+        let keys: Vec<String> = rows.iter().map(|r| r.unique_id.clone()).collect();
+        let existing = reg::leases_by_id(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &reg::LeaseRow| r.unique_id.clone());
+        for r in rows {
+            if let Some(problem) = &r.term_problem {
+                ctx.note(format!(
+                    "lease {}: term {:?} not read ({problem}); loaded without a term",
+                    r.unique_id,
+                    r.term_text.as_deref().unwrap_or_default()
+                ));
+            }
+            let term = r.term.as_ref();
+            let new = reg::LeaseRow {
+                unique_id: r.unique_id.clone(),
+                uprn: r.uprn,
+                tenure: r.tenure,
+                register_description: r.register_description,
+                county: r.county,
+                region: r.region,
+                associated_description_id: r.associated_description_id,
+                associated_description: r.associated_description,
+                price_paid: r.price_paid,
+                reg_order: r.reg_order,
+                date_of_lease: r.date_of_lease,
+                term_text: r.term_text,
+                term_years: term.and_then(|t| i32::try_from(t.years).ok()),
+                term_less_days: term.and_then(|t| i32::try_from(t.less_days).ok()),
+                term_start: term.map(|t| t.start),
+                term_end: term.map(|t| t.end()),
+                term_problem: r.term_problem,
+                alienation_clause: r.alienation_clause,
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            };
+            st.set(r.unique_id, Some(new), counts, |a, b| {
+                reg::LeaseRow {
+                    updated_at: b.updated_at,
+                    ..a.clone()
+                } == *b
+            });
+        }
+        let (up, _) = st.into_writes();
+        reg::replace_leases(ctx.db, up).await?;
+        Ok(false)
+    })
+}
+
 fn same_sale(a: &reg::PricePaidRow, b: &reg::PricePaidRow) -> bool {
     reg::PricePaidRow {
         updated_at: b.updated_at,
@@ -1020,6 +1113,7 @@ pub async fn load_manifest(
         Dataset::Epc => 5,
         Dataset::PricePaid => 6,
         Dataset::PpdUprn => 7,
+        Dataset::Leases => 8,
     };
     files.sort_by_key(|(d, _)| order(d));
     let mut reports = Vec::new();

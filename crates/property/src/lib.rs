@@ -3,6 +3,10 @@
 //! Architecture Invariant: plain functions over the store; no HTTP or MCP types; nothing invented
 //! (a field the data cannot support is absent or null, never zero).
 
+pub mod lease;
+
+pub use lease::{LeaseBatch, LeaseResult, lease, lease_batch};
+
 use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Serialize;

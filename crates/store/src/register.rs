@@ -3,7 +3,7 @@
 
 use crate::db::{Db, StoreResult};
 use crate::schema::{
-    addresses, boundaries, epc_certificates, meta, postcodes, ppd_uprn_links, price_paid,
+    addresses, boundaries, epc_certificates, leases, meta, postcodes, ppd_uprn_links, price_paid,
 };
 use crate::{replace_rows, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
@@ -129,6 +129,32 @@ pub struct PpdUprnLinkRow {
     pub updated_at: NaiveDateTime,
 }
 
+/// One registered lease.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = leases)]
+pub struct LeaseRow {
+    pub unique_id: String,
+    pub uprn: Option<i64>,
+    pub tenure: Option<String>,
+    pub register_description: Option<String>,
+    pub county: Option<String>,
+    pub region: Option<String>,
+    pub associated_description_id: Option<String>,
+    pub associated_description: Option<String>,
+    pub price_paid: Option<i64>,
+    pub reg_order: Option<String>,
+    pub date_of_lease: Option<NaiveDate>,
+    pub term_text: Option<String>,
+    pub term_years: Option<i32>,
+    pub term_less_days: Option<i32>,
+    pub term_start: Option<NaiveDate>,
+    pub term_end: Option<NaiveDate>,
+    pub term_problem: Option<String>,
+    pub alienation_clause: Option<bool>,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
 macro_rules! keyed_ops {
     ($row:ty, $table:ident, $key:ident, $kty:ty, $get:ident, $replace:ident, $delete:ident) => {
         /// The stored rows whose key is in `keys` (any order).
@@ -223,6 +249,36 @@ keyed_ops!(
     replace_ppd_links,
     delete_ppd_links
 );
+
+keyed_ops!(
+    LeaseRow,
+    leases,
+    unique_id,
+    String,
+    leases_by_id,
+    replace_leases,
+    delete_leases
+);
+
+/// The registered leases of a UPRN, most recent lease first.
+pub async fn leases_for_uprn(db: &Db, uprn: i64) -> StoreResult<Vec<LeaseRow>> {
+    Ok(with_conn!(db, |c| {
+        leases::table
+            .filter(leases::uprn.eq(uprn))
+            .order((leases::date_of_lease.desc(), leases::unique_id))
+            .select(LeaseRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// How many registered leases are loaded (0 means the dataset is not loaded).
+pub async fn lease_count(db: &Db) -> StoreResult<i64> {
+    Ok(with_conn!(db, |c| leases::table
+        .count()
+        .get_result(c)
+        .await?))
+}
 
 /// The registered sales matched to a UPRN, newest first (then by id), at most `limit`.
 pub async fn sales_for_uprn(db: &Db, uprn: i64, limit: i64) -> StoreResult<Vec<PricePaidRow>> {

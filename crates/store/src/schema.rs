@@ -162,6 +162,31 @@ diesel::table! {
 }
 
 diesel::table! {
+    leases (unique_id) {
+        unique_id -> Text,
+        uprn -> Nullable<BigInt>,
+        tenure -> Nullable<Text>,
+        register_description -> Nullable<Text>,
+        county -> Nullable<Text>,
+        region -> Nullable<Text>,
+        associated_description_id -> Nullable<Text>,
+        associated_description -> Nullable<Text>,
+        price_paid -> Nullable<BigInt>,
+        reg_order -> Nullable<Text>,
+        date_of_lease -> Nullable<Date>,
+        term_text -> Nullable<Text>,
+        term_years -> Nullable<Integer>,
+        term_less_days -> Nullable<Integer>,
+        term_start -> Nullable<Date>,
+        term_end -> Nullable<Date>,
+        term_problem -> Nullable<Text>,
+        alienation_clause -> Nullable<Bool>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     load_runs (id) {
         id -> BigInt,
         dataset -> Text,

@@ -14,6 +14,8 @@ pub static ALL: &[&OpDecl] = &[
     &address::BY_POSTCODE,
     &property::HISTORY,
     &property::FLOOD_RISK,
+    &property::LEASE,
+    &property::LEASE_BATCH,
     &property::TRANSACTIONS,
     &account::BALANCE,
     &account::USAGE,

@@ -1,5 +1,6 @@
 //! Property operations (specification part 4.2), as they arrive.
 
+use crate::error::{ApiError, FieldError};
 use crate::ops::address::uprn_param;
 use crate::params::{In, Kind, Param};
 use crate::registry::{
@@ -102,5 +103,98 @@ fn run_flood_risk<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let uprn = uprn_param(&input)?;
         Answer::of(&property::flood_risk_placeholder(&ctx.state.db, uprn).await?)
+    })
+}
+
+/// The price of one property's lease, alone or as one answered item of a batch.
+const LEASE_PRICE: i64 = 2;
+
+pub static LEASE: OpDecl = OpDecl {
+    id: "property_lease",
+    method: Method::Get,
+    path: "/v1/property/{uprn}/lease",
+    tag: "property",
+    summary: "The registered lease of a property",
+    description: "The most recent registered lease linked to the UPRN (HM Land Registry registered leases): the term as registered and as read (years, start, end), unexpired years computed at call time, `is_short_lease` (under 80 years), `is_under_60_years`, alienation clause, the lease price paid, and enfranchisement and valuation notes. `status` is `no_lease` with a reason when no registered lease is linked. A term that cannot be read is reported, never guessed. UK only.",
+    price: Price::PerCall(LEASE_PRICE),
+    params: &[UPRN],
+    body: None,
+    body_required: false,
+    response: schema_of::<property::LeaseResult>,
+    deprecated: None,
+    read_only: true,
+    check: None,
+    run: run_lease,
+};
+
+fn run_lease<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let uprn = uprn_param(&input)?;
+        Answer::of(&property::lease(&ctx.state.db, uprn, ctx.now.date_naive()).await?)
+    })
+}
+
+/// The body of the UPRN batches: 1 to 100 UPRNs, answered in input order.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UprnBatch {
+    /// 1 to 100 UPRNs (integers; strings of digits are accepted). An entry that is not a UPRN
+    /// is answered as an `error` item and not charged.
+    #[schemars(with = "Vec<i64>", length(min = 1, max = 100))]
+    pub uprns: Vec<serde_json::Value>,
+}
+
+/// The most UPRNs one batch may carry.
+pub const BATCH_MAX: usize = 100;
+
+fn check_uprn_batch(input: &Input) -> Result<(), ApiError> {
+    let body: UprnBatch = input.body_as(true)?.ok_or_else(|| {
+        ApiError::Validation(vec![FieldError::new(
+            &["body"],
+            "missing",
+            "Field required",
+        )])
+    })?;
+    let n = body.uprns.len();
+    if n == 0 || n > BATCH_MAX {
+        return Err(ApiError::Validation(vec![
+            FieldError::new(
+                &["body", "uprns"],
+                if n == 0 { "too_short" } else { "too_long" },
+                format!("List should have between 1 and {BATCH_MAX} items, not {n}"),
+            )
+            .with_input(n as i64),
+        ]));
+    }
+    Ok(())
+}
+
+pub static LEASE_BATCH: OpDecl = OpDecl {
+    id: "property_lease_batch",
+    method: Method::Post,
+    path: "/v1/property/lease/batch",
+    tag: "property",
+    summary: "Registered leases of up to 100 properties",
+    description: "The lease result of each UPRN, in input order, with an outcome per item: `ok`, `no_lease`, `not_found` or `error`. One item's failure never fails the call. Charged per item with a result (`ok` or `no_lease`) at the single call's price, so never more than the single calls; `not_found` and `error` items are free. UK only.",
+    price: Price::PerItem(LEASE_PRICE),
+    params: &[],
+    body: Some(schema_of::<UprnBatch>),
+    body_required: true,
+    response: schema_of::<property::LeaseBatch>,
+    deprecated: None,
+    read_only: true,
+    check: Some(check_uprn_batch),
+    run: run_lease_batch,
+};
+
+fn run_lease_batch<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let body: UprnBatch = input
+            .body_as(true)?
+            .ok_or_else(|| ApiError::Internal("the batch body was not checked".into()))?;
+        let batch = property::lease_batch(&ctx.state.db, &body.uprns, ctx.now.date_naive()).await?;
+        let mut answer = Answer::of(&batch)?;
+        answer.charged_items = Some(batch.answered as i64);
+        Ok(answer)
     })
 }

@@ -69,13 +69,37 @@ pub async fn world_with(rate: RateLimit) -> TestApp {
 }
 
 pub async fn state_for(db: &Db, rate: RateLimit) -> AppState {
+    state_with_clock(db, rate, Arc::new(SystemClock)).await
+}
+
+pub async fn state_with_clock(
+    db: &Db,
+    rate: RateLimit,
+    clock: Arc<dyn terrace_core::Clock>,
+) -> AppState {
     let index = Arc::new(IndexHandle::default());
     index.refresh(db).await.unwrap();
     let address = AddressCtx {
         db: db.clone(),
         index,
     };
-    AppState::new(db.clone(), Arc::new(SystemClock), address, rate)
+    AppState::new(db.clone(), clock, address, rate)
+}
+
+/// Writes `content` to a temporary file and loads it as `dataset` through the real loader.
+pub async fn load_text(db: &Db, dataset: Dataset, content: &str) -> terrace_ingest::LoadReport {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("data.csv");
+    std::fs::write(&path, content).unwrap();
+    terrace_ingest::load_file(
+        db,
+        dataset,
+        &path,
+        Default::default(),
+        &mut Progress::quiet(),
+    )
+    .await
+    .unwrap()
 }
 
 fn uuid_like() -> String {
