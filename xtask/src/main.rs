@@ -125,7 +125,7 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
             let db = store().await?;
             let mut progress = Progress::stderr();
             terrace_ingest::derive::derive_areas(&db, &mut progress).await?;
-            terrace_ingest::derive::link_price_paid(&db, &mut progress).await?;
+            terrace_ingest::derive::link_to_uprns(&db, &mut progress).await?;
             Ok(())
         }
         ["migrate"] => {

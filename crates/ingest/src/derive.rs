@@ -73,6 +73,58 @@ pub async fn derive_areas(db: &Db, progress: &mut Progress) -> Result<usize, Ing
     Ok(changed)
 }
 
+/// Links what the address matcher can link, with one index build: Price Paid sales and council
+/// tax entries.
+pub async fn link_to_uprns(db: &Db, progress: &mut Progress) -> Result<(), IngestError> {
+    let index = terrace_address::build_index(db).await?;
+    link_price_paid_with(db, &index, progress).await?;
+    link_council_tax_with(db, &index, progress).await?;
+    Ok(())
+}
+
+/// Matches council tax entries with no UPRN to the register with the address matcher from their
+/// address text and postcode, keeping the score; only confident matches are linked.
+/// Returns (linked, left unlinked).
+pub async fn link_council_tax_with(
+    db: &Db,
+    index: &terrace_search::AddressIndex,
+    progress: &mut Progress,
+) -> Result<(usize, usize), IngestError> {
+    let (mut linked, mut unlinked) = (0usize, 0usize);
+    let mut after = String::new();
+    loop {
+        let page = reg::unmatched_council_tax(db, &after, 5_000).await?;
+        let Some(last) = page.last() else { break };
+        after = last.reference.clone();
+        for e in page {
+            let q = ResolveQuery {
+                address: Some(e.address.clone()),
+                postcode: e.postcode.clone(),
+                ..ResolveQuery::default()
+            };
+            let found = index.resolve(&q, 2);
+            match found.first() {
+                Some(top) if is_confident(&found) => {
+                    reg::set_council_tax_match(
+                        db,
+                        &e.reference,
+                        top.uprn,
+                        "address_matcher",
+                        top.score,
+                    )
+                    .await?;
+                    linked += 1;
+                }
+                Some(_) | None => unlinked += 1,
+            }
+        }
+    }
+    progress.say_line(&format!(
+        "[derive] council tax entries linked to a UPRN: {linked}; left unlinked: {unlinked}"
+    ));
+    Ok((linked, unlinked))
+}
+
 /// Matches Price Paid sales with no UPRN to the register with the address matcher, keeping the
 /// score; only confident matches are linked. Returns (linked, left unlinked).
 pub async fn link_price_paid(
@@ -80,6 +132,14 @@ pub async fn link_price_paid(
     progress: &mut Progress,
 ) -> Result<(usize, usize), IngestError> {
     let index = terrace_address::build_index(db).await?;
+    link_price_paid_with(db, &index, progress).await
+}
+
+async fn link_price_paid_with(
+    db: &Db,
+    index: &terrace_search::AddressIndex,
+    progress: &mut Progress,
+) -> Result<(usize, usize), IngestError> {
     let (mut linked, mut unlinked) = (0usize, 0usize);
     let mut after = String::new();
     loop {

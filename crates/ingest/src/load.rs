@@ -44,11 +44,11 @@ pub enum Dataset {
     PricePaid,
     PpdUprn,
     Leases,
+    CouncilTax,
 }
 
 impl Dataset {
-    pub const NAMES: &'static str =
-        "addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid, ppd_uprn, leases";
+    pub const NAMES: &'static str = "addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid, ppd_uprn, leases, council_tax";
 
     pub fn parse(s: &str) -> Result<Dataset, IngestError> {
         Ok(
@@ -62,6 +62,7 @@ impl Dataset {
                 "price_paid" | "ppd" | "pp" => Dataset::PricePaid,
                 "ppd_uprn" | "price_paid_uprn" | "ppd_uprn_lookup" => Dataset::PpdUprn,
                 "leases" | "registered_leases" | "hmlr_leases" => Dataset::Leases,
+                "council_tax" | "ctax" | "council_tax_list" => Dataset::CouncilTax,
                 _ => return Err(IngestError::UnknownDataset(s.to_string(), Self::NAMES)),
             },
         )
@@ -78,6 +79,7 @@ impl Dataset {
             Dataset::PricePaid => "price_paid",
             Dataset::PpdUprn => "ppd_uprn",
             Dataset::Leases => "leases",
+            Dataset::CouncilTax => "council_tax",
         }
     }
 
@@ -93,6 +95,7 @@ impl Dataset {
             Dataset::PricePaid => "hmlr_price_paid",
             Dataset::PpdUprn => "hmlr_ppd_uprn_lookup",
             Dataset::Leases => "hmlr_registered_leases",
+            Dataset::CouncilTax => "voa_council_tax_list",
         };
         if fixture {
             format!("fixture:{base}")
@@ -282,6 +285,17 @@ pub async fn load_file(
                 formats::leases::read(path).map_err(io)?,
                 progress,
                 apply_leases,
+            )
+            .await
+        }
+        Dataset::CouncilTax => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::council_tax::read(path).map_err(io)?,
+                progress,
+                apply_council_tax,
             )
             .await
         }
@@ -986,6 +1000,56 @@ fn apply_leases<'a>(
     })
 }
 
+/// How a council tax entry that carries its own UPRN says it was matched.
+pub const LIST_UPRN_METHOD: &str = "list_uprn";
+
+fn apply_council_tax<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::council_tax::CouncilTaxRow>,
+    counts: &'a mut RowCounts,
+) -> ApplyFut<'a> {
+    boxed(async move {
+        let keys: Vec<String> = rows.iter().map(|r| r.reference.clone()).collect();
+        let existing = reg::council_tax_by_ref(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &reg::CouncilTaxRow| {
+            r.reference.clone()
+        });
+        for r in rows {
+            let prev = st.prev(&r.reference).cloned();
+            // The list's own UPRN wins; else an earlier match stands while the address is unchanged.
+            let same_addr = prev
+                .as_ref()
+                .is_some_and(|p| p.address == r.address && p.postcode == r.postcode);
+            let (uprn, match_method, match_score) = match (r.uprn, prev.filter(|_| same_addr)) {
+                (Some(u), _) => (Some(u), Some(LIST_UPRN_METHOD.to_string()), Some(1.0)),
+                (None, Some(p)) => (p.uprn, p.match_method, p.match_score),
+                (None, None) => (None, None, None),
+            };
+            let new = reg::CouncilTaxRow {
+                reference: r.reference.clone(),
+                billing_authority: r.billing_authority,
+                address: r.address,
+                postcode: r.postcode,
+                band: r.band,
+                uprn,
+                match_method,
+                match_score,
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            };
+            st.set(r.reference, Some(new), counts, |a, b| {
+                reg::CouncilTaxRow {
+                    updated_at: b.updated_at,
+                    ..a.clone()
+                } == *b
+            });
+        }
+        let (up, _) = st.into_writes();
+        reg::replace_council_tax(ctx.db, up).await?;
+        Ok(false)
+    })
+}
+
 fn same_sale(a: &reg::PricePaidRow, b: &reg::PricePaidRow) -> bool {
     reg::PricePaidRow {
         updated_at: b.updated_at,
@@ -1114,6 +1178,7 @@ pub async fn load_manifest(
         Dataset::PricePaid => 6,
         Dataset::PpdUprn => 7,
         Dataset::Leases => 8,
+        Dataset::CouncilTax => 9,
     };
     files.sort_by_key(|(d, _)| order(d));
     let mut reports = Vec::new();
@@ -1121,6 +1186,6 @@ pub async fn load_manifest(
         reports.push(load_file(db, ds, &path, LoadOptions { fixture: true }, progress).await?);
     }
     crate::derive::derive_areas(db, progress).await?;
-    crate::derive::link_price_paid(db, progress).await?;
+    crate::derive::link_to_uprns(db, progress).await?;
     Ok(reports)
 }

@@ -3,8 +3,10 @@
 //! Architecture Invariant: plain functions over the store; no HTTP or MCP types; nothing invented
 //! (a field the data cannot support is absent or null, never zero).
 
+pub mod council_tax;
 pub mod lease;
 
+pub use council_tax::{CouncilTaxResult, council_tax};
 pub use lease::{LeaseBatch, LeaseResult, lease, lease_batch};
 
 use chrono::NaiveDate;

@@ -3,7 +3,8 @@
 
 use crate::db::{Db, StoreResult};
 use crate::schema::{
-    addresses, boundaries, epc_certificates, leases, meta, postcodes, ppd_uprn_links, price_paid,
+    addresses, boundaries, council_tax, epc_certificates, leases, meta, postcodes, ppd_uprn_links,
+    price_paid,
 };
 use crate::{replace_rows, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
@@ -155,6 +156,22 @@ pub struct LeaseRow {
     pub updated_at: NaiveDateTime,
 }
 
+/// One entry of the council tax valuation list.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = council_tax)]
+pub struct CouncilTaxRow {
+    pub reference: String,
+    pub billing_authority: Option<String>,
+    pub address: String,
+    pub postcode: Option<String>,
+    pub band: String,
+    pub uprn: Option<i64>,
+    pub match_method: Option<String>,
+    pub match_score: Option<f64>,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
 macro_rules! keyed_ops {
     ($row:ty, $table:ident, $key:ident, $kty:ty, $get:ident, $replace:ident, $delete:ident) => {
         /// The stored rows whose key is in `keys` (any order).
@@ -270,6 +287,88 @@ pub async fn leases_for_uprn(db: &Db, uprn: i64) -> StoreResult<Vec<LeaseRow>> {
             .load(c)
             .await?
     }))
+}
+
+keyed_ops!(
+    CouncilTaxRow,
+    council_tax,
+    reference,
+    String,
+    council_tax_by_ref,
+    replace_council_tax,
+    delete_council_tax
+);
+
+/// The council tax entries linked to a UPRN.
+pub async fn council_tax_for_uprn(db: &Db, uprn: i64) -> StoreResult<Vec<CouncilTaxRow>> {
+    Ok(with_conn!(db, |c| {
+        council_tax::table
+            .filter(council_tax::uprn.eq(uprn))
+            .order(council_tax::reference)
+            .select(CouncilTaxRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// The council tax entries at a postcode that no UPRN is linked to.
+pub async fn unlinked_council_tax_at(db: &Db, postcode: &str) -> StoreResult<Vec<CouncilTaxRow>> {
+    Ok(with_conn!(db, |c| {
+        council_tax::table
+            .filter(council_tax::postcode.eq(postcode))
+            .filter(council_tax::uprn.is_null())
+            .order(council_tax::reference)
+            .select(CouncilTaxRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// Council tax entries with no UPRN yet, in reference order after `after`, for address matching.
+pub async fn unmatched_council_tax(
+    db: &Db,
+    after: &str,
+    limit: i64,
+) -> StoreResult<Vec<CouncilTaxRow>> {
+    Ok(with_conn!(db, |c| {
+        council_tax::table
+            .filter(council_tax::uprn.is_null())
+            .filter(council_tax::reference.gt(after))
+            .order(council_tax::reference)
+            .limit(limit)
+            .select(CouncilTaxRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// Sets the UPRN match of one council tax entry.
+pub async fn set_council_tax_match(
+    db: &Db,
+    reference: &str,
+    uprn: i64,
+    method: &str,
+    score: f64,
+) -> StoreResult<()> {
+    with_conn!(db, |c| {
+        diesel::update(council_tax::table.find(reference))
+            .set((
+                council_tax::uprn.eq(Some(uprn)),
+                council_tax::match_method.eq(Some(method)),
+                council_tax::match_score.eq(Some(score)),
+            ))
+            .execute(c)
+            .await?
+    });
+    Ok(())
+}
+
+/// How many council tax entries are loaded (0 means the list is not loaded).
+pub async fn council_tax_count(db: &Db) -> StoreResult<i64> {
+    Ok(with_conn!(db, |c| council_tax::table
+        .count()
+        .get_result(c)
+        .await?))
 }
 
 /// How many registered leases are loaded (0 means the dataset is not loaded).

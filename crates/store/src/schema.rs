@@ -187,6 +187,21 @@ diesel::table! {
 }
 
 diesel::table! {
+    council_tax (reference) {
+        reference -> Text,
+        billing_authority -> Nullable<Text>,
+        address -> Text,
+        postcode -> Nullable<Text>,
+        band -> Text,
+        uprn -> Nullable<BigInt>,
+        match_method -> Nullable<Text>,
+        match_score -> Nullable<Double>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     load_runs (id) {
         id -> BigInt,
         dataset -> Text,

@@ -14,6 +14,7 @@ pub static ALL: &[&OpDecl] = &[
     &address::BY_POSTCODE,
     &property::HISTORY,
     &property::FLOOD_RISK,
+    &property::COUNCIL_TAX,
     &property::LEASE,
     &property::LEASE_BATCH,
     &property::TRANSACTIONS,

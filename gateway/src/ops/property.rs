@@ -198,3 +198,28 @@ fn run_lease_batch<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
         Ok(answer)
     })
 }
+
+pub static COUNCIL_TAX: OpDecl = OpDecl {
+    id: "property_council_tax",
+    method: Method::Get,
+    path: "/v1/property/council-tax/{uprn}",
+    tag: "property",
+    summary: "The council tax band of a property (free)",
+    description: "The band the council tax valuation list declares for the UPRN (`band_source` `declared`), with the list's reference and how the entry was linked to the UPRN. `status` is `not_found` when the list holds a band at the property's postcode that address matching has not linked, `not_listed` when the loaded list has no entry, `not_checked` when the list is not loaded, and `not_covered` in Scotland and Northern Ireland (England and Wales only). `effective_date`, `composite` and `annual_cost_gbp` are always null: a band is not a bill.",
+    price: Price::Free,
+    params: &[UPRN],
+    body: None,
+    body_required: false,
+    response: schema_of::<property::CouncilTaxResult>,
+    deprecated: None,
+    read_only: true,
+    check: None,
+    run: run_council_tax,
+};
+
+fn run_council_tax<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let uprn = uprn_param(&input)?;
+        Answer::of(&property::council_tax(&ctx.state.db, uprn).await?)
+    })
+}

@@ -1,0 +1,1 @@
+DROP TABLE council_tax;
