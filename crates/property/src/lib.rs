@@ -5,9 +5,11 @@
 
 pub mod council_tax;
 pub mod lease;
+pub mod retrofit;
 
 pub use council_tax::{CouncilTaxResult, council_tax};
 pub use lease::{LeaseBatch, LeaseResult, lease, lease_batch};
+pub use retrofit::{RetrofitResult, retrofit};
 
 use chrono::NaiveDate;
 use schemars::JsonSchema;

@@ -371,6 +371,21 @@ pub async fn council_tax_count(db: &Db) -> StoreResult<i64> {
         .await?))
 }
 
+/// The energy certificates of a UPRN, newest lodgement first.
+pub async fn epc_for_uprn(db: &Db, uprn: i64) -> StoreResult<Vec<EpcRow>> {
+    Ok(with_conn!(db, |c| {
+        epc_certificates::table
+            .filter(epc_certificates::uprn.eq(uprn))
+            .order((
+                epc_certificates::lodgement_date.desc(),
+                epc_certificates::lmk_key.desc(),
+            ))
+            .select(EpcRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
 /// How many registered leases are loaded (0 means the dataset is not loaded).
 pub async fn lease_count(db: &Db) -> StoreResult<i64> {
     Ok(with_conn!(db, |c| leases::table

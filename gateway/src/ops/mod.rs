@@ -17,6 +17,7 @@ pub static ALL: &[&OpDecl] = &[
     &property::COUNCIL_TAX,
     &property::LEASE,
     &property::LEASE_BATCH,
+    &property::RETROFIT,
     &property::TRANSACTIONS,
     &account::BALANCE,
     &account::USAGE,

@@ -223,3 +223,28 @@ fn run_council_tax<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
         Answer::of(&property::council_tax(&ctx.state.db, uprn).await?)
     })
 }
+
+pub static RETROFIT: OpDecl = OpDecl {
+    id: "property_retrofit",
+    method: Method::Get,
+    path: "/v1/property/{uprn}/retrofit",
+    tag: "property",
+    summary: "Energy rating now against the certificate's potential, and MEES status",
+    description: "From the newest energy performance certificate linked to the UPRN: current rating and efficiency against the certificate's potential, the points and bands available, fabric (walls, roof, floor, windows) and heating as recorded, and the minimum energy efficiency standard for letting (an F or G cannot lawfully be let without a registered exemption: a legal bar, not a valuation adjustment). `status` is `no_certificate` when none is linked. UK only; MEES applies in England and Wales.",
+    price: Price::PerCall(2),
+    params: &[UPRN],
+    body: None,
+    body_required: false,
+    response: schema_of::<property::RetrofitResult>,
+    deprecated: None,
+    read_only: true,
+    check: None,
+    run: run_retrofit,
+};
+
+fn run_retrofit<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let uprn = uprn_param(&input)?;
+        Answer::of(&property::retrofit(&ctx.state.db, uprn).await?)
+    })
+}
