@@ -5,10 +5,12 @@
 
 pub mod council_tax;
 pub mod lease;
+pub mod record;
 pub mod retrofit;
 
 pub use council_tax::{CouncilTaxResult, council_tax};
 pub use lease::{LeaseBatch, LeaseResult, lease, lease_batch};
+pub use record::{PropertyRecord, Summary, record, summary};
 pub use retrofit::{RetrofitResult, retrofit};
 
 use chrono::NaiveDate;

@@ -386,6 +386,18 @@ pub async fn epc_for_uprn(db: &Db, uprn: i64) -> StoreResult<Vec<EpcRow>> {
     }))
 }
 
+/// The units whose parent is `uprn` (the flats of a building), in UPRN order.
+pub async fn children_of(db: &Db, uprn: i64) -> StoreResult<Vec<AddressRow>> {
+    Ok(with_conn!(db, |c| {
+        addresses::table
+            .filter(addresses::parent_uprn.eq(uprn))
+            .order(addresses::uprn)
+            .select(AddressRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
 /// How many registered leases are loaded (0 means the dataset is not loaded).
 pub async fn lease_count(db: &Db) -> StoreResult<i64> {
     Ok(with_conn!(db, |c| leases::table

@@ -12,6 +12,8 @@ pub static ALL: &[&OpDecl] = &[
     &address::RESOLVE,
     &address::BY_UPRN,
     &address::BY_POSTCODE,
+    &property::RECORD,
+    &property::SUMMARY,
     &property::HISTORY,
     &property::FLOOD_RISK,
     &property::COUNCIL_TAX,

@@ -248,3 +248,53 @@ fn run_retrofit<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
         Answer::of(&property::retrofit(&ctx.state.db, uprn).await?)
     })
 }
+
+pub static RECORD: OpDecl = OpDecl {
+    id: "property_record",
+    method: Method::Get,
+    path: "/v1/property/{uprn}",
+    tag: "property",
+    summary: "The full property record",
+    description: "Everything loaded about the UPRN, in tiers (identity, property, energy, building, land, risk, designations, infrastructure, ownership) with a provenance tier giving `<field>_source` and `<field>_confidence` for every field present. Null fields are omitted, as are tiers with no loaded data (listed in `tiers_without_data`); the record grows as datasets are loaded. UK only.",
+    price: Price::PerCall(3),
+    params: &[UPRN],
+    body: None,
+    body_required: false,
+    response: schema_of::<property::PropertyRecord>,
+    deprecated: None,
+    read_only: true,
+    check: None,
+    run: run_record,
+};
+
+fn run_record<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let uprn = uprn_param(&input)?;
+        Answer::of(&property::record(&ctx.state.db, uprn, ctx.now.date_naive()).await?)
+    })
+}
+
+pub static SUMMARY: OpDecl = OpDecl {
+    id: "property_summary",
+    method: Method::Get,
+    path: "/v1/property/{uprn}/summary",
+    tag: "property",
+    summary: "What the property is, its building, and headline attributes",
+    description: "What the property is (from its classification), the building it belongs to (parent UPRN and the building's units), and headline attributes (type, floor area, rooms, tenure, last sale, council tax band, energy rating) with their provenance. UK only.",
+    price: Price::PerCall(1),
+    params: &[UPRN],
+    body: None,
+    body_required: false,
+    response: schema_of::<property::Summary>,
+    deprecated: None,
+    read_only: true,
+    check: None,
+    run: run_summary,
+};
+
+fn run_summary<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let uprn = uprn_param(&input)?;
+        Answer::of(&property::summary(&ctx.state.db, uprn, ctx.now.date_naive()).await?)
+    })
+}

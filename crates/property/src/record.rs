@@ -1,0 +1,453 @@
+//! The property record (specification part 2.3) and the summary.
+//!
+//! The record is grouped into tiers; a field the loaded data cannot support is omitted (never
+//! zero), and every field present has `<field>_source` and `<field>_confidence` in the
+//! provenance tier. Confidence is a stated rule per source (docs/DATA.md), times the match score
+//! where a row was tied to the UPRN by the address matcher.
+
+use chrono::NaiveDate;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use terrace_core::Uprn;
+use terrace_store::Db;
+use terrace_store::register::{self as reg, AddressRow};
+
+use crate::PropertyError;
+
+/// The tiers of the record, in order.
+pub const TIERS: [&str; 10] = [
+    "identity",
+    "property",
+    "energy",
+    "building",
+    "land",
+    "risk",
+    "designations",
+    "infrastructure",
+    "ownership",
+    "provenance",
+];
+
+/// Confidence by source, before any match score (written down in docs/DATA.md).
+fn base_confidence(source: &str) -> f64 {
+    let s = source.trim_start_matches("fixture:");
+    match s {
+        "os_addressbase_plus" | "os_open_uprn" => 0.99,
+        "hmlr_price_paid" | "hmlr_registered_leases" => 0.95,
+        "voa_council_tax_list" => 0.95,
+        "ons_postcode_directory" | "os_codepoint_open" | "ons_boundaries" => 0.95,
+        "epc_domestic" => 0.8,
+        _ => 0.5,
+    }
+}
+
+#[derive(Default)]
+struct Builder {
+    tiers: Map<String, Value>,
+    provenance: Map<String, Value>,
+}
+
+impl Builder {
+    fn put(
+        &mut self,
+        tier: &str,
+        field: &str,
+        value: Option<Value>,
+        source: &str,
+        match_score: Option<f64>,
+    ) {
+        let Some(value) = value.filter(|v| !v.is_null()) else {
+            return;
+        };
+        let t = self
+            .tiers
+            .entry(tier.to_string())
+            .or_insert_with(|| json!({}));
+        if let Some(obj) = t.as_object_mut() {
+            obj.insert(field.to_string(), value);
+        }
+        let confidence =
+            (base_confidence(source) * match_score.unwrap_or(1.0) * 1000.0).round() / 1000.0;
+        self.provenance
+            .insert(format!("{field}_source"), json!(source));
+        self.provenance
+            .insert(format!("{field}_confidence"), json!(confidence));
+    }
+}
+
+/// The full record: tiers as objects of present fields, and the provenance tier.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct PropertyRecord {
+    pub uprn: i64,
+    pub country: &'static str,
+    /// Tiers with at least one field: identity, property, energy, building, land, risk,
+    /// designations, infrastructure, ownership; null fields are omitted, as are empty tiers.
+    #[serde(flatten)]
+    pub tiers: Map<String, Value>,
+    /// `<field>_source` and `<field>_confidence` (0 to 1) for every field present.
+    pub provenance: Map<String, Value>,
+    /// Tiers with no loaded data yet (e.g. risk before the risk datasets are loaded).
+    pub tiers_without_data: Vec<&'static str>,
+}
+
+fn s(v: &Option<String>) -> Option<Value> {
+    v.as_ref().map(|x| json!(x))
+}
+
+async fn address_or_404(db: &Db, uprn: Uprn) -> Result<AddressRow, PropertyError> {
+    reg::address(db, uprn.get())
+        .await?
+        .ok_or_else(|| PropertyError::NotFound(format!("UPRN {uprn}")))
+}
+
+/// The property record of a UPRN, assembled from every loaded source.
+pub async fn record(
+    db: &Db,
+    uprn: Uprn,
+    today: NaiveDate,
+) -> Result<PropertyRecord, PropertyError> {
+    let a = address_or_404(db, uprn).await?;
+    let mut b = Builder::default();
+    let asrc = a.address_source.clone().unwrap_or_else(|| "unknown".into());
+    let psrc = a
+        .position_source
+        .clone()
+        .unwrap_or_else(|| "unknown".into());
+    let line = terrace_search_line(&a);
+    b.put("identity", "uprn", Some(json!(a.uprn)), &asrc, None);
+    b.put(
+        "identity",
+        "parent_uprn",
+        a.parent_uprn.map(|p| json!(p)),
+        &asrc,
+        None,
+    );
+    b.put("identity", "address", line.map(|l| json!(l)), &asrc, None);
+    b.put("identity", "postcode", s(&a.postcode), &asrc, None);
+    b.put("identity", "classification", s(&a.class), &asrc, None);
+    b.put("identity", "latitude", a.lat.map(|v| json!(v)), &psrc, None);
+    b.put(
+        "identity",
+        "longitude",
+        a.lon.map(|v| json!(v)),
+        &psrc,
+        None,
+    );
+    b.put("identity", "easting", a.x.map(|v| json!(v)), &psrc, None);
+    b.put("identity", "northing", a.y.map(|v| json!(v)), &psrc, None);
+    let area_src = "derived:ons_boundaries_or_postcode_directory";
+    b.put(
+        "identity",
+        "local_authority",
+        s(&a.lad_code),
+        area_src,
+        None,
+    );
+    b.put("identity", "lsoa", s(&a.lsoa_code), area_src, None);
+
+    // Energy and physical attributes from the newest certificate.
+    let certs = reg::epc_for_uprn(db, uprn.get()).await?;
+    if let Some(c) = certs.first() {
+        let src = c.source.as_str();
+        b.put(
+            "energy",
+            "current_energy_rating",
+            s(&c.current_rating),
+            src,
+            None,
+        );
+        b.put(
+            "energy",
+            "current_energy_efficiency",
+            c.current_efficiency.map(|v| json!(v)),
+            src,
+            None,
+        );
+        b.put(
+            "energy",
+            "potential_energy_rating",
+            s(&c.potential_rating),
+            src,
+            None,
+        );
+        b.put(
+            "energy",
+            "potential_energy_efficiency",
+            c.potential_efficiency.map(|v| json!(v)),
+            src,
+            None,
+        );
+        b.put("energy", "main_fuel", s(&c.main_fuel), src, None);
+        b.put(
+            "energy",
+            "epc_lodgement_date",
+            c.lodgement_date.map(|d| json!(d)),
+            src,
+            None,
+        );
+        b.put(
+            "energy",
+            "epc_certificates_held",
+            Some(json!(certs.len())),
+            src,
+            None,
+        );
+        b.put("property", "property_type", s(&c.property_type), src, None);
+        b.put("property", "built_form", s(&c.built_form), src, None);
+        b.put(
+            "property",
+            "floor_area_m2",
+            c.total_floor_area.map(|v| json!(v)),
+            src,
+            None,
+        );
+        b.put(
+            "property",
+            "habitable_rooms",
+            c.habitable_rooms.map(|v| json!(v)),
+            src,
+            None,
+        );
+    }
+
+    // Sales.
+    let sales = reg::sales_for_uprn(db, uprn.get(), 500).await?;
+    if let Some(last) = sales.first() {
+        let src = last.source.as_str();
+        let score = last.match_score;
+        b.put(
+            "property",
+            "last_sale_price",
+            Some(json!(last.price)),
+            src,
+            score,
+        );
+        b.put(
+            "property",
+            "last_sale_date",
+            Some(json!(last.date)),
+            src,
+            score,
+        );
+        b.put(
+            "property",
+            "tenure",
+            Some(json!(match last.tenure.as_str() {
+                "F" => "freehold",
+                "L" => "leasehold",
+                _ => "unknown",
+            })),
+            src,
+            score,
+        );
+        b.put(
+            "property",
+            "registered_sales",
+            Some(json!(sales.len())),
+            src,
+            score,
+        );
+        if let Some(first) = sales.iter().find(|s| s.new_build) {
+            b.put(
+                "property",
+                "new_build_sale_date",
+                Some(json!(first.date)),
+                src,
+                first.match_score,
+            );
+        }
+    }
+
+    // Council tax.
+    if let Some(ct) = reg::council_tax_for_uprn(db, uprn.get())
+        .await?
+        .into_iter()
+        .next()
+    {
+        b.put(
+            "property",
+            "council_tax_band",
+            Some(json!(ct.band)),
+            &ct.source,
+            ct.match_score,
+        );
+    }
+
+    // Building: the parent and its units.
+    let building_uprn = a.parent_uprn.unwrap_or(a.uprn);
+    let units = reg::children_of(db, building_uprn).await?;
+    if !units.is_empty() {
+        b.put(
+            "building",
+            "building_uprn",
+            Some(json!(building_uprn)),
+            &asrc,
+            None,
+        );
+        b.put(
+            "building",
+            "units_in_building",
+            Some(json!(units.len())),
+            &asrc,
+            None,
+        );
+    }
+
+    // Ownership: the registered lease.
+    if let Some(l) = reg::leases_for_uprn(db, uprn.get())
+        .await?
+        .into_iter()
+        .next()
+    {
+        let src = l.source.as_str();
+        b.put("ownership", "lease_term", s(&l.term_text), src, None);
+        b.put(
+            "ownership",
+            "lease_term_end",
+            l.term_end.map(|d| json!(d)),
+            src,
+            None,
+        );
+        if let Some(end) = l.term_end {
+            let years = ((end - today).num_days() as f64 / 365.2425 * 100.0).round() / 100.0;
+            b.put(
+                "ownership",
+                "lease_unexpired_years",
+                Some(json!(years)),
+                src,
+                None,
+            );
+        }
+        b.put(
+            "ownership",
+            "lease_date",
+            l.date_of_lease.map(|d| json!(d)),
+            src,
+            None,
+        );
+    }
+
+    let tiers_without_data: Vec<&'static str> = TIERS
+        .iter()
+        .copied()
+        .filter(|t| *t != "provenance" && !b.tiers.contains_key(*t))
+        .collect();
+    Ok(PropertyRecord {
+        uprn: uprn.get(),
+        country: "UK",
+        tiers: b.tiers,
+        provenance: b.provenance,
+        tiers_without_data,
+    })
+}
+
+/// The one-line address, exactly as the address endpoints write it.
+fn terrace_search_line(a: &AddressRow) -> Option<String> {
+    if a.saon.is_none() && a.paon.is_none() && a.street.is_none() {
+        return None;
+    }
+    let entry = terrace_search::AddressEntry {
+        uprn: a.uprn,
+        parent_uprn: a.parent_uprn,
+        saon: a.saon.clone(),
+        paon: a.paon.clone(),
+        street: a.street.clone(),
+        locality: a.locality.clone(),
+        town: a.town.clone(),
+        postcode: a.postcode.clone(),
+    };
+    Some(entry.single_line())
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct UnitRef {
+    pub uprn: i64,
+    pub address: Option<String>,
+    pub classification: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Summary {
+    pub uprn: i64,
+    pub country: &'static str,
+    pub address: Option<String>,
+    /// What the property is, in words, from its classification (e.g. "flat", "terraced house").
+    pub kind: Option<&'static str>,
+    pub classification: Option<String>,
+    /// The building this unit belongs to, when it is a unit of one.
+    pub parent_uprn: Option<i64>,
+    /// The units of the building (this property's siblings, or its own units when it is the
+    /// building), at most 200.
+    pub building_units: Vec<UnitRef>,
+    /// Headline attributes: a subset of the record with their provenance.
+    pub headline: Map<String, Value>,
+    pub headline_provenance: Map<String, Value>,
+}
+
+fn kind_of(class: Option<&str>) -> Option<&'static str> {
+    let c = class?;
+    Some(match c {
+        "RD02" => "detached house",
+        "RD03" => "semi-detached house",
+        "RD04" => "terraced house",
+        "RD06" => "flat",
+        "PP" => "building of separate units",
+        _ if c.starts_with("RD") => "residential dwelling",
+        _ if c.starts_with("CR") => "retail unit",
+        _ if c.starts_with("CO") => "office",
+        _ if c.starts_with('C') => "commercial unit",
+        _ => "other",
+    })
+}
+
+/// What the property is, what building it belongs to, and its headline attributes.
+pub async fn summary(db: &Db, uprn: Uprn, today: NaiveDate) -> Result<Summary, PropertyError> {
+    let rec = record(db, uprn, today).await?;
+    let a = address_or_404(db, uprn).await?;
+    let building = a.parent_uprn.unwrap_or(a.uprn);
+    let units = reg::children_of(db, building).await?;
+    let building_units = units
+        .iter()
+        .take(200)
+        .map(|u| UnitRef {
+            uprn: u.uprn,
+            address: terrace_search_line(u),
+            classification: u.class.clone(),
+        })
+        .collect();
+    const HEADLINE: [(&str, &str); 8] = [
+        ("property", "property_type"),
+        ("property", "floor_area_m2"),
+        ("property", "habitable_rooms"),
+        ("property", "tenure"),
+        ("property", "last_sale_price"),
+        ("property", "last_sale_date"),
+        ("property", "council_tax_band"),
+        ("energy", "current_energy_rating"),
+    ];
+    let mut headline = Map::new();
+    let mut headline_provenance = Map::new();
+    for (tier, field) in HEADLINE {
+        if let Some(v) = rec.tiers.get(tier).and_then(|t| t.get(field)) {
+            headline.insert(field.to_string(), v.clone());
+            for suffix in ["_source", "_confidence"] {
+                let k = format!("{field}{suffix}");
+                if let Some(p) = rec.provenance.get(&k) {
+                    headline_provenance.insert(k, p.clone());
+                }
+            }
+        }
+    }
+    Ok(Summary {
+        uprn: uprn.get(),
+        country: "UK",
+        address: terrace_search_line(&a),
+        kind: kind_of(a.class.as_deref()),
+        classification: a.class.clone(),
+        parent_uprn: a.parent_uprn,
+        building_units,
+        headline,
+        headline_provenance,
+    })
+}

@@ -1,0 +1,140 @@
+//! The property record: tiers from every loaded source, null fields omitted, and every field
+//! present has `<field>_source` and `<field>_confidence`. The summary: the building and its units.
+
+mod support;
+
+use support::*;
+use terrace_ingest::{Dataset, Progress};
+
+const EPC: &str = "lmk-key,address1,postcode,uprn,current-energy-rating,potential-energy-rating,current-energy-efficiency,potential-energy-efficiency,property-type,built-form,total-floor-area,number-habitable-rooms,lodgement-date,main-fuel
+K1,Flat 2 10 High Street,XT1 1AB,990000000012,C,B,72,81,Flat,Mid-Terrace,48.5,2,2022-02-02,mains gas
+";
+const SALES: &str = "\"{00000000-0000-0000-0000-0000000000A1}\",\"125000\",\"2018-04-30 00:00\",\"XT1 1AB\",\"F\",\"N\",\"L\",\"10\",\"FLAT 2\",\"HIGH STREET\",\"\",\"EXAMPLETON\",\"EXAMPLETON\",\"EXAMPLESHIRE\",\"A\",\"A\"\n";
+const LEASES: &str = "Unique Identifier,OS UPRN,Date of Lease,Term\nL1,990000000012,01-01-2000,125 years from 1 January 2000\n";
+const TAX: &str = "billing_authority,reference,address,postcode,band\nE06009999,CT-9,\"Flat 2, 10 High Street, Exampleton\",XT1 1AB,B\n";
+
+#[actix_web::test]
+async fn every_field_present_has_provenance_and_nothing_is_invented() {
+    let w = world().await;
+    for (ds, text) in [
+        (Dataset::Epc, EPC),
+        (Dataset::PricePaid, SALES),
+        (Dataset::Leases, LEASES),
+        (Dataset::CouncilTax, TAX),
+    ] {
+        let r = load_text(w.db(), ds, text).await;
+        assert_eq!(r.counts.rejected, 0, "{ds:?}");
+    }
+    terrace_ingest::derive::link_to_uprns(w.db(), &mut Progress::quiet())
+        .await
+        .unwrap();
+    let (acct, key) = account(w.db(), 20).await;
+    let svc = service(w.state.clone()).await;
+    let r = send(&svc, get("/v1/property/990000000012", &key)).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let j = &r.json;
+    assert_eq!(j["identity"]["parent_uprn"], 990000000010i64);
+    assert_eq!(j["property"]["floor_area_m2"], 48.5);
+    assert_eq!(j["property"]["last_sale_price"], 125000);
+    assert_eq!(j["property"]["tenure"], "leasehold");
+    assert_eq!(j["property"]["council_tax_band"], "B");
+    assert_eq!(j["energy"]["current_energy_rating"], "C");
+    assert_eq!(j["building"]["units_in_building"], 3);
+    assert!(j["ownership"]["lease_unexpired_years"].as_f64().is_some());
+    // Every field of every tier has its source and confidence in the provenance tier.
+    let prov = j["provenance"].as_object().unwrap();
+    let mut fields = 0;
+    for tier in [
+        "identity",
+        "property",
+        "energy",
+        "building",
+        "land",
+        "risk",
+        "designations",
+        "infrastructure",
+        "ownership",
+    ] {
+        let Some(t) = j.get(tier) else {
+            assert!(
+                j["tiers_without_data"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|x| x == tier),
+                "{tier} absent but not listed"
+            );
+            continue;
+        };
+        for (field, value) in t.as_object().unwrap() {
+            assert!(
+                !value.is_null(),
+                "{tier}.{field} is null: nulls are omitted"
+            );
+            assert!(
+                prov[&format!("{field}_source")].is_string(),
+                "{field}_source"
+            );
+            let c = prov[&format!("{field}_confidence")].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&c), "{field}_confidence {c}");
+            fields += 1;
+        }
+    }
+    assert!(fields >= 20, "{fields} fields");
+    assert_eq!(
+        prov.len(),
+        fields * 2,
+        "provenance has exactly the fields present"
+    );
+    // The sale was tied by the matcher: its confidence is the source's times the match score.
+    let sales = send(&svc, get("/v1/transactions/uprn/990000000012", &key)).await;
+    let score = sales.json["sales"][0]["uprn_match"]["score"].as_f64().unwrap();
+    let conf = prov["last_sale_price_confidence"].as_f64().unwrap();
+    assert!((conf - 0.95 * score).abs() < 0.001, "{conf} vs 0.95 x {score}");
+    // Risk and designations are not loaded yet: never false, never zero, just absent.
+    assert!(j.get("risk").is_none() && j.get("designations").is_none());
+    assert_eq!(j["credits_charged"], 3);
+    // A property with only its register entry has the identity tier alone.
+    let r = send(&svc, get("/v1/property/990000000021", &key)).await;
+    assert!(
+        r.json.get("energy").is_none() && r.json.get("property").is_none(),
+        "{}",
+        r.json
+    );
+    assert_eq!(
+        send(&svc, get("/v1/property/990000009999", &key))
+            .await
+            .status,
+        404
+    );
+    assert_eq!(balance(w.db(), acct).await, 20 - 3 - 2 - 3);
+}
+
+#[actix_web::test]
+async fn the_summary_names_the_building_and_its_units() {
+    let w = world().await;
+    load_text(w.db(), Dataset::Epc, EPC).await;
+    let (_, key) = account(w.db(), 10).await;
+    let svc = service(w.state.clone()).await;
+    let r = send(&svc, get("/v1/property/990000000012/summary", &key)).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(r.json["kind"], "flat");
+    assert_eq!(r.json["parent_uprn"], 990000000010i64);
+    let units: Vec<i64> = r.json["building_units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["uprn"].as_i64().unwrap())
+        .collect();
+    assert_eq!(units, vec![990000000011, 990000000012, 990000000013]);
+    assert_eq!(r.json["headline"]["floor_area_m2"], 48.5);
+    assert!(r.json["headline_provenance"]["floor_area_m2_source"].is_string());
+    let b = send(&svc, get("/v1/property/990000000010/summary", &key)).await;
+    assert_eq!(b.json["kind"], "building of separate units");
+    assert_eq!(
+        b.json["building_units"].as_array().unwrap().len(),
+        3,
+        "a building lists its own units"
+    );
+    assert_eq!(r.json["credits_charged"], 1);
+}
