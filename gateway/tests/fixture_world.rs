@@ -57,7 +57,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
             entry["rows"]
         );
     }
-    assert_eq!(reports.len(), 9, "every loadable fixture file");
+    assert_eq!(reports.len(), 11, "every loadable fixture file");
     // The deliberately malformed rows are rejected with file and line, and nothing else is.
     let mut got: Vec<(String, u64)> = reports
         .iter()
@@ -147,6 +147,95 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
     assert!(acc.precision >= 0.95, "precision {}", acc.precision);
     assert!(acc.recall >= 0.85, "recall {}", acc.recall);
     let _: &AddressIndex = &index;
+
+    // The property cases the fixture world was built with.
+    let uprn = |v: &Value| terrace_core::Uprn::new(v.as_i64().unwrap()).unwrap();
+    let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
+    for u in m["lease_cases"]["unreadable"].as_array().unwrap() {
+        let l = terrace_property::lease(&t.db, uprn(u), today)
+            .await
+            .unwrap();
+        let lease = l.lease.expect("an unreadable term is still a lease");
+        assert!(
+            lease.term.problem.is_some() && lease.unexpired_years.is_none(),
+            "{u}: never guessed"
+        );
+    }
+    for (case, short, very) in [("short", true, false), ("very_short", true, true)] {
+        for c in m["lease_cases"][case].as_array().unwrap().iter().take(20) {
+            let l = terrace_property::lease(&t.db, uprn(&c["uprn"]), today)
+                .await
+                .unwrap()
+                .lease
+                .unwrap();
+            assert_eq!(
+                l.term.end.unwrap().to_string(),
+                c["term_end"].as_str().unwrap()
+            );
+            assert_eq!(
+                (l.is_short_lease, l.is_under_60_years),
+                (Some(short), Some(very)),
+                "{case} {}",
+                c["uprn"]
+            );
+        }
+    }
+    for u in m["lease_cases"]["long"].as_array().unwrap().iter().take(20) {
+        let l = terrace_property::lease(&t.db, uprn(u), today)
+            .await
+            .unwrap()
+            .lease
+            .unwrap();
+        assert_eq!(l.is_short_lease, Some(false));
+    }
+    for u in m["council_tax_cases"]["unlisted_uprns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(10)
+    {
+        let ct = terrace_property::council_tax(&t.db, uprn(u)).await.unwrap();
+        assert_eq!(ct.status, "not_listed", "{u}");
+    }
+    for e in m["council_tax_cases"]["unlinked_entries"]
+        .as_array()
+        .unwrap()
+    {
+        let pc = e["postcode"].as_str().unwrap();
+        let unlinked = reg::unlinked_council_tax_at(&t.db, pc).await.unwrap();
+        assert!(
+            unlinked
+                .iter()
+                .any(|r| r.reference == e["reference"].as_str().unwrap()),
+            "{e} stays unlinked"
+        );
+        // Every dwelling at that postcode without a linked band says not_found, never a band.
+        let at = reg::addresses_at_postcode(&t.db, pc).await.unwrap();
+        for a in at
+            .iter()
+            .filter(|a| a.class.as_deref().is_some_and(|c| c.starts_with("RD")))
+        {
+            let ct = terrace_property::council_tax(&t.db, uprn(&serde_json::json!(a.uprn)))
+                .await
+                .unwrap();
+            assert!(
+                ct.status == "ok" || ct.status == "not_found",
+                "{}: {}",
+                a.uprn,
+                ct.status
+            );
+        }
+    }
+    let linked_tax = reg::council_tax_for_uprn(
+        &t.db,
+        rows.iter()
+            .find(|a| a.class.as_deref() == Some("RD04"))
+            .unwrap()
+            .uprn,
+    )
+    .await
+    .unwrap();
+    assert_eq!(linked_tax.len(), 1, "a terraced house has its band linked");
 
     // Loading the same world again leaves the same state.
     let before = reg::register_counts(&t.db).await.unwrap();

@@ -88,9 +88,14 @@ async fn every_field_present_has_provenance_and_nothing_is_invented() {
     );
     // The sale was tied by the matcher: its confidence is the source's times the match score.
     let sales = send(&svc, get("/v1/transactions/uprn/990000000012", &key)).await;
-    let score = sales.json["sales"][0]["uprn_match"]["score"].as_f64().unwrap();
+    let score = sales.json["sales"][0]["uprn_match"]["score"]
+        .as_f64()
+        .unwrap();
     let conf = prov["last_sale_price_confidence"].as_f64().unwrap();
-    assert!((conf - 0.95 * score).abs() < 0.001, "{conf} vs 0.95 x {score}");
+    assert!(
+        (conf - 0.95 * score).abs() < 0.001,
+        "{conf} vs 0.95 x {score}"
+    );
     // Risk and designations are not loaded yet: never false, never zero, just absent.
     assert!(j.get("risk").is_none() && j.get("designations").is_none());
     assert_eq!(j["credits_charged"], 3);

@@ -21,10 +21,15 @@ mod names;
 mod out;
 mod ppd;
 mod rng;
+mod tenure;
 mod world;
 
 pub use index::TrueIndex;
 pub use rng::Rng;
+pub use tenure::{
+    COUNCIL_TAX_FILE, COUNCIL_TAX_HEADER, CouncilTaxCases, LEASES_FILE, LEASES_HEADER, LeaseCases,
+    LeaseEnd, UnlinkedEntry,
+};
 pub use world::{
     AddressRecord, BuiltForm, Dwelling, POSTCODE_AREA, PropertyType, UPRN_BASE, UprnPoint,
 };
@@ -198,6 +203,10 @@ pub struct Manifest {
     pub expected_rejections: Vec<Rejection>,
     pub price_paid_updates: Vec<PpUpdate>,
     pub truth: Truth,
+    /// Registered leases by kind of term (`leases/leases_fixture.csv`).
+    pub lease_cases: LeaseCases,
+    /// Council tax entries and dwellings the list cannot link or does not list.
+    pub council_tax_cases: CouncilTaxCases,
 }
 
 pub const ABP_FILE: &str = "addressbase/addressbase_plus_fixture.csv";
@@ -405,6 +414,8 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let mut epc = LineFile::create(out_dir, EPC_FILE, Eol::Lf)?;
     epc.header(&epc::bulk_header())?;
     let mut ppd = LineFile::create(out_dir, PPD_FILE, Eol::Lf)?;
+    // Leases and council tax draw from their own streams: the files above do not change.
+    let mut tenure = tenure::Tenure::create(out_dir, cfg.seed, end)?;
 
     let mut rejections = Vec::new();
     let mut epc_bad = Sabotage::new(
@@ -459,6 +470,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
                     uprns.row_minimal(&uprn_fields(r.uprn, r.x, r.y, r.lat, r.lon))?;
                     uprn_first = uprn_first.min(r.uprn);
                     uprn_last = uprn_last.max(r.uprn);
+                    tenure.address(r, &lad_upper[dp.lad])?;
                     if let Some(dw) = &r.dwelling {
                         certs.extend(epc::certificates(
                             cfg.seed,
@@ -533,6 +545,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let uprn_stat = uprns.finish()?;
     let epc_stat = epc.finish()?;
     let ppd_stat = ppd.finish()?;
+    let (lease_stat, ct_stat, lease_cases, council_tax_cases) = tenure.finish()?;
 
     // The report-builder export of a few recent sales (same transactions, other layout).
     if recent.is_empty() {
@@ -683,6 +696,16 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
             "Fixture ground truth: house price index per postcode district",
             "CSV with header district,month,level; level 100 = January 2015; LF",
         ),
+        entry(
+            &lease_stat,
+            "leases",
+            "HM Land Registry Registered Leases CSV with header Unique Identifier,Tenure,Register Property Description,County,Region,Associated Property Description ID,Associated Property Description,OS UPRN,Price Paid,Reg Order,Date of Lease,Term,Alienation Clause Indicator; DD-MM-YYYY dates, terms as free text; quoted where needed; LF",
+        ),
+        entry(
+            &ct_stat,
+            "council_tax",
+            "Council tax valuation list CSV with header billing_authority,reference,address,postcode,band; GSS billing authority codes, bands A-H; quoted where needed; LF",
+        ),
     ];
     let manifest = Manifest {
         generator: format!("terrace-fixturegen {}", env!("CARGO_PKG_VERSION")),
@@ -728,6 +751,8 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
             price_model: ppd::PRICE_MODEL.into(),
             base_price: plan.districts.iter().map(|d| (d.code.clone(), d.base_price)).collect(),
         },
+        lease_cases,
+        council_tax_cases,
     };
     let json = serde_json::to_string_pretty(&manifest).map_err(io::Error::other)? + "\n";
     out::write_whole(out_dir, MANIFEST_FILE, &json)?;

@@ -3,11 +3,13 @@
 //! Architecture Invariant: plain functions over the store; no HTTP or MCP types; nothing invented
 //! (a field the data cannot support is absent or null, never zero).
 
+pub mod comps;
 pub mod council_tax;
 pub mod lease;
 pub mod record;
 pub mod retrofit;
 
+pub use comps::{Comps, comps};
 pub use council_tax::{CouncilTaxResult, council_tax};
 pub use lease::{LeaseBatch, LeaseResult, lease, lease_batch};
 pub use record::{PropertyRecord, Summary, record, summary};

@@ -114,7 +114,7 @@ pub async fn record(
         .position_source
         .clone()
         .unwrap_or_else(|| "unknown".into());
-    let line = terrace_search_line(&a);
+    let line = address_line(&a);
     b.put("identity", "uprn", Some(json!(a.uprn)), &asrc, None);
     b.put(
         "identity",
@@ -343,7 +343,7 @@ pub async fn record(
 }
 
 /// The one-line address, exactly as the address endpoints write it.
-fn terrace_search_line(a: &AddressRow) -> Option<String> {
+pub(crate) fn address_line(a: &AddressRow) -> Option<String> {
     if a.saon.is_none() && a.paon.is_none() && a.street.is_none() {
         return None;
     }
@@ -412,7 +412,7 @@ pub async fn summary(db: &Db, uprn: Uprn, today: NaiveDate) -> Result<Summary, P
         .take(200)
         .map(|u| UnitRef {
             uprn: u.uprn,
-            address: terrace_search_line(u),
+            address: address_line(u),
             classification: u.class.clone(),
         })
         .collect();
@@ -442,7 +442,7 @@ pub async fn summary(db: &Db, uprn: Uprn, today: NaiveDate) -> Result<Summary, P
     Ok(Summary {
         uprn: uprn.get(),
         country: "UK",
-        address: terrace_search_line(&a),
+        address: address_line(&a),
         kind: kind_of(a.class.as_deref()),
         classification: a.class.clone(),
         parent_uprn: a.parent_uprn,

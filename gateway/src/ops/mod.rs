@@ -15,6 +15,7 @@ pub static ALL: &[&OpDecl] = &[
     &property::RECORD,
     &property::SUMMARY,
     &property::HISTORY,
+    &property::COMPS,
     &property::FLOOD_RISK,
     &property::COUNCIL_TAX,
     &property::LEASE,

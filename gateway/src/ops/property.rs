@@ -298,3 +298,42 @@ fn run_summary<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
         Answer::of(&property::summary(&ctx.state.db, uprn, ctx.now.date_naive()).await?)
     })
 }
+
+pub static COMPS: OpDecl = OpDecl {
+    id: "property_comps",
+    method: Method::Get,
+    path: "/v1/property/{uprn}/comps",
+    tag: "property",
+    summary: "Same-building comparables, with missing attributes backfilled from siblings",
+    description: "The other units of the property's building with their floor area, rooms, type, energy rating and last registered sale. Missing floor area, rooms and type are filled from the nearest sibling that has them, at most `max_backfills` values in all (1-25, default 12), and each filled value names the sibling it came from. Energy ratings are never backfilled. UK only.",
+    price: Price::PerCall(2),
+    params: &[
+        UPRN,
+        Param {
+            name: "max_backfills",
+            location: In::Query,
+            required: false,
+            kind: Kind::Int {
+                min: 1,
+                max: 25,
+                default: Some(12),
+            },
+            description: "How many missing attributes may be filled from siblings, in all",
+        },
+    ],
+    body: None,
+    body_required: false,
+    response: schema_of::<property::Comps>,
+    deprecated: None,
+    read_only: true,
+    check: None,
+    run: run_comps,
+};
+
+fn run_comps<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let uprn = uprn_param(&input)?;
+        let max = input.params.int("max_backfills").unwrap_or(12) as u32;
+        Answer::of(&property::comps(&ctx.state.db, uprn, max).await?)
+    })
+}
