@@ -6,12 +6,14 @@
 pub mod comps;
 pub mod council_tax;
 pub mod lease;
+pub mod reconcile;
 pub mod record;
 pub mod retrofit;
 
 pub use comps::{Comps, comps};
 pub use council_tax::{CouncilTaxResult, council_tax};
 pub use lease::{LeaseBatch, LeaseResult, lease, lease_batch};
+pub use reconcile::{Reconcile, reconcile};
 pub use record::{PropertyRecord, Summary, record, summary};
 pub use retrofit::{RetrofitResult, retrofit};
 

@@ -13,6 +13,7 @@ pub static ALL: &[&OpDecl] = &[
     &address::BY_UPRN,
     &address::BY_POSTCODE,
     &property::RECORD,
+    &property::RECONCILE,
     &property::SUMMARY,
     &property::HISTORY,
     &property::COMPS,

@@ -337,3 +337,28 @@ fn run_comps<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
         Answer::of(&property::comps(&ctx.state.db, uprn, max).await?)
     })
 }
+
+pub static RECONCILE: OpDecl = OpDecl {
+    id: "property_reconcile",
+    method: Method::Get,
+    path: "/v1/property/{uprn}/reconcile",
+    tag: "property",
+    summary: "Where the sources disagree about a property",
+    description: "Divergences between the loaded sources (energy certificates, registered sales, the council tax list, the address register): floor area, rooms, property type and the form of the address, each with every distinct value and its source and record. Punctuation, case and spacing are not divergences. `not_yet_compared` names sources not loaded yet (listings). UK only.",
+    price: Price::PerCall(2),
+    params: &[UPRN],
+    body: None,
+    body_required: false,
+    response: schema_of::<property::Reconcile>,
+    deprecated: None,
+    read_only: true,
+    check: None,
+    run: run_reconcile,
+};
+
+fn run_reconcile<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let uprn = uprn_param(&input)?;
+        Answer::of(&property::reconcile(&ctx.state.db, uprn).await?)
+    })
+}
