@@ -73,6 +73,18 @@ pub async fn derive_areas(db: &Db, progress: &mut Progress) -> Result<usize, Ing
     Ok(changed)
 }
 
+/// How a row linked by the address matcher says it was matched.
+pub const MATCHER: &str = "address_matcher";
+
+/// The top candidate of a query when it is a confident match: (UPRN, score).
+fn confident_match(index: &terrace_search::AddressIndex, q: &ResolveQuery) -> Option<(i64, f64)> {
+    let found = index.resolve(q, 2);
+    found
+        .first()
+        .filter(|_| is_confident(&found))
+        .map(|top| (top.uprn, top.score))
+}
+
 /// Links what the address matcher can link, with one index build: Price Paid sales and council
 /// tax entries.
 pub async fn link_to_uprns(db: &Db, progress: &mut Progress) -> Result<(), IngestError> {
@@ -102,20 +114,12 @@ pub async fn link_council_tax_with(
                 postcode: e.postcode.clone(),
                 ..ResolveQuery::default()
             };
-            let found = index.resolve(&q, 2);
-            match found.first() {
-                Some(top) if is_confident(&found) => {
-                    reg::set_council_tax_match(
-                        db,
-                        &e.reference,
-                        top.uprn,
-                        "address_matcher",
-                        top.score,
-                    )
-                    .await?;
+            match confident_match(index, &q) {
+                Some((uprn, score)) => {
+                    reg::set_council_tax_match(db, &e.reference, uprn, MATCHER, score).await?;
                     linked += 1;
                 }
-                Some(_) | None => unlinked += 1,
+                None => unlinked += 1,
             }
         }
     }
@@ -156,20 +160,12 @@ async fn link_price_paid_with(
                 postcode: s.postcode.clone(),
                 address: None,
             };
-            let found = index.resolve(&q, 2);
-            match found.first() {
-                Some(top) if is_confident(&found) => {
-                    reg::set_price_paid_match(
-                        db,
-                        &s.transaction_id,
-                        top.uprn,
-                        "address_matcher",
-                        top.score,
-                    )
-                    .await?;
+            match confident_match(index, &q) {
+                Some((uprn, score)) => {
+                    reg::set_price_paid_match(db, &s.transaction_id, uprn, MATCHER, score).await?;
                     linked += 1;
                 }
-                Some(_) | None => unlinked += 1,
+                None => unlinked += 1,
             }
         }
     }
