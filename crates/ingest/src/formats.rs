@@ -17,6 +17,8 @@ pub mod codepoint;
 pub mod council_tax;
 pub mod epc;
 pub mod leases;
+pub mod lha;
+pub mod listings;
 pub mod onspd;
 pub mod open_uprn;
 pub mod ppd_uprn;
