@@ -45,10 +45,11 @@ pub enum Dataset {
     PpdUprn,
     Leases,
     CouncilTax,
+    Listings,
 }
 
 impl Dataset {
-    pub const NAMES: &'static str = "addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid, ppd_uprn, leases, council_tax";
+    pub const NAMES: &'static str = "addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid, ppd_uprn, leases, council_tax, listings";
 
     pub fn parse(s: &str) -> Result<Dataset, IngestError> {
         Ok(
@@ -63,6 +64,7 @@ impl Dataset {
                 "ppd_uprn" | "price_paid_uprn" | "ppd_uprn_lookup" => Dataset::PpdUprn,
                 "leases" | "registered_leases" | "hmlr_leases" => Dataset::Leases,
                 "council_tax" | "ctax" | "council_tax_list" => Dataset::CouncilTax,
+                "listings" | "listings_feed" => Dataset::Listings,
                 _ => return Err(IngestError::UnknownDataset(s.to_string(), Self::NAMES)),
             },
         )
@@ -80,6 +82,7 @@ impl Dataset {
             Dataset::PpdUprn => "ppd_uprn",
             Dataset::Leases => "leases",
             Dataset::CouncilTax => "council_tax",
+            Dataset::Listings => "listings",
         }
     }
 
@@ -96,6 +99,7 @@ impl Dataset {
             Dataset::PpdUprn => "hmlr_ppd_uprn_lookup",
             Dataset::Leases => "hmlr_registered_leases",
             Dataset::CouncilTax => "voa_council_tax_list",
+            Dataset::Listings => "listings_feed",
         };
         if fixture {
             format!("fixture:{base}")
@@ -296,6 +300,17 @@ pub async fn load_file(
                 formats::council_tax::read(path).map_err(io)?,
                 progress,
                 apply_council_tax,
+            )
+            .await
+        }
+        Dataset::Listings => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::listings::read(path).map_err(io)?,
+                progress,
+                apply_listings,
             )
             .await
         }
@@ -1050,6 +1065,165 @@ fn apply_council_tax<'a>(
     })
 }
 
+/// The change-log events a listing's snapshots imply: the new listing, then every price
+/// reduction or increase and every status change between consecutive snapshots.
+fn listing_events(
+    id: &str,
+    first_seen: NaiveDateTime,
+    first_price: Option<i64>,
+    snaps: &[reg::SnapshotRow],
+) -> Vec<reg::NewEvent> {
+    let event = |kind: &str,
+                 time,
+                 price,
+                 previous_price,
+                 status: Option<String>,
+                 previous_status: Option<String>| reg::NewEvent {
+        listing_id: id.to_string(),
+        event_type: kind.to_string(),
+        time,
+        price,
+        previous_price,
+        status,
+        previous_status,
+    };
+    let mut out = vec![event(
+        "new_listing",
+        first_seen,
+        first_price,
+        None,
+        snaps.first().and_then(|s| s.status.clone()),
+        None,
+    )];
+    for pair in snaps.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        if let (Some(p0), Some(p1)) = (a.price, b.price)
+            && p0 != p1
+        {
+            let kind = if p1 < p0 {
+                "price_reduction"
+            } else {
+                "price_increase"
+            };
+            out.push(event(
+                kind,
+                b.time,
+                Some(p1),
+                Some(p0),
+                b.status.clone(),
+                None,
+            ));
+        }
+        if let (Some(s0), Some(s1)) = (&a.status, &b.status)
+            && s0 != s1
+        {
+            out.push(event(
+                "status_change",
+                b.time,
+                b.price,
+                None,
+                Some(s1.clone()),
+                Some(s0.clone()),
+            ));
+        }
+    }
+    out
+}
+
+fn apply_listings<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::listings::ListingRow>,
+    counts: &'a mut RowCounts,
+) -> ApplyFut<'a> {
+    boxed(async move {
+        let keys: Vec<String> = rows.iter().map(|r| r.listing_id.clone()).collect();
+        let existing = reg::listings_by_id(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &reg::ListingRow| r.listing_id.clone());
+        // The feed is append-only: a listing's snapshots are the union of what is stored and
+        // what this file says, by time (a later line for the same time wins).
+        let mut snaps: std::collections::BTreeMap<(String, NaiveDateTime), reg::SnapshotRow> =
+            reg::snapshots_of(ctx.db, &keys)
+                .await?
+                .into_iter()
+                .map(|s| ((s.listing_id.clone(), s.time), s))
+                .collect();
+        for r in &rows {
+            for s in &r.snapshots {
+                let t = s.time.naive_utc();
+                snaps.insert(
+                    (r.listing_id.clone(), t),
+                    reg::SnapshotRow {
+                        listing_id: r.listing_id.clone(),
+                        time: t,
+                        price: s.price,
+                        status: s.status.clone(),
+                    },
+                );
+            }
+        }
+        let mut events = Vec::new();
+        for r in rows {
+            let own: Vec<reg::SnapshotRow> = snaps
+                .range(
+                    (r.listing_id.clone(), NaiveDateTime::MIN)
+                        ..=(r.listing_id.clone(), NaiveDateTime::MAX),
+                )
+                .map(|(_, v)| v.clone())
+                .collect();
+            let first_seen = st
+                .prev(&r.listing_id)
+                .map_or(r.first_seen.naive_utc(), |p| {
+                    p.first_seen.min(r.first_seen.naive_utc())
+                });
+            let first_price = own.iter().find_map(|s| s.price).or(r.price);
+            events.extend(listing_events(&r.listing_id, first_seen, first_price, &own));
+            let last = own.last();
+            let new = reg::ListingRow {
+                listing_id: r.listing_id.clone(),
+                channel: r.channel,
+                address: r.address,
+                postcode: r.postcode,
+                uprn: r.uprn,
+                price: last.and_then(|s| s.price).or(r.price),
+                bedrooms: r.bedrooms,
+                property_type: r.property_type,
+                agent: r.agent,
+                first_seen,
+                last_seen: last.map(|s| s.time),
+                last_status: last.and_then(|s| s.status.clone()),
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            };
+            st.set(r.listing_id, Some(new), counts, |a, b| {
+                reg::ListingRow {
+                    updated_at: b.updated_at,
+                    ..a.clone()
+                } == *b
+            });
+        }
+        let (up, _) = st.into_writes();
+        reg::replace_listings(ctx.db, up).await?;
+        reg::replace_snapshots(ctx.db, keys.clone(), snaps.into_values().collect()).await?;
+        // Append only the events the log does not hold yet, in time order.
+        let held: std::collections::HashSet<(String, String, NaiveDateTime)> =
+            reg::events_of(ctx.db, &keys)
+                .await?
+                .into_iter()
+                .map(|e| (e.listing_id, e.event_type, e.time))
+                .collect();
+        let mut fresh: Vec<reg::NewEvent> = events
+            .into_iter()
+            .filter(|e| !held.contains(&(e.listing_id.clone(), e.event_type.clone(), e.time)))
+            .collect();
+        fresh.sort_by(|a, b| (a.time, &a.listing_id).cmp(&(b.time, &b.listing_id)));
+        if !fresh.is_empty() {
+            ctx.note(format!("{} change-log events appended", fresh.len()));
+        }
+        reg::append_events(ctx.db, fresh).await?;
+        Ok(false)
+    })
+}
+
 fn same_sale(a: &reg::PricePaidRow, b: &reg::PricePaidRow) -> bool {
     reg::PricePaidRow {
         updated_at: b.updated_at,
@@ -1179,6 +1353,7 @@ pub async fn load_manifest(
         Dataset::PpdUprn => 7,
         Dataset::Leases => 8,
         Dataset::CouncilTax => 9,
+        Dataset::Listings => 10,
     };
     files.sort_by_key(|(d, _)| order(d));
     let mut reports = Vec::new();

@@ -3,8 +3,8 @@
 
 use crate::db::{Db, StoreResult};
 use crate::schema::{
-    addresses, boundaries, council_tax, epc_certificates, leases, meta, postcodes, ppd_uprn_links,
-    price_paid,
+    addresses, boundaries, council_tax, epc_certificates, leases, listing_events,
+    listing_snapshots, listings, meta, postcodes, ppd_uprn_links, price_paid,
 };
 use crate::{replace_rows, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
@@ -170,6 +170,61 @@ pub struct CouncilTaxRow {
     pub match_score: Option<f64>,
     pub source: String,
     pub updated_at: NaiveDateTime,
+}
+
+/// One listing of the feed (its latest known state).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = listings)]
+pub struct ListingRow {
+    pub listing_id: String,
+    pub channel: String,
+    pub address: Option<String>,
+    pub postcode: Option<String>,
+    pub uprn: Option<i64>,
+    pub price: Option<i64>,
+    pub bedrooms: Option<i32>,
+    pub property_type: Option<String>,
+    pub agent: Option<String>,
+    pub first_seen: NaiveDateTime,
+    pub last_seen: Option<NaiveDateTime>,
+    pub last_status: Option<String>,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = listing_snapshots)]
+pub struct SnapshotRow {
+    pub listing_id: String,
+    pub time: NaiveDateTime,
+    pub price: Option<i64>,
+    pub status: Option<String>,
+}
+
+/// One event of the append-only change log; `id` is the cursor.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = listing_events)]
+pub struct EventRow {
+    pub id: i64,
+    pub listing_id: String,
+    pub event_type: String,
+    pub time: NaiveDateTime,
+    pub price: Option<i64>,
+    pub previous_price: Option<i64>,
+    pub status: Option<String>,
+    pub previous_status: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Insertable)]
+#[diesel(table_name = listing_events)]
+pub struct NewEvent {
+    pub listing_id: String,
+    pub event_type: String,
+    pub time: NaiveDateTime,
+    pub price: Option<i64>,
+    pub previous_price: Option<i64>,
+    pub status: Option<String>,
+    pub previous_status: Option<String>,
 }
 
 macro_rules! keyed_ops {
@@ -393,6 +448,90 @@ pub async fn children_of(db: &Db, uprn: i64) -> StoreResult<Vec<AddressRow>> {
             .filter(addresses::parent_uprn.eq(uprn))
             .order(addresses::uprn)
             .select(AddressRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+keyed_ops!(
+    ListingRow,
+    listings,
+    listing_id,
+    String,
+    listings_by_id,
+    replace_listings,
+    delete_listings
+);
+
+/// Replaces every snapshot of the given listings with `rows`, in one transaction.
+pub async fn replace_snapshots(
+    db: &Db,
+    listing_ids: Vec<String>,
+    rows: Vec<SnapshotRow>,
+) -> StoreResult<usize> {
+    Ok(replace_rows!(
+        db,
+        listing_snapshots::table,
+        listing_snapshots::listing_id,
+        listing_ids,
+        rows
+    ))
+}
+
+/// The stored snapshots of the given listings, by listing then time.
+pub async fn snapshots_of(db: &Db, listing_ids: &[String]) -> StoreResult<Vec<SnapshotRow>> {
+    let mut out = Vec::new();
+    for k in listing_ids.chunks(crate::bulk::CHUNK) {
+        let part: Vec<SnapshotRow> = with_conn!(db, |c| {
+            listing_snapshots::table
+                .filter(listing_snapshots::listing_id.eq_any(k))
+                .order((listing_snapshots::listing_id, listing_snapshots::time))
+                .select(SnapshotRow::as_select())
+                .load(c)
+                .await?
+        });
+        out.extend(part);
+    }
+    Ok(out)
+}
+
+/// The change-log events of the given listings, in id order.
+pub async fn events_of(db: &Db, listing_ids: &[String]) -> StoreResult<Vec<EventRow>> {
+    let mut out = Vec::new();
+    for k in listing_ids.chunks(crate::bulk::CHUNK) {
+        let part: Vec<EventRow> = with_conn!(db, |c| {
+            listing_events::table
+                .filter(listing_events::listing_id.eq_any(k))
+                .order(listing_events::id)
+                .select(EventRow::as_select())
+                .load(c)
+                .await?
+        });
+        out.extend(part);
+    }
+    Ok(out)
+}
+
+/// Appends events to the change log (ids increase in insertion order).
+pub async fn append_events(db: &Db, events: Vec<NewEvent>) -> StoreResult<usize> {
+    let mut n = 0;
+    for e in events {
+        n += with_conn!(db, |c| diesel::insert_into(listing_events::table)
+            .values(&e)
+            .execute(c)
+            .await?);
+    }
+    Ok(n)
+}
+
+/// The events after `cursor` (an event id), oldest first, at most `limit`.
+pub async fn events_after(db: &Db, cursor: i64, limit: i64) -> StoreResult<Vec<EventRow>> {
+    Ok(with_conn!(db, |c| {
+        listing_events::table
+            .filter(listing_events::id.gt(cursor))
+            .order(listing_events::id)
+            .limit(limit)
+            .select(EventRow::as_select())
             .load(c)
             .await?
     }))

@@ -202,6 +202,47 @@ diesel::table! {
 }
 
 diesel::table! {
+    listings (listing_id) {
+        listing_id -> Text,
+        channel -> Text,
+        address -> Nullable<Text>,
+        postcode -> Nullable<Text>,
+        uprn -> Nullable<BigInt>,
+        price -> Nullable<BigInt>,
+        bedrooms -> Nullable<Integer>,
+        property_type -> Nullable<Text>,
+        agent -> Nullable<Text>,
+        first_seen -> Timestamp,
+        last_seen -> Nullable<Timestamp>,
+        last_status -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    listing_snapshots (listing_id, time) {
+        listing_id -> Text,
+        time -> Timestamp,
+        price -> Nullable<BigInt>,
+        status -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    listing_events (id) {
+        id -> BigInt,
+        listing_id -> Text,
+        event_type -> Text,
+        time -> Timestamp,
+        price -> Nullable<BigInt>,
+        previous_price -> Nullable<BigInt>,
+        status -> Nullable<Text>,
+        previous_status -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
     load_runs (id) {
         id -> BigInt,
         dataset -> Text,

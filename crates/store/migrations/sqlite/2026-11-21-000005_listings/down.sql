@@ -1,0 +1,3 @@
+DROP TABLE listing_events;
+DROP TABLE listing_snapshots;
+DROP TABLE listings;
