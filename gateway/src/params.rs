@@ -30,6 +30,8 @@ pub enum Kind {
         max: i64,
         default: Option<i64>,
     },
+    /// An integer in `min..=max` that may also be given as `null` or empty (then absent).
+    NullableInt { min: i64, max: i64 },
     /// One of a fixed set of strings, with an optional default.
     Enum {
         values: &'static [&'static str],
@@ -107,6 +109,7 @@ pub fn validate(params: &[Param], raw: &Raw<'_>) -> Result<Values, Vec<FieldErro
                     default: Some(d), ..
                 } => out.insert(p.name, json!(d)),
                 Kind::Int { .. }
+                | Kind::NullableInt { .. }
                 | Kind::Enum { .. }
                 | Kind::Str { .. }
                 | Kind::Uprn
@@ -155,6 +158,13 @@ fn check(kind: Kind, loc: &[&str], s: &str) -> Result<Value, FieldError> {
             }
         }
         Kind::Int { min, max, .. } => {
+            let v: i64 = s.trim().parse().map_err(|_| int_error(loc, s))?;
+            range(loc, s, v, min, max)
+        }
+        Kind::NullableInt { min, max } => {
+            if s.trim().is_empty() || s.trim() == "null" {
+                return Ok(Value::Null);
+            }
             let v: i64 = s.trim().parse().map_err(|_| int_error(loc, s))?;
             range(loc, s, v, min, max)
         }
@@ -223,6 +233,9 @@ pub fn schema(p: &Param) -> Value {
                 s["default"] = json!(d);
             }
             s
+        }
+        Kind::NullableInt { min, max } => {
+            json!({"type": ["integer", "null"], "minimum": min, "maximum": max})
         }
         Kind::Enum { values, default } => {
             let mut s = json!({"type": "string", "enum": values});

@@ -8,6 +8,7 @@ pub mod council_tax;
 pub mod lease;
 pub mod reconcile;
 pub mod record;
+pub mod rental;
 pub mod retrofit;
 
 pub use comps::{Comps, comps};
@@ -15,6 +16,7 @@ pub use council_tax::{CouncilTaxResult, council_tax};
 pub use lease::{LeaseBatch, LeaseResult, lease, lease_batch};
 pub use reconcile::{Reconcile, reconcile};
 pub use record::{PropertyRecord, Summary, record, summary};
+pub use rental::{RentalEstimate, rental_estimate};
 pub use retrofit::{RetrofitResult, retrofit};
 
 use chrono::NaiveDate;

@@ -495,6 +495,40 @@ pub async fn snapshots_of(db: &Db, listing_ids: &[String]) -> StoreResult<Vec<Sn
     Ok(out)
 }
 
+/// The listings of a UPRN on a channel (`sale` or `rent`), most recently seen first.
+pub async fn listings_for_uprn(db: &Db, uprn: i64, channel: &str) -> StoreResult<Vec<ListingRow>> {
+    Ok(with_conn!(db, |c| {
+        listings::table
+            .filter(listings::uprn.eq(uprn))
+            .filter(listings::channel.eq(channel))
+            .order(listings::last_seen.desc())
+            .select(ListingRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// Listings on a channel in a postcode district with a number of bedrooms, seen since `since`.
+pub async fn district_listings(
+    db: &Db,
+    district: &str,
+    channel: &str,
+    bedrooms: i32,
+    since: NaiveDateTime,
+) -> StoreResult<Vec<ListingRow>> {
+    let pattern = format!("{district} %");
+    Ok(with_conn!(db, |c| {
+        listings::table
+            .filter(listings::postcode.like(&pattern))
+            .filter(listings::channel.eq(channel))
+            .filter(listings::bedrooms.eq(bedrooms))
+            .filter(listings::last_seen.ge(since))
+            .select(ListingRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
 /// The change-log events of the given listings, in id order.
 pub async fn events_of(db: &Db, listing_ids: &[String]) -> StoreResult<Vec<EventRow>> {
     let mut out = Vec::new();

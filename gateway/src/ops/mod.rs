@@ -21,6 +21,7 @@ pub static ALL: &[&OpDecl] = &[
     &property::COUNCIL_TAX,
     &property::LEASE,
     &property::LEASE_BATCH,
+    &property::RENTAL_ESTIMATE,
     &property::RETROFIT,
     &property::TRANSACTIONS,
     &account::BALANCE,

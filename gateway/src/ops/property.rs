@@ -362,3 +362,38 @@ fn run_reconcile<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
         Answer::of(&property::reconcile(&ctx.state.db, uprn).await?)
     })
 }
+
+pub static RENTAL_ESTIMATE: OpDecl = OpDecl {
+    id: "property_rental_estimate",
+    method: Method::Get,
+    path: "/v1/property/{uprn}/rental-estimate",
+    tag: "property",
+    summary: "Rental estimate, gross yield and the housing-benefit cap",
+    description: "The property's own live rental listing if any, else the district's median asking rent for its bedroom band (`beds`, or the bedrooms its listings record) with the p25-p75 band and n over the last 12 months; `not_available` with a reason when fewer than 5 listings. Gross yield (before voids, management, maintenance, ground rent and service charge) with its value basis. The housing-benefit cap block (Local Housing Allowance by broad rental market area, including the shared-room rate) is not a market rent. UK only.",
+    price: Price::PerCall(2),
+    params: &[
+        UPRN,
+        Param {
+            name: "beds",
+            location: In::Query,
+            required: false,
+            kind: Kind::NullableInt { min: 0, max: 20 },
+            description: "Bedrooms to estimate for (integer or null)",
+        },
+    ],
+    body: None,
+    body_required: false,
+    response: schema_of::<property::RentalEstimate>,
+    deprecated: None,
+    read_only: true,
+    check: None,
+    run: run_rental_estimate,
+};
+
+fn run_rental_estimate<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let uprn = uprn_param(&input)?;
+        let beds = input.params.int("beds").and_then(|b| i32::try_from(b).ok());
+        Answer::of(&property::rental_estimate(&ctx.state.db, uprn, beds, ctx.now).await?)
+    })
+}
