@@ -379,45 +379,6 @@ pub async fn unlinked_council_tax_at(db: &Db, postcode: &str) -> StoreResult<Vec
     }))
 }
 
-/// Council tax entries with no UPRN yet, in reference order after `after`, for address matching.
-pub async fn unmatched_council_tax(
-    db: &Db,
-    after: &str,
-    limit: i64,
-) -> StoreResult<Vec<CouncilTaxRow>> {
-    Ok(with_conn!(db, |c| {
-        council_tax::table
-            .filter(council_tax::uprn.is_null())
-            .filter(council_tax::reference.gt(after))
-            .order(council_tax::reference)
-            .limit(limit)
-            .select(CouncilTaxRow::as_select())
-            .load(c)
-            .await?
-    }))
-}
-
-/// Sets the UPRN match of one council tax entry.
-pub async fn set_council_tax_match(
-    db: &Db,
-    reference: &str,
-    uprn: i64,
-    method: &str,
-    score: f64,
-) -> StoreResult<()> {
-    with_conn!(db, |c| {
-        diesel::update(council_tax::table.find(reference))
-            .set((
-                council_tax::uprn.eq(Some(uprn)),
-                council_tax::match_method.eq(Some(method)),
-                council_tax::match_score.eq(Some(score)),
-            ))
-            .execute(c)
-            .await?
-    });
-    Ok(())
-}
-
 /// How many council tax entries are loaded (0 means the list is not loaded).
 pub async fn council_tax_count(db: &Db) -> StoreResult<i64> {
     Ok(with_conn!(db, |c| council_tax::table
@@ -592,6 +553,62 @@ pub async fn sales_for_uprn(db: &Db, uprn: i64, limit: i64) -> StoreResult<Vec<P
     }))
 }
 
+/// For a table whose rows the address matcher links to UPRNs: the unlinked rows in key order
+/// after `after` (keyset pages), and the setter of one row's match.
+macro_rules! matchable_ops {
+    ($row:ty, $table:ident, $key:ident, $unmatched:ident, $set:ident) => {
+        /// Rows with no UPRN yet, in key order after `after`, for address matching.
+        pub async fn $unmatched(db: &Db, after: &str, limit: i64) -> StoreResult<Vec<$row>> {
+            Ok(with_conn!(db, |c| {
+                $table::table
+                    .filter($table::uprn.is_null())
+                    .filter($table::$key.gt(after))
+                    .order($table::$key)
+                    .limit(limit)
+                    .select(<$row>::as_select())
+                    .load(c)
+                    .await?
+            }))
+        }
+
+        /// Sets the UPRN match of one row: the UPRN, how it was matched and the score.
+        pub async fn $set(
+            db: &Db,
+            key: &str,
+            uprn: i64,
+            method: &str,
+            score: f64,
+        ) -> StoreResult<()> {
+            with_conn!(db, |c| {
+                diesel::update($table::table.find(key))
+                    .set((
+                        $table::uprn.eq(Some(uprn)),
+                        $table::match_method.eq(Some(method)),
+                        $table::match_score.eq(Some(score)),
+                    ))
+                    .execute(c)
+                    .await?
+            });
+            Ok(())
+        }
+    };
+}
+
+matchable_ops!(
+    PricePaidRow,
+    price_paid,
+    transaction_id,
+    unmatched_price_paid,
+    set_price_paid_match
+);
+matchable_ops!(
+    CouncilTaxRow,
+    council_tax,
+    reference,
+    unmatched_council_tax,
+    set_council_tax_match
+);
+
 /// One address by UPRN.
 pub async fn address(db: &Db, uprn: i64) -> StoreResult<Option<AddressRow>> {
     Ok(with_conn!(db, |c| {
@@ -649,45 +666,6 @@ pub async fn boundaries_of_kind(db: &Db, kind: &str) -> StoreResult<Vec<Boundary
             .load(c)
             .await?
     }))
-}
-
-/// Price Paid rows with no UPRN yet, in id order after `after`, for address matching.
-pub async fn unmatched_price_paid(
-    db: &Db,
-    after: &str,
-    limit: i64,
-) -> StoreResult<Vec<PricePaidRow>> {
-    Ok(with_conn!(db, |c| {
-        price_paid::table
-            .filter(price_paid::uprn.is_null())
-            .filter(price_paid::transaction_id.gt(after))
-            .order(price_paid::transaction_id)
-            .limit(limit)
-            .select(PricePaidRow::as_select())
-            .load(c)
-            .await?
-    }))
-}
-
-/// Sets the UPRN match of one Price Paid row.
-pub async fn set_price_paid_match(
-    db: &Db,
-    transaction_id: &str,
-    uprn: i64,
-    method: &str,
-    score: f64,
-) -> StoreResult<()> {
-    with_conn!(db, |c| {
-        diesel::update(price_paid::table.find(transaction_id))
-            .set((
-                price_paid::uprn.eq(Some(uprn)),
-                price_paid::match_method.eq(Some(method)),
-                price_paid::match_score.eq(Some(score)),
-            ))
-            .execute(c)
-            .await?
-    });
-    Ok(())
 }
 
 /// Row counts of the register tables, for status output and tests.
