@@ -57,7 +57,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
             entry["rows"]
         );
     }
-    assert_eq!(reports.len(), 11, "every loadable fixture file");
+    assert_eq!(reports.len(), 12, "every loadable fixture file");
     // The deliberately malformed rows are rejected with file and line, and nothing else is.
     let mut got: Vec<(String, u64)> = reports
         .iter()
@@ -237,6 +237,23 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
     .unwrap();
     assert_eq!(linked_tax.len(), 1, "a terraced house has its band linked");
 
+    // Listings: the change log holds reductions; F or G rated homes are offered to let, which
+    // MEES bars without an exemption.
+    let events = reg::events_after(&t.db, 0, 100_000).await.unwrap();
+    let reductions = events
+        .iter()
+        .filter(|e| e.event_type == "price_reduction")
+        .count();
+    assert!(
+        reductions >= 100,
+        "{reductions} price reductions in the log"
+    );
+    for u in m["listing_cases"]["f_or_g_lets"].as_array().unwrap() {
+        let r = terrace_property::retrofit(&t.db, uprn(u)).await.unwrap();
+        assert_eq!(r.mees.unwrap().status, "below_minimum", "{u}");
+    }
+    let log_len = events.len();
+
     // Loading the same world again leaves the same state.
     let before = reg::register_counts(&t.db).await.unwrap();
     let again = terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet())
@@ -253,4 +270,9 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
     }
     // Price Paid replays its own changes (C) and deletes (D) in file order, ending where it was.
     assert_eq!(reg::register_counts(&t.db).await.unwrap(), before);
+    assert_eq!(
+        reg::events_after(&t.db, 0, 100_000).await.unwrap().len(),
+        log_len,
+        "the change log is appended once"
+    );
 }

@@ -17,6 +17,7 @@
 mod areas;
 mod epc;
 mod index;
+mod listings;
 mod names;
 mod out;
 mod ppd;
@@ -25,6 +26,7 @@ mod tenure;
 mod world;
 
 pub use index::TrueIndex;
+pub use listings::{LISTINGS_FILE, ListingCases};
 pub use rng::Rng;
 pub use tenure::{
     COUNCIL_TAX_FILE, COUNCIL_TAX_HEADER, CouncilTaxCases, LEASES_FILE, LEASES_HEADER, LeaseCases,
@@ -207,6 +209,9 @@ pub struct Manifest {
     pub lease_cases: LeaseCases,
     /// Council tax entries and dwellings the list cannot link or does not list.
     pub council_tax_cases: CouncilTaxCases,
+    /// Listings with price cuts, districts with enough two-bedroom lets, lets of F/G dwellings
+    /// (`listings/listings_feed.jsonl`).
+    pub listing_cases: ListingCases,
 }
 
 pub const ABP_FILE: &str = "addressbase/addressbase_plus_fixture.csv";
@@ -416,6 +421,8 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let mut ppd = LineFile::create(out_dir, PPD_FILE, Eol::Lf)?;
     // Leases and council tax draw from their own streams: the files above do not change.
     let mut tenure = tenure::Tenure::create(out_dir, cfg.seed, end)?;
+    // So do the listings, written after everything else.
+    let mut listings = listings::Listings::default();
 
     let mut rejections = Vec::new();
     let mut epc_bad = Sabotage::new(
@@ -472,14 +479,9 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
                     uprn_last = uprn_last.max(r.uprn);
                     tenure.address(r, &lad_upper[dp.lad])?;
                     if let Some(dw) = &r.dwelling {
-                        certs.extend(epc::certificates(
-                            cfg.seed,
-                            r,
-                            dw,
-                            &area,
-                            cfg.epc_share,
-                            end,
-                        ));
+                        let these = epc::certificates(cfg.seed, r, dw, &area, cfg.epc_share, end);
+                        listings.dwelling(r, dw, d, &these);
+                        certs.extend(these);
                         sales.extend(ppd::dwelling_sales(
                             cfg.seed,
                             r,
@@ -633,6 +635,14 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     }
     let truth_stat = truth.finish()?;
 
+    let value_level: Vec<f64> = plan
+        .districts
+        .iter()
+        .enumerate()
+        .map(|(d, dp)| dp.base_price * index.level(d, end) / 100.0)
+        .collect();
+    let (listings_stat, listing_cases) = listings.write(out_dir, cfg.seed, &codes, &value_level)?;
+
     let entry = |s: &FileStat, dataset: &str, format: &str| FileEntry {
         path: s.rel.clone(),
         dataset: dataset.into(),
@@ -706,6 +716,11 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
             "council_tax",
             "Council tax valuation list CSV with header billing_authority,reference,address,postcode,band; GSS billing authority codes, bands A-H; quoted where needed; LF",
         ),
+        entry(
+            &listings_stat,
+            "listings",
+            "JSON lines, one listing object per line: listing_id, channel (sale|rent), address, postcode, uprn (omitted when unknown), price (whole pounds; rent per calendar month), bedrooms, property_type, agent, first_seen (RFC 3339 UTC), snapshots [{time, price, status}]; in order of first_seen; LF",
+        ),
     ];
     let manifest = Manifest {
         generator: format!("terrace-fixturegen {}", env!("CARGO_PKG_VERSION")),
@@ -753,6 +768,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         },
         lease_cases,
         council_tax_cases,
+        listing_cases,
     };
     let json = serde_json::to_string_pretty(&manifest).map_err(io::Error::other)? + "\n";
     out::write_whole(out_dir, MANIFEST_FILE, &json)?;

@@ -119,6 +119,7 @@ fn same_seed_is_byte_identical_and_another_seed_differs() {
         "price_paid/pp-fixture.csv",
         "leases/leases_fixture.csv",
         "council_tax/council_tax_fixture.csv",
+        "listings/listings_feed.jsonl",
     ] {
         assert_ne!(a[k], c[k], "{k} did not change with the seed");
     }
@@ -136,7 +137,7 @@ fn manifest_row_counts_match_the_files() {
         assert_eq!(v["seed"], 1);
         m.clone()
     };
-    assert_eq!(on_disk.files.len(), 12);
+    assert_eq!(on_disk.files.len(), 13);
     for f in &m.files {
         let text = read(dir, &f.path);
         assert_eq!(text.len() as u64, f.bytes, "{}", f.path);
@@ -154,7 +155,9 @@ fn manifest_row_counts_match_the_files() {
             .len() as u64,
             // The header runs into the first record, so every line is one record.
             "price_paid/pp-report-builder-fixture.csv" => lines,
-            "codepoint/xt.csv" | "price_paid/pp-fixture.csv" => lines,
+            "codepoint/xt.csv" | "price_paid/pp-fixture.csv" | "listings/listings_feed.jsonl" => {
+                lines
+            }
             _ => lines - 1,
         };
         assert_eq!(rows, f.rows, "{}", f.path);
@@ -176,6 +179,7 @@ fn leases_and_council_tax_do_not_change_the_other_files() {
     let (_, m) = default_fixture();
     let datasets: Vec<&str> = m.files.iter().map(|f| f.dataset.as_str()).collect();
     assert!(datasets.contains(&"leases") && datasets.contains(&"council_tax"));
+    assert!(datasets.contains(&"listings"));
     assert_eq!(m.provenance, "fixture");
 }
 
@@ -787,4 +791,69 @@ fn write_default_fixture() {
         println!("{:<45} {:>8} rows {:>9} bytes", f.path, f.rows, f.bytes);
     }
     println!("{:#?}", m.expected_rejections);
+}
+
+#[test]
+fn listings_feed_covers_the_cases_in_the_manifest() {
+    let (dir, m) = default_fixture();
+    let text = read(dir, "listings/listings_feed.jsonl");
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!((350..=450).contains(&rows.len()));
+    let rents: Vec<&serde_json::Value> = rows.iter().filter(|r| r["channel"] == "rent").collect();
+    let share = rents.len() as f64 / rows.len() as f64;
+    assert!((0.3..=0.5).contains(&share), "{share}");
+    let mut prev = String::new();
+    for r in &rows {
+        let first = r["first_seen"].as_str().unwrap().to_string();
+        assert!(first.ends_with('Z') && first.as_str() >= "2026-09-05" && first >= prev);
+        prev = first.clone();
+        assert!(!r["address"].as_str().unwrap().is_empty());
+        assert!(r["postcode"].as_str().unwrap().starts_with("XT"));
+        let snaps = r["snapshots"].as_array().unwrap();
+        assert!((1..=5).contains(&snaps.len()));
+        assert_eq!(snaps[0]["time"].as_str().unwrap(), first);
+        for s in snaps {
+            assert!(s["time"].as_str().unwrap() < "2026-11-16");
+        }
+        if r["channel"] == "rent" {
+            let p = r["price"].as_u64().unwrap();
+            assert!((600..=2_000).contains(&p), "{p}");
+        }
+    }
+    let c = &m.listing_cases;
+    assert!(c.price_reductions.len() >= 10);
+    assert!(c.rent_districts_with_6_two_bed.len() >= 3);
+    for d in &c.rent_districts_with_6_two_bed {
+        let n = rents
+            .iter()
+            .filter(|r| {
+                r["bedrooms"] == 2
+                    && r["postcode"].as_str().unwrap().split(' ').next() == Some(d.as_str())
+            })
+            .count();
+        assert!(n >= 6, "{d}: {n}");
+    }
+    assert!(c.f_or_g_lets.len() >= 3);
+    // Each is rated F or G on its latest certificate.
+    let h = header(dir, "epc/certificates.csv");
+    let (u, rating, lodged) = (
+        col(&h, "UPRN"),
+        col(&h, "CURRENT_ENERGY_RATING"),
+        col(&h, "LODGEMENT_DATE"),
+    );
+    let certs = records(dir, "epc/certificates.csv", true);
+    for uprn in &c.f_or_g_lets {
+        let latest = certs
+            .iter()
+            .filter(|r| r.len() > u && r[u] == uprn.to_string())
+            // not the deliberately malformed rows
+            .filter(|r| chrono::NaiveDate::parse_from_str(&r[lodged], "%Y-%m-%d").is_ok())
+            .max_by(|a, b| a[lodged].cmp(&b[lodged]))
+            .unwrap();
+        assert!(["F", "G"].contains(&latest[rating].as_str()), "{uprn}");
+        assert!(rents.iter().any(|r| r["uprn"].as_u64() == Some(*uprn)));
+    }
 }
