@@ -424,6 +424,34 @@ fn uuid_like(run_id: i64) -> String {
     )
 }
 
+/// A stored row compared on its content: equal in every column but `updated_at`, so loading a
+/// file again counts its rows as unchanged.
+trait Content: Clone + PartialEq {
+    fn same_content(&self, other: &Self) -> bool;
+}
+
+macro_rules! content_ignores_updated_at {
+    ($($row:ty),* $(,)?) => {$(
+        impl Content for $row {
+            fn same_content(&self, other: &Self) -> bool {
+                Self { updated_at: other.updated_at, ..self.clone() } == *other
+            }
+        }
+    )*};
+}
+
+content_ignores_updated_at!(
+    AddressRow,
+    reg::PostcodeRow,
+    reg::BoundaryRow,
+    reg::EpcRow,
+    reg::PricePaidRow,
+    reg::PpdUprnLinkRow,
+    reg::LeaseRow,
+    reg::CouncilTaxRow,
+    reg::ListingRow,
+);
+
 /// The in-memory state of one chunk: the stored row (or none) for every key the chunk touches,
 /// updated row by row in file order, then written once.
 struct Staged<K, R> {
@@ -432,7 +460,7 @@ struct Staged<K, R> {
     stored: HashMap<K, bool>,
 }
 
-impl<K: Hash + Eq + Clone, R: Clone> Staged<K, R> {
+impl<K: Hash + Eq + Clone, R: Content> Staged<K, R> {
     fn new(keys: &[K], existing: Vec<R>, key: impl Fn(&R) -> K) -> Self {
         let mut current: HashMap<K, Option<R>> = keys.iter().map(|k| (k.clone(), None)).collect();
         let mut stored = HashMap::new();
@@ -452,11 +480,11 @@ impl<K: Hash + Eq + Clone, R: Clone> Staged<K, R> {
     }
 
     /// Sets the row of `k` (or deletes it with None), counting the input row's effect.
-    fn set(&mut self, k: K, new: Option<R>, counts: &mut RowCounts, same: impl Fn(&R, &R) -> bool) {
+    fn set(&mut self, k: K, new: Option<R>, counts: &mut RowCounts) {
         let prev = self.current.get(&k).cloned().flatten();
         match (&prev, &new) {
             (None, Some(_)) => counts.loaded += 1,
-            (Some(p), Some(n)) if same(p, n) => {
+            (Some(p), Some(n)) if p.same_content(n) => {
                 counts.unchanged += 1;
                 return;
             }
@@ -489,13 +517,6 @@ impl<K: Hash + Eq + Clone, R: Clone> Staged<K, R> {
     }
 }
 
-fn same_address(a: &AddressRow, b: &AddressRow) -> bool {
-    AddressRow {
-        updated_at: b.updated_at,
-        ..a.clone()
-    } == *b
-}
-
 fn boxed<'a, T: Send + 'a>(
     f: impl Future<Output = Result<T, StoreError>> + Send + 'a,
 ) -> std::pin::Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>> {
@@ -519,7 +540,7 @@ async fn merge_addresses<R>(
         let k = uprn(&r);
         let prev = st.prev(&k).cloned();
         if let Some(new) = merge(r, prev) {
-            st.set(k, Some(new), counts, same_address);
+            st.set(k, Some(new), counts);
         }
     }
     let (up, _) = st.into_writes();
@@ -607,13 +628,6 @@ fn apply_open_uprn<'a>(
     ))
 }
 
-fn same_postcode(a: &reg::PostcodeRow, b: &reg::PostcodeRow) -> bool {
-    reg::PostcodeRow {
-        updated_at: b.updated_at,
-        ..a.clone()
-    } == *b
-}
-
 fn empty_postcode(pc: &str, ctx: &LoadCtx<'_>) -> reg::PostcodeRow {
     reg::PostcodeRow {
         postcode: pc.to_string(),
@@ -677,7 +691,7 @@ async fn merge_postcodes<R>(
             updated_at: ctx.now,
             ..merge(r, prev)
         };
-        st.set(k, Some(new), counts, same_postcode);
+        st.set(k, Some(new), counts);
     }
     let (up, _) = st.into_writes();
     reg::replace_postcodes(ctx.db, up).await?;
@@ -769,12 +783,7 @@ fn apply_boundaries<'a>(
                 source: ctx.source.to_string(),
                 updated_at: ctx.now,
             };
-            st.set(r.code, Some(new), counts, |a, b| {
-                reg::BoundaryRow {
-                    updated_at: b.updated_at,
-                    ..a.clone()
-                } == *b
-            });
+            st.set(r.code, Some(new), counts);
         }
         let (up, _) = st.into_writes();
         reg::replace_boundaries(ctx.db, up).await?;
@@ -861,12 +870,7 @@ fn apply_epc<'a>(
                 source: ctx.source.to_string(),
                 updated_at: ctx.now,
             };
-            st.set(r.lmk_key, Some(new), counts, |a, b| {
-                reg::EpcRow {
-                    updated_at: b.updated_at,
-                    ..a.clone()
-                } == *b
-            });
+            st.set(r.lmk_key, Some(new), counts);
         }
         let (up, _) = st.into_writes();
         reg::replace_epc(ctx.db, up).await?;
@@ -928,12 +932,7 @@ fn apply_ppd_uprn<'a>(
                 source: ctx.source.to_string(),
                 updated_at: ctx.now,
             };
-            st.set(r.transaction_id, Some(new), counts, |a, b| {
-                reg::PpdUprnLinkRow {
-                    updated_at: b.updated_at,
-                    ..a.clone()
-                } == *b
-            });
+            st.set(r.transaction_id, Some(new), counts);
         }
         let (links, _) = st.into_writes();
         // Sales already loaded take the link now; sales loaded later take it on load.
@@ -1002,12 +1001,7 @@ fn apply_leases<'a>(
                 source: ctx.source.to_string(),
                 updated_at: ctx.now,
             };
-            st.set(r.unique_id, Some(new), counts, |a, b| {
-                reg::LeaseRow {
-                    updated_at: b.updated_at,
-                    ..a.clone()
-                } == *b
-            });
+            st.set(r.unique_id, Some(new), counts);
         }
         let (up, _) = st.into_writes();
         reg::replace_leases(ctx.db, up).await?;
@@ -1052,12 +1046,7 @@ fn apply_council_tax<'a>(
                 source: ctx.source.to_string(),
                 updated_at: ctx.now,
             };
-            st.set(r.reference, Some(new), counts, |a, b| {
-                reg::CouncilTaxRow {
-                    updated_at: b.updated_at,
-                    ..a.clone()
-                } == *b
-            });
+            st.set(r.reference, Some(new), counts);
         }
         let (up, _) = st.into_writes();
         reg::replace_council_tax(ctx.db, up).await?;
@@ -1194,12 +1183,7 @@ fn apply_listings<'a>(
                 source: ctx.source.to_string(),
                 updated_at: ctx.now,
             };
-            st.set(r.listing_id, Some(new), counts, |a, b| {
-                reg::ListingRow {
-                    updated_at: b.updated_at,
-                    ..a.clone()
-                } == *b
-            });
+            st.set(r.listing_id, Some(new), counts);
         }
         let (up, _) = st.into_writes();
         reg::replace_listings(ctx.db, up).await?;
@@ -1224,13 +1208,6 @@ fn apply_listings<'a>(
     })
 }
 
-fn same_sale(a: &reg::PricePaidRow, b: &reg::PricePaidRow) -> bool {
-    reg::PricePaidRow {
-        updated_at: b.updated_at,
-        ..a.clone()
-    } == *b
-}
-
 fn apply_price_paid<'a>(
     ctx: &'a LoadCtx<'a>,
     rows: Vec<formats::price_paid::PricePaidRow>,
@@ -1250,7 +1227,7 @@ fn apply_price_paid<'a>(
         for r in rows {
             let id = r.transaction_id.clone();
             if r.record_status == "D" {
-                st.set(id, None, counts, same_sale);
+                st.set(id, None, counts);
                 continue;
             }
             let prev = st.prev(&id).cloned();
@@ -1290,7 +1267,7 @@ fn apply_price_paid<'a>(
                 source: ctx.source.to_string(),
                 updated_at: ctx.now,
             };
-            st.set(id, Some(new), counts, same_sale);
+            st.set(id, Some(new), counts);
         }
         let (up, del) = st.into_writes();
         reg::delete_price_paid(ctx.db, &del).await?;
