@@ -179,52 +179,23 @@ pub async fn grant(
     }))
 }
 
-/// Records a call: debits `credits` if the balance covers it (one conditional UPDATE) and appends
-/// the usage row, in one transaction. A free call (0 credits) is recorded at 0.
+/// Records a call: debits `credits` if the balance covers it and the key is live (one
+/// conditional UPDATE) and appends the usage row, in one transaction. A free call (0 credits) is
+/// recorded at 0. The same debit as one item of [`debit_batch`].
 pub async fn debit(db: &Db, charge: &Charge<'_>, now: NaiveDateTime) -> StoreResult<DebitOutcome> {
-    let ch = charge;
-    Ok(with_conn!(db, |c| {
-        c.transaction(async |c| {
-            let updated: Option<i64> = diesel::update(
-                accounts::table
-                    .filter(accounts::id.eq(ch.account_id))
-                    .filter(accounts::balance.ge(ch.credits)),
-            )
-            .set(accounts::balance.eq(accounts::balance - ch.credits))
-            .returning(accounts::balance)
-            .get_result(c)
-            .await
-            .optional()?;
-            let Some(balance) = updated else {
-                let bal: Option<i64> = accounts::table
-                    .find(ch.account_id)
-                    .select(accounts::balance)
-                    .first(c)
-                    .await
-                    .optional()?;
-                return Ok(match bal {
-                    Some(balance) => DebitOutcome::Insufficient { balance },
-                    None => DebitOutcome::NoAccount,
-                });
-            };
-            diesel::insert_into(ledger::table)
-                .values(NewLedger {
-                    account_id: ch.account_id,
-                    kind: "charge",
-                    operation: Some(ch.operation),
-                    credits: -ch.credits,
-                    balance_after: balance,
-                    request_id: Some(ch.request_id),
-                    surface: ch.surface,
-                    key_id: ch.key_id,
-                    created_at: now,
-                })
-                .execute(c)
-                .await?;
-            Ok::<_, diesel::result::Error>(DebitOutcome::Charged { balance })
-        })
-        .await?
-    }))
+    let owned = OwnedCharge {
+        account_id: charge.account_id,
+        key_id: charge.key_id,
+        operation: charge.operation.to_string(),
+        credits: charge.credits,
+        request_id: charge.request_id.to_string(),
+        surface: charge.surface.to_string(),
+    };
+    let outcomes = debit_batch(db, vec![owned], now).await?;
+    Ok(outcomes
+        .into_iter()
+        .next()
+        .unwrap_or(DebitOutcome::NoAccount))
 }
 
 pub async fn account(db: &Db, account_id: i64) -> StoreResult<Option<AccountRow>> {
