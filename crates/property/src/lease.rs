@@ -74,7 +74,7 @@ const ENFRANCHISEMENT_NOTE: &str = "Qualifying leaseholders may have statutory r
 const VALUATION_NOTE: &str = "Short leases (under 80 years) usually cost more to extend and many lenders restrict lending on them, more so under 60 years; the flags state the remaining term only and are not a valuation adjustment.";
 
 /// Years from `today` to the term's end, to two decimals (negative when expired).
-fn years_between(today: NaiveDate, end: NaiveDate) -> f64 {
+pub(crate) fn years_between(today: NaiveDate, end: NaiveDate) -> f64 {
     let days = (end - today).num_days() as f64;
     let years = days / 365.2425;
     (years * 100.0).round() / 100.0

@@ -310,7 +310,7 @@ pub async fn record(
             None,
         );
         if let Some(end) = l.term_end {
-            let years = ((end - today).num_days() as f64 / 365.2425 * 100.0).round() / 100.0;
+            let years = crate::lease::years_between(today, end);
             b.put(
                 "ownership",
                 "lease_unexpired_years",
