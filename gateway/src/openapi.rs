@@ -122,6 +122,7 @@ pub fn document() -> Value {
         "tags": [
             {"name": "address", "description": "Addresses and UPRNs"},
             {"name": "property", "description": "One property by UPRN"},
+            {"name": "market", "description": "House price indices, forecasts, volumes and rankings by area"},
             {"name": "account", "description": "Balance, usage and API keys (free)"},
         ],
         "paths": paths,

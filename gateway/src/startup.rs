@@ -41,6 +41,10 @@ pub async fn ensure_fixtures(db: &Db, config: &Config) -> anyhow::Result<()> {
     for r in &reports {
         tracing::info!(dataset = %r.dataset, file = %r.file, counts = ?r.counts, "fixture loaded");
     }
+    terrace_market::build::build(db, chrono::Utc::now().naive_utc(), &mut |s| {
+        tracing::info!("{s}")
+    })
+    .await?;
     Ok(())
 }
 

@@ -57,7 +57,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
             entry["rows"]
         );
     }
-    assert_eq!(reports.len(), 12, "every loadable fixture file");
+    assert_eq!(reports.len(), 14, "every loadable fixture file");
     // The deliberately malformed rows are rejected with file and line, and nothing else is.
     let mut got: Vec<(String, u64)> = reports
         .iter()
@@ -253,6 +253,57 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
         assert_eq!(r.mees.unwrap().status, "below_minimum", "{u}");
     }
     let log_len = events.len();
+
+    // Housing-benefit cap: placed by district, by sector, by unit in the split district, and
+    // not_available (never a guess) for the split district's other postcodes.
+    let lha = &m["lha_cases"];
+    let split = lha["split_district"].as_str().unwrap();
+    let units: Vec<&str> = lha["split_units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u.as_str().unwrap())
+        .collect();
+    let mut seen = std::collections::BTreeSet::new();
+    for a in rows
+        .iter()
+        .filter(|a| a.class.as_deref().is_some_and(|c| c.starts_with("RD")))
+    {
+        let Some(pc) = a.postcode.as_deref() else {
+            continue;
+        };
+        let district = pc.split(' ').next().unwrap();
+        let kind = if district == split && !units.contains(&pc) {
+            "split"
+        } else if district == split {
+            "unit"
+        } else if pc.starts_with(lha["sector_level"].as_str().unwrap()) {
+            "sector"
+        } else {
+            "district"
+        };
+        if !seen.insert(kind) {
+            continue;
+        }
+        let p = terrace_core::Postcode::parse(pc).unwrap();
+        let cap = terrace_property::lha::housing_benefit_cap(&t.db, Some(&p), Some(2), today)
+            .await
+            .unwrap();
+        match (kind, cap) {
+            ("split", Err(why)) => assert!(why.reason.contains("split"), "{pc}: {}", why.reason),
+            ("split", Ok(c)) => panic!("{pc} in the split district placed in {}", c.brma),
+            (k, Ok(c)) => {
+                assert_eq!(c.matched_on, k, "{pc}");
+                assert_eq!(c.rates.len(), 5, "{pc}: all five categories in force");
+                assert_eq!(
+                    c.rates[0].valid_from.map(|d| d.to_string()).as_deref(),
+                    Some("2026-04-01")
+                );
+            }
+            (k, Err(why)) => panic!("{pc} ({k}): {}", why.reason),
+        }
+    }
+    assert_eq!(seen.len(), 4, "{seen:?}");
 
     // Loading the same world again leaves the same state.
     let before = reg::register_counts(&t.db).await.unwrap();

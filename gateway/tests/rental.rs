@@ -122,3 +122,108 @@ async fn own_listing_then_district_median_then_not_available() {
     );
     assert_eq!(balance(w.db(), acct).await, 20 - 2 * 5);
 }
+
+/// Two BRMAs: XT1 1AA by its unit in North, the rest of XT1 by district in both (split), and XT2
+/// by sector in South; South's 2-bedroom rate rises in April 2026, North has no 4-bedroom rate.
+const LHA: &str = "BRMA,BRMA Code,Category,Weekly Rate,Valid From
+North,N-1,Shared accommodation,£90.00,2025-04-01
+North,N-1,2 bedrooms,£150.00,2025-04-01
+South,S-1,Shared accommodation,£80.00,2025-04-01
+South,S-1,1 bedroom,£120.00,2025-04-01
+South,S-1,2 bedrooms,£140.00,2025-04-01
+South,S-1,2 bedrooms,£145.50,2026-04-01
+South,S-1,3 bedrooms,£170.00,2027-04-01
+";
+const BRMA: &str = "Postcode,BRMA
+XT1 1AA,North
+XT1,North
+XT1,South
+XT2 3,South
+";
+
+#[actix_web::test]
+async fn housing_benefit_cap_from_the_brma_of_the_postcode() {
+    let w = rental_world().await;
+    let r = load_text(w.db(), Dataset::LhaRates, LHA).await;
+    assert_eq!(r.counts.loaded, 7, "{:?}", r.rejections);
+    let r = load_text(w.db(), Dataset::BrmaLookup, BRMA).await;
+    assert_eq!(r.counts.loaded, 4, "{:?}", r.rejections);
+    let (_, key) = account(w.db(), 20).await;
+    let svc = service(w.state.clone()).await;
+    // 2 High Street, XT1 1AA: the unit entry places it in North despite the split district.
+    let r = send(&svc, get("/v1/property/990000000002/rental-estimate", &key)).await;
+    let cap = &r.json["housing_benefit_cap"];
+    assert_eq!(
+        (
+            cap["kind"].as_str(),
+            cap["brma"].as_str(),
+            cap["matched_on"].as_str(),
+            cap["matched_area"].as_str(),
+            cap["applicable_category"].as_str()
+        ),
+        (
+            Some("local_housing_allowance"),
+            Some("North"),
+            Some("unit"),
+            Some("XT1 1AA"),
+            Some("2")
+        ),
+        "{}",
+        r.json
+    );
+    let rates: Vec<(&str, f64, f64)> = cap["rates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["category"].as_str().unwrap(),
+                r["weekly_rate_gbp"].as_f64().unwrap(),
+                r["monthly_equivalent_gbp"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(rates, vec![("shared", 90.0, 390.0), ("2", 150.0, 650.0)]);
+    assert!(cap["note"].as_str().unwrap().contains("not a market rent"));
+    // Flat 2, XT1 1AB: the district is split and the lookup has no finer entry: not a guess.
+    let r = send(&svc, get("/v1/property/990000000012/rental-estimate", &key)).await;
+    let cap = &r.json["housing_benefit_cap"];
+    assert_eq!(cap["status"], "not_available", "{}", r.json);
+    assert!(cap["reason"].as_str().unwrap().contains("North, South"));
+    // 21 Station Road, XT2 3BC: by sector; the 2026 rate is in force on 2026-11-21, the 2027
+    // one is not; four bedrooms fall in the 4-bedroom category, which South lacks.
+    let r = send(
+        &svc,
+        get("/v1/property/990000000022/rental-estimate?beds=5", &key),
+    )
+    .await;
+    let cap = &r.json["housing_benefit_cap"];
+    assert_eq!(
+        (cap["brma"].as_str(), cap["matched_on"].as_str()),
+        (Some("South"), Some("sector")),
+        "{}",
+        r.json
+    );
+    let two = cap["rates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["category"] == "2")
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        (two["weekly_rate_gbp"].as_f64(), two["valid_from"].as_str()),
+        (Some(145.5), Some("2026-04-01"))
+    );
+    assert!(
+        cap["rates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["category"] != "3")
+    );
+    assert!(cap["applicable_category"].is_null());
+    // 24 Otherbury: no BRMA entry at any level.
+    let r = send(&svc, get("/v1/property/990000000024/rental-estimate", &key)).await;
+    assert_eq!(r.json["housing_benefit_cap"]["status"], "not_available");
+}

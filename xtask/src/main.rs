@@ -2,7 +2,8 @@
 //!
 //!   cargo xtask fixtures [--seed N] [--out DIR]   generate the synthetic fixture world
 //!   cargo xtask load DATASET FILE...              load real files (progress + row accounting)
-//!   cargo xtask build                             derive areas and link sales to UPRNs
+//!   cargo xtask build                             derive areas, link sales to UPRNs, build the market tables
+//!   cargo xtask validate index                    compare local authority indices with the loaded UK HPI
 //!   cargo xtask migrate                           apply migrations
 //!   cargo xtask openapi [--check]                 write (or check) docs/openapi.json
 //!   cargo xtask bench address [--addresses N]     benchmark the address endpoints
@@ -16,10 +17,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use terrace_ingest::{Dataset, Progress};
 
-const USAGE: &str = "usage: cargo xtask <fixtures|load|build|migrate|openapi|bench> ...
+const USAGE: &str = "usage: cargo xtask <fixtures|load|build|validate|migrate|openapi|bench> ...
   fixtures [--seed N] [--out DIR]      generate the synthetic fixture world into fixtures/
-  load DATASET FILE...                 load files; DATASET is one of: addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid
-  build                                derive each address's area and link sales to UPRNs
+  load DATASET FILE...                 load files; DATASET is one of the names `cargo xtask load` lists in docs/DATA.md
+  build                                derive each address's area, link sales to UPRNs, build the market indices and volumes
+  validate index                       compare the local authority indices with the loaded UK HPI (correlation, largest annual gap)
   migrate                              apply pending migrations
   openapi [--check]                    write docs/openapi.json (or fail if it differs from the code)
   bench address [--addresses N]        benchmark the address endpoints on a generated register";
@@ -126,6 +128,20 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
             let mut progress = Progress::stderr();
             terrace_ingest::derive::derive_areas(&db, &mut progress).await?;
             terrace_ingest::derive::link_to_uprns(&db, &mut progress).await?;
+            let report =
+                terrace_market::build::build(&db, chrono::Utc::now().naive_utc(), &mut |s| {
+                    eprintln!("{s}")
+                })
+                .await?;
+            if let Some(table) = report.backtest {
+                eprintln!("[market] national backtest (log index, rolling origin):\n{table}");
+            }
+            Ok(())
+        }
+        ["validate", "index"] => {
+            let db = store().await?;
+            let rows = terrace_market::validate::compare_with_hpi(&db).await?;
+            print!("{}", terrace_market::validate::table(&rows));
             Ok(())
         }
         ["migrate"] => {

@@ -17,6 +17,7 @@
 mod areas;
 mod epc;
 mod index;
+mod lha;
 mod listings;
 mod names;
 mod out;
@@ -26,6 +27,7 @@ mod tenure;
 mod world;
 
 pub use index::TrueIndex;
+pub use lha::{LOOKUP_FILE as BRMA_LOOKUP_FILE, LhaCases, RATES_FILE as LHA_RATES_FILE};
 pub use listings::{LISTINGS_FILE, ListingCases};
 pub use rng::Rng;
 pub use tenure::{
@@ -212,6 +214,8 @@ pub struct Manifest {
     /// Listings with price cuts, districts with enough two-bedroom lets, lets of F/G dwellings
     /// (`listings/listings_feed.jsonl`).
     pub listing_cases: ListingCases,
+    /// The BRMA lookup's split district and sector-level entry (`lha/`).
+    pub lha_cases: LhaCases,
 }
 
 pub const ABP_FILE: &str = "addressbase/addressbase_plus_fixture.csv";
@@ -642,6 +646,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         .map(|(d, dp)| dp.base_price * index.level(d, end) / 100.0)
         .collect();
     let (listings_stat, listing_cases) = listings.write(out_dir, cfg.seed, &codes, &value_level)?;
+    let (lha_stat, brma_stat, lha_cases) = lha::write(out_dir, &codes)?;
 
     let entry = |s: &FileStat, dataset: &str, format: &str| FileEntry {
         path: s.rel.clone(),
@@ -721,6 +726,16 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
             "listings",
             "JSON lines, one listing object per line: listing_id, channel (sale|rent), address, postcode, uprn (omitted when unknown), price (whole pounds; rent per calendar month), bedrooms, property_type, agent, first_seen (RFC 3339 UTC), snapshots [{time, price, status}]; in order of first_seen; LF",
         ),
+        entry(
+            &lha_stat,
+            "lha_rates",
+            "Local Housing Allowance rates CSV with header BRMA,BRMA Code,Category,Weekly Rate,Valid From; categories as the VOA writes them (Shared accommodation, 1 bedroom .. 4 bedrooms), weekly rates in pounds (£92.05), ISO dates; LF",
+        ),
+        entry(
+            &brma_stat,
+            "brma_lookup",
+            "Broad rental market area lookup CSV with header Postcode,BRMA,BRMA Code; each row a postcode district, sector or unit; LF",
+        ),
     ];
     let manifest = Manifest {
         generator: format!("terrace-fixturegen {}", env!("CARGO_PKG_VERSION")),
@@ -769,6 +784,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         lease_cases,
         council_tax_cases,
         listing_cases,
+        lha_cases,
     };
     let json = serde_json::to_string_pretty(&manifest).map_err(io::Error::other)? + "\n";
     out::write_whole(out_dir, MANIFEST_FILE, &json)?;

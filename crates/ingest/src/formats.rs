@@ -13,6 +13,7 @@
 
 pub mod addressbase;
 pub mod boundaries;
+pub mod brma;
 pub mod codepoint;
 pub mod council_tax;
 pub mod epc;
@@ -23,6 +24,7 @@ pub mod onspd;
 pub mod open_uprn;
 pub mod ppd_uprn;
 pub mod price_paid;
+pub mod uk_hpi;
 
 mod csvio;
 mod value;
@@ -89,6 +91,16 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
     }
     if has("uprn") && has_any(&["x-coordinate", "latitude", "lat"]) {
         return Some("open_uprn");
+    }
+    if uk_hpi::is_header(&names) {
+        return Some("uk_hpi");
+    }
+    if has_any(&["brma", "brma-name"]) {
+        return if has_any(&["weekly-rate", "rate"]) {
+            Some("lha_rates")
+        } else {
+            Some("brma_lookup")
+        };
     }
     if onspd::postcode_column(&names).is_some() {
         return Some("onspd");

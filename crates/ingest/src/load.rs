@@ -46,10 +46,13 @@ pub enum Dataset {
     Leases,
     CouncilTax,
     Listings,
+    LhaRates,
+    BrmaLookup,
+    UkHpi,
 }
 
 impl Dataset {
-    pub const NAMES: &'static str = "addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid, ppd_uprn, leases, council_tax, listings";
+    pub const NAMES: &'static str = "addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid, ppd_uprn, leases, council_tax, listings, lha_rates, brma_lookup, uk_hpi";
 
     pub fn parse(s: &str) -> Result<Dataset, IngestError> {
         Ok(
@@ -65,6 +68,9 @@ impl Dataset {
                 "leases" | "registered_leases" | "hmlr_leases" => Dataset::Leases,
                 "council_tax" | "ctax" | "council_tax_list" => Dataset::CouncilTax,
                 "listings" | "listings_feed" => Dataset::Listings,
+                "lha_rates" | "lha" | "local_housing_allowance" => Dataset::LhaRates,
+                "brma_lookup" | "brma" | "brma_areas" => Dataset::BrmaLookup,
+                "uk_hpi" | "hpi" | "uk_house_price_index" => Dataset::UkHpi,
                 _ => return Err(IngestError::UnknownDataset(s.to_string(), Self::NAMES)),
             },
         )
@@ -83,6 +89,9 @@ impl Dataset {
             Dataset::Leases => "leases",
             Dataset::CouncilTax => "council_tax",
             Dataset::Listings => "listings",
+            Dataset::LhaRates => "lha_rates",
+            Dataset::BrmaLookup => "brma_lookup",
+            Dataset::UkHpi => "uk_hpi",
         }
     }
 
@@ -100,6 +109,9 @@ impl Dataset {
             Dataset::Leases => "hmlr_registered_leases",
             Dataset::CouncilTax => "voa_council_tax_list",
             Dataset::Listings => "listings_feed",
+            Dataset::LhaRates => "voa_lha_rates",
+            Dataset::BrmaLookup => "voa_brma_lookup",
+            Dataset::UkHpi => "hmlr_uk_hpi",
         };
         if fixture {
             format!("fixture:{base}")
@@ -314,6 +326,39 @@ pub async fn load_file(
             )
             .await
         }
+        Dataset::LhaRates => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::lha::read(path).map_err(io)?,
+                progress,
+                apply_lha_rates,
+            )
+            .await
+        }
+        Dataset::BrmaLookup => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::brma::read(path).map_err(io)?,
+                progress,
+                apply_brma_areas,
+            )
+            .await
+        }
+        Dataset::UkHpi => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::uk_hpi::read(path).map_err(io)?,
+                progress,
+                apply_uk_hpi,
+            )
+            .await
+        }
     }
 }
 
@@ -450,6 +495,9 @@ content_ignores_updated_at!(
     reg::LeaseRow,
     reg::CouncilTaxRow,
     reg::ListingRow,
+    reg::LhaRateRow,
+    reg::BrmaAreaRow,
+    terrace_store::market::HpiRow,
 );
 
 /// The in-memory state of one chunk: the stored row (or none) for every key the chunk touches,
@@ -1054,6 +1102,101 @@ fn apply_council_tax<'a>(
     })
 }
 
+fn apply_lha_rates<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::lha::LhaRow>,
+    counts: &'a mut RowCounts,
+) -> ApplyFut<'a> {
+    boxed(async move {
+        let key = |r: &formats::lha::LhaRow| {
+            let from = r.valid_from.map(|d| d.to_string()).unwrap_or_default();
+            format!("{}|{}|{from}", r.brma, r.category)
+        };
+        let keys: Vec<String> = rows.iter().map(key).collect();
+        let existing = reg::lha_rates_by_key(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &reg::LhaRateRow| r.rate_key.clone());
+        for r in rows {
+            let k = key(&r);
+            let new = reg::LhaRateRow {
+                rate_key: k.clone(),
+                brma: r.brma,
+                brma_code: r.brma_code,
+                category: r.category,
+                weekly_rate_pence: r.weekly_rate_pence,
+                valid_from: r.valid_from,
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            };
+            st.set(k, Some(new), counts);
+        }
+        let (up, _) = st.into_writes();
+        reg::replace_lha_rates(ctx.db, up).await?;
+        Ok(false)
+    })
+}
+
+fn apply_brma_areas<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::brma::BrmaAreaRow>,
+    counts: &'a mut RowCounts,
+) -> ApplyFut<'a> {
+    boxed(async move {
+        let key = |r: &formats::brma::BrmaAreaRow| format!("{}|{}", r.area, r.brma);
+        let keys: Vec<String> = rows.iter().map(key).collect();
+        let existing = reg::brma_areas_by_key(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &reg::BrmaAreaRow| r.area_key.clone());
+        for r in rows {
+            let k = key(&r);
+            let new = reg::BrmaAreaRow {
+                area_key: k.clone(),
+                area: r.area,
+                area_kind: r.kind.to_string(),
+                brma: r.brma,
+                brma_code: r.brma_code,
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            };
+            st.set(k, Some(new), counts);
+        }
+        let (up, _) = st.into_writes();
+        reg::replace_brma_areas(ctx.db, up).await?;
+        Ok(false)
+    })
+}
+
+fn apply_uk_hpi<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::uk_hpi::HpiRow>,
+    counts: &'a mut RowCounts,
+) -> ApplyFut<'a> {
+    boxed(async move {
+        use terrace_store::market as mk;
+        let key =
+            |r: &formats::uk_hpi::HpiRow| format!("{}|{}", r.area_code, r.month.format("%Y-%m"));
+        let keys: Vec<String> = rows.iter().map(key).collect();
+        let existing = mk::hpi_by_key(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &mk::HpiRow| r.hpi_key.clone());
+        for r in rows {
+            let k = key(&r);
+            let new = mk::HpiRow {
+                hpi_key: k.clone(),
+                month: r.month.format("%Y-%m").to_string(),
+                area_code: r.area_code,
+                region_name: r.region_name,
+                hpi_index: r.index,
+                average_price: r.average_price,
+                sales_volume: r.sales_volume,
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            };
+            st.set(k, Some(new), counts);
+        }
+        let (up, _) = st.into_writes();
+        mk::replace_hpi(ctx.db, up).await?;
+        Ok(false)
+    })
+}
+
 /// The change-log events a listing's snapshots imply: the new listing, then every price
 /// reduction or increase and every status change between consecutive snapshots.
 fn listing_events(
@@ -1331,6 +1474,9 @@ pub async fn load_manifest(
         Dataset::Leases => 8,
         Dataset::CouncilTax => 9,
         Dataset::Listings => 10,
+        Dataset::LhaRates => 11,
+        Dataset::BrmaLookup => 12,
+        Dataset::UkHpi => 13,
     };
     files.sort_by_key(|(d, _)| order(d));
     let mut reports = Vec::new();

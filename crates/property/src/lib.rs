@@ -3,14 +3,17 @@
 //! Architecture Invariant: plain functions over the store; no HTTP or MCP types; nothing invented
 //! (a field the data cannot support is absent or null, never zero).
 
+pub mod changes;
 pub mod comps;
 pub mod council_tax;
 pub mod lease;
+pub mod lha;
 pub mod reconcile;
 pub mod record;
 pub mod rental;
 pub mod retrofit;
 
+pub use changes::{ChangesPage, changes_since};
 pub use comps::{Comps, comps};
 pub use council_tax::{CouncilTaxResult, council_tax};
 pub use lease::{LeaseBatch, LeaseResult, lease, lease_batch};

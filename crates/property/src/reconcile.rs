@@ -20,7 +20,7 @@ pub struct SourcedValue {
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Divergence {
-    /// `floor_area_m2`, `habitable_rooms`, `property_type` or `address`.
+    /// `floor_area_m2`, `habitable_rooms`, `bedrooms`, `property_type` or `address`.
     pub field: &'static str,
     /// Every distinct value the sources give, with the source of each.
     pub values: Vec<SourcedValue>,
@@ -34,7 +34,8 @@ pub struct Reconcile {
     pub divergences: Vec<Divergence>,
     /// The fields compared and the sources that had a value for each.
     pub compared: Vec<Compared>,
-    /// Sources that could not be compared because they are not loaded yet.
+    /// Sources that could not be compared because they are not loaded yet (empty when every
+    /// source the comparison uses is loaded).
     pub not_yet_compared: Vec<&'static str>,
 }
 
@@ -54,6 +55,17 @@ fn type_word(source: &str, raw: &str) -> String {
         ("price_paid", "S") | (_, "RD03") => "semi-detached house",
         ("price_paid", "T") | (_, "RD04") => "terraced house",
         ("epc", "HOUSE") | ("epc", "BUNGALOW") => "house",
+        ("listing", r)
+            if ["FLAT", "APARTMENT", "MAISONETTE", "STUDIO"]
+                .iter()
+                .any(|w| r.contains(w)) =>
+        {
+            "flat"
+        }
+        ("listing", r) if r.contains("SEMI") => "semi-detached house",
+        ("listing", r) if r.contains("TERRACE") => "terraced house",
+        ("listing", r) if r.contains("BUNGALOW") => "house",
+        ("listing", r) if r.contains("DETACHED") => "detached house",
         _ => return r.to_lowercase(),
     };
     w.to_string()
@@ -91,10 +103,12 @@ pub async fn reconcile(db: &Db, uprn: Uprn) -> Result<Reconcile, PropertyError> 
     let certs = reg::epc_for_uprn(db, uprn.get()).await?;
     let sales = reg::sales_for_uprn(db, uprn.get(), 500).await?;
     let taxes = reg::council_tax_for_uprn(db, uprn.get()).await?;
+    let mut listings = reg::listings_for_uprn(db, uprn.get(), "sale").await?;
+    listings.extend(reg::listings_for_uprn(db, uprn.get(), "rent").await?);
     let mut divergences = Vec::new();
     let mut compared = Vec::new();
 
-    // Floor area and rooms: certificates against each other (listings are not fed yet).
+    // Floor area and rooms: certificates against each other (listings give no floor area).
     for (field, pick) in [
         (
             "floor_area_m2",
@@ -124,7 +138,45 @@ pub async fn reconcile(db: &Db, uprn: Uprn) -> Result<Reconcile, PropertyError> 
         }
     }
 
-    // Property type: the register's class, the certificates, the registered sales.
+    // Bedrooms: the listings against each other, and against the certificates' habitable rooms
+    // (a home cannot have more bedrooms than habitable rooms).
+    let beds: Vec<SourcedValue> = listings
+        .iter()
+        .filter_map(|l| {
+            l.bedrooms.map(|b| SourcedValue {
+                value: json!(b),
+                source: l.source.clone(),
+                record: Some(l.listing_id.clone()),
+            })
+        })
+        .collect();
+    compared.push(Compared {
+        field: "bedrooms",
+        sources: beds.len(),
+    });
+    let newest_rooms = certs.iter().find_map(|c| {
+        c.habitable_rooms.map(|r| SourcedValue {
+            value: json!(r),
+            source: c.source.clone(),
+            record: Some(c.lmk_key.clone()),
+        })
+    });
+    if let Some(values) = distinct(beds.clone(), |x, y| x == y) {
+        divergences.push(Divergence { field: "bedrooms", values, note: "Listings of the property give different numbers of bedrooms (a conversion, or an agent's error)." });
+    }
+    if let Some(rooms) = newest_rooms {
+        let too_many: Vec<SourcedValue> = beds
+            .into_iter()
+            .filter(|b| b.value.as_i64() > rooms.value.as_i64())
+            .collect();
+        if !too_many.is_empty() {
+            let mut values = vec![rooms];
+            values.extend(too_many);
+            divergences.push(Divergence { field: "habitable_rooms", values, note: "A listing gives more bedrooms than the newest energy certificate's habitable rooms; one of them is wrong or the property has changed." });
+        }
+    }
+
+    // Property type: the register's class, the certificates, the registered sales, the listings.
     let mut types: Vec<SourcedValue> = Vec::new();
     if let Some(class) = &a.class {
         types.push(SourcedValue {
@@ -168,6 +220,15 @@ pub async fn reconcile(db: &Db, uprn: Uprn) -> Result<Reconcile, PropertyError> 
             source: s.source.clone(),
             record: Some(s.transaction_id.clone()),
         });
+    }
+    for l in &listings {
+        if let Some(t) = &l.property_type {
+            types.push(SourcedValue {
+                value: json!(type_word("listing", t)),
+                source: l.source.clone(),
+                record: Some(l.listing_id.clone()),
+            });
+        }
     }
     compared.push(Compared {
         field: "property_type",
@@ -226,6 +287,15 @@ pub async fn reconcile(db: &Db, uprn: Uprn) -> Result<Reconcile, PropertyError> 
             record: Some(t.reference.clone()),
         });
     }
+    for l in &listings {
+        if let Some(addr) = &l.address {
+            forms.push(SourcedValue {
+                value: json!(addr),
+                source: l.source.clone(),
+                record: Some(l.listing_id.clone()),
+            });
+        }
+    }
     compared.push(Compared {
         field: "address",
         sources: forms.len(),
@@ -246,7 +316,7 @@ pub async fn reconcile(db: &Db, uprn: Uprn) -> Result<Reconcile, PropertyError> 
         country: "UK",
         divergences,
         compared,
-        not_yet_compared: vec!["listings (no listing feed is loaded yet)"],
+        not_yet_compared: Vec::new(),
     })
 }
 
@@ -268,6 +338,17 @@ mod tests {
             &type_word("epc", "House"),
             &type_word("price_paid", "T")
         ));
+        for (listing, word) in [
+            ("Flat", "flat"),
+            ("Apartment", "flat"),
+            ("Semi-detached house", "semi-detached house"),
+            ("Terraced house", "terraced house"),
+            ("End of terrace house", "terraced house"),
+            ("Detached house", "detached house"),
+            ("Detached bungalow", "house"),
+        ] {
+            assert_eq!(type_word("listing", listing), word, "{listing}");
+        }
         assert!(!same_type(
             &type_word("price_paid", "D"),
             &type_word("register", "RD06")

@@ -63,7 +63,7 @@ pub struct RentalEstimate {
     pub gross_yield: Maybe<GrossYield>,
     /// The Local Housing Allowance for the broad rental market area, including the shared-room
     /// rate: a cap on housing benefit, not a market rent.
-    pub housing_benefit_cap: Maybe<serde_json::Value>,
+    pub housing_benefit_cap: Maybe<crate::lha::HousingBenefitCap>,
     pub as_of: chrono::NaiveDate,
     pub notes: Vec<&'static str>,
 }
@@ -176,14 +176,20 @@ pub async fn rental_estimate(
             "no value for the property: no live sale listing and no registered sale",
         )),
     };
+    let postcode = a.postcode.as_deref().and_then(|p| Postcode::parse(p).ok());
+    let housing_benefit_cap =
+        match crate::lha::housing_benefit_cap(db, postcode.as_ref(), bedrooms, now.date_naive())
+            .await?
+        {
+            Ok(cap) => Maybe::Known(cap),
+            Err(why) => Maybe::NotAvailable(why),
+        };
     Ok(RentalEstimate {
         uprn: uprn.get(),
         country: "UK",
         estimate,
         gross_yield,
-        housing_benefit_cap: Maybe::NotAvailable(Unavailable::new(
-            "Local Housing Allowance rates and the broad rental market area lookup are not loaded yet",
-        )),
+        housing_benefit_cap,
         as_of: now.date_naive(),
         notes: vec![
             "Asking rents, not achieved rents.",

@@ -271,6 +271,95 @@ diesel::joinable!(api_keys -> accounts (account_id));
 diesel::joinable!(ledger -> accounts (account_id));
 diesel::joinable!(load_rejections -> load_runs (run_id));
 
+diesel::table! {
+    lha_rates (rate_key) {
+        rate_key -> Text,
+        brma -> Text,
+        brma_code -> Nullable<Text>,
+        category -> Text,
+        weekly_rate_pence -> BigInt,
+        valid_from -> Nullable<Date>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    brma_areas (area_key) {
+        area_key -> Text,
+        area -> Text,
+        area_kind -> Text,
+        brma -> Text,
+        brma_code -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    market_geographies (geography) {
+        geography -> Text,
+        geo_kind -> Text,
+        parent -> Nullable<Text>,
+        residential_stock -> Nullable<BigInt>,
+        n_districts -> Nullable<BigInt>,
+        grain -> Nullable<Text>,
+        base_period -> Nullable<Text>,
+        index_method -> Nullable<Text>,
+        index_decision -> Nullable<Text>,
+        n_pairs -> Nullable<BigInt>,
+        n_sales -> Nullable<BigInt>,
+        last_settled -> Nullable<Text>,
+        forecast_method -> Nullable<Text>,
+        forecast_coverage -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    market_index_points (geography, period, is_forecast) {
+        geography -> Text,
+        period -> Text,
+        level -> Nullable<Double>,
+        log_se -> Nullable<Double>,
+        lo -> Nullable<Double>,
+        hi -> Nullable<Double>,
+        n -> Nullable<BigInt>,
+        is_forecast -> Bool,
+    }
+}
+
+diesel::table! {
+    market_volume (geography, month) {
+        geography -> Text,
+        month -> Text,
+        txn_count -> BigInt,
+        txn_count_ppd_a -> BigInt,
+        txn_count_ppd_b -> BigInt,
+        txn_count_new_build -> BigInt,
+        txn_count_uprn_matched -> BigInt,
+        median_price -> Nullable<Double>,
+        p25_price -> Nullable<Double>,
+        p75_price -> Nullable<Double>,
+        mean_price -> Nullable<Double>,
+    }
+}
+
+diesel::table! {
+    hpi_reference (hpi_key) {
+        hpi_key -> Text,
+        area_code -> Text,
+        region_name -> Nullable<Text>,
+        month -> Text,
+        hpi_index -> Nullable<Double>,
+        average_price -> Nullable<BigInt>,
+        sales_volume -> Nullable<BigInt>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     accounts,
     api_keys,
@@ -283,4 +372,10 @@ diesel::allow_tables_to_appear_in_same_query!(
     price_paid,
     load_runs,
     load_rejections,
+    lha_rates,
+    brma_areas,
+    market_geographies,
+    market_index_points,
+    market_volume,
+    hpi_reference,
 );

@@ -2,6 +2,8 @@
 
 pub mod account;
 pub mod address;
+pub mod changes;
+pub mod market;
 pub mod property;
 
 use crate::registry::OpDecl;
@@ -21,9 +23,16 @@ pub static ALL: &[&OpDecl] = &[
     &property::COUNCIL_TAX,
     &property::LEASE,
     &property::LEASE_BATCH,
+    &changes::CHANGES_SINCE,
     &property::RENTAL_ESTIMATE,
     &property::RETROFIT,
     &property::TRANSACTIONS,
+    &market::FORECAST,
+    &market::INDEX_SERIES,
+    &market::RANKING,
+    &market::TIME_ADJUSTMENT,
+    &market::VOLUME_SERIES,
+    &market::VOLUME_RANKING,
     &account::BALANCE,
     &account::USAGE,
     &account::CREATE_KEY,

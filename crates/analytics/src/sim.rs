@@ -1,0 +1,260 @@
+//! A synthetic market drawn from a known true index, for recovery tests and fixture worlds.
+//!
+//! Deterministic: every random number comes from the caller's [`Draws`] (a [`SplitMix64`] is
+//! included), so the same seed gives the same sales.
+
+use crate::period::Month;
+use crate::sales::{PropertyType, Sale, Tenure};
+
+/// A source of uniform draws in [0, 1).
+pub trait Draws {
+    fn uniform(&mut self) -> f64;
+
+    /// Approximately standard normal: the sum of 12 uniforms minus 6 (Irwin-Hall, bounded to
+    /// +-6; no transcendental functions, so identical on every platform).
+    fn normal(&mut self) -> f64 {
+        let mut s = 0.0;
+        for _ in 0..12 {
+            s += self.uniform();
+        }
+        s - 6.0
+    }
+
+    /// Uniform integer in 0..n (n > 0).
+    fn below(&mut self, n: usize) -> usize {
+        ((self.uniform() * n as f64) as usize).min(n.saturating_sub(1))
+    }
+}
+
+/// SplitMix64 (Steele, Lea and Flood): a tiny, well-mixed 64-bit generator.
+#[derive(Debug, Clone)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> SplitMix64 {
+        SplitMix64(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+impl Draws for SplitMix64 {
+    fn uniform(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+/// What to simulate for one geography.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimSpec {
+    /// The month of `true_log_index[0]`.
+    pub first: Month,
+    /// The true index per month as ln(level / 100).
+    pub true_log_index: Vec<f64>,
+    /// Dwellings in the stock (the first `n_dwellings` keys from `key_offset`).
+    pub n_dwellings: usize,
+    pub key_offset: u64,
+    /// Expected sales per month (the count is floor(rate + u), u uniform).
+    pub sales_per_month: f64,
+    /// Standard deviation of the sale-level log price noise.
+    pub noise_sd: f64,
+    /// Share of sales that are flats in the first and the last month (linear in between): a mix
+    /// shift that biases a median-price index but not a constant-quality one.
+    pub flat_share_start: f64,
+    pub flat_share_end: f64,
+    /// Registration lag distribution: `lag_pmf[k]` = probability that a sale is registered k
+    /// months after its completion month (normalised by its sum).
+    pub lag_pmf: Vec<f64>,
+    /// Sales registered after this month are not returned (not yet published), if given.
+    pub data_through: Option<Month>,
+    /// Share of sales whose EPC floor area is known.
+    pub floor_area_known_share: f64,
+    /// Each dwelling's own value wanders as a random walk with this standard deviation per
+    /// year (so the repeat-sale error variance grows with the interval, as Case and Shiller
+    /// found).
+    pub dwelling_drift_sd_per_year: f64,
+}
+
+impl SimSpec {
+    /// A spec with typical values: 10% noise, flats 20% -> 35% of sales, lags 0..=6 months
+    /// (mostly 1-3), 60% floor areas known, dwelling drift 3% a year, everything registered.
+    pub fn typical(
+        first: Month,
+        true_log_index: Vec<f64>,
+        n_dwellings: usize,
+        sales_per_month: f64,
+    ) -> SimSpec {
+        SimSpec {
+            first,
+            true_log_index,
+            n_dwellings,
+            key_offset: 0,
+            sales_per_month,
+            noise_sd: 0.10,
+            flat_share_start: 0.20,
+            flat_share_end: 0.35,
+            lag_pmf: vec![0.10, 0.30, 0.25, 0.15, 0.10, 0.06, 0.04],
+            data_through: None,
+            floor_area_known_share: 0.6,
+            dwelling_drift_sd_per_year: 0.03,
+        }
+    }
+}
+
+/// One simulated sale and the month it was registered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimSale {
+    pub sale: Sale,
+    pub registered: Month,
+}
+
+struct Dwelling {
+    kind: PropertyType,
+    tenure: Tenure,
+    area: f64,
+    log_value: f64,
+    is_new: bool,
+    sold: bool,
+    /// Month index (into the true index) the dwelling's value was last drawn at.
+    last: usize,
+}
+
+/// Simulates sales: a fixed stock (type mix D 25%, S 30%, T 25%, F 20%; type premium, floor
+/// area elasticity 0.8, dwelling quality sd 0.15, a random-walk drift of each dwelling's value;
+/// 8% sell first as new build at +5%), each
+/// month's sellers drawn with the flat share of `spec`, price = exp(dwelling value + true index
+/// + noise), and a registration lag from `lag_pmf`.
+pub fn simulate_sales(spec: &SimSpec, draws: &mut dyn Draws) -> Vec<SimSale> {
+    let mut stock: Vec<Dwelling> = (0..spec.n_dwellings)
+        .map(|_| {
+            let u = draws.uniform();
+            let (kind, premium, area0) = if u < 0.25 {
+                (PropertyType::Detached, 0.35, 130.0)
+            } else if u < 0.55 {
+                (PropertyType::SemiDetached, 0.10, 95.0)
+            } else if u < 0.80 {
+                (PropertyType::Terraced, 0.0, 85.0)
+            } else {
+                (PropertyType::Flat, -0.25, 60.0)
+            };
+            let tenure = match kind {
+                PropertyType::Flat => Tenure::Leasehold,
+                PropertyType::Terraced if draws.uniform() < 0.05 => Tenure::Leasehold,
+                PropertyType::Detached
+                | PropertyType::SemiDetached
+                | PropertyType::Terraced
+                | PropertyType::Other => Tenure::Freehold,
+            };
+            let area: f64 = area0 * (0.2 * draws.normal()).exp();
+            Dwelling {
+                kind,
+                tenure,
+                area,
+                log_value: 12.0 + premium + 0.8 * (area / 90.0).ln() + 0.15 * draws.normal(),
+                is_new: draws.uniform() < 0.08,
+                sold: false,
+                last: 0,
+            }
+        })
+        .collect();
+    let flats: Vec<usize> = (0..stock.len())
+        .filter(|&i| stock[i].kind == PropertyType::Flat)
+        .collect();
+    let houses: Vec<usize> = (0..stock.len())
+        .filter(|&i| stock[i].kind != PropertyType::Flat)
+        .collect();
+    let pmf_total: f64 = spec.lag_pmf.iter().sum();
+    let months = spec.true_log_index.len();
+    let mut out = Vec::new();
+    for (t, idx) in spec.true_log_index.iter().enumerate() {
+        let month = spec.first.add_months(t as i32);
+        let frac = if months > 1 {
+            t as f64 / (months - 1) as f64
+        } else {
+            0.0
+        };
+        let flat_share =
+            spec.flat_share_start + frac * (spec.flat_share_end - spec.flat_share_start);
+        let n = (spec.sales_per_month + draws.uniform()).floor() as usize;
+        for _ in 0..n {
+            let pool = if draws.uniform() < flat_share && !flats.is_empty() {
+                &flats
+            } else {
+                &houses
+            };
+            if pool.is_empty() {
+                continue;
+            }
+            let i = pool[draws.below(pool.len())];
+            let d = &mut stock[i];
+            let new_build = d.is_new && !d.sold;
+            d.sold = true;
+            let years = (t - d.last) as f64 / 12.0;
+            d.log_value += spec.dwelling_drift_sd_per_year * years.sqrt() * draws.normal();
+            d.last = t;
+            let log_price = d.log_value
+                + idx
+                + if new_build { 0.05 } else { 0.0 }
+                + spec.noise_sd * draws.normal();
+            let mut x = draws.uniform() * pmf_total;
+            let mut lag = spec.lag_pmf.len().saturating_sub(1);
+            for (k, p) in spec.lag_pmf.iter().enumerate() {
+                if x < *p {
+                    lag = k;
+                    break;
+                }
+                x -= p;
+            }
+            let registered = month.add_months(lag as i32);
+            let known = draws.uniform() < spec.floor_area_known_share;
+            let day = 1 + draws.below(28) as u8;
+            if spec.data_through.is_some_and(|dt| registered > dt) {
+                continue;
+            }
+            out.push(SimSale {
+                sale: Sale {
+                    property: Some(spec.key_offset + i as u64),
+                    month,
+                    day,
+                    price: log_price.exp().round() as i64,
+                    property_type: d.kind,
+                    tenure: d.tenure,
+                    new_build,
+                    floor_area_m2: known.then_some((d.area * 10.0).round() / 10.0),
+                },
+                registered,
+            });
+        }
+    }
+    out
+}
+
+/// A smooth true index for tests: ln level follows growth g(t) = mean + amplitude *
+/// sin(2 pi t / cycle) per month plus `noise_sd` draws, rebased so month `base` is 0.
+pub fn cyclical_log_index(
+    months: usize,
+    base: usize,
+    mean: f64,
+    amplitude: f64,
+    cycle: f64,
+    noise_sd: f64,
+    draws: &mut dyn Draws,
+) -> Vec<f64> {
+    let mut y = Vec::with_capacity(months);
+    let mut acc = 0.0;
+    for t in 0..months {
+        if t > 0 {
+            let g = mean + amplitude * (2.0 * std::f64::consts::PI * t as f64 / cycle).sin();
+            acc += g + noise_sd * draws.normal();
+        }
+        y.push(acc);
+    }
+    let b = y.get(base).copied().unwrap_or(0.0);
+    y.iter().map(|v| v - b).collect()
+}

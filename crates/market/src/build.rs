@@ -1,0 +1,451 @@
+//! `cargo xtask build` for the market family: monthly volumes per geography and the published
+//! house price index per geography (with its decision and forecast), from the loaded registered
+//! sales, the postcode directory and the address register. The maths is `terrace-analytics`;
+//! this module only gathers the inputs and writes the derived tables.
+//!
+//! Geographies: `national:UK`; postcode areas (`area:EX`, parent national); postcode districts
+//! (`district:EX1`, parent their area); local authorities (`la:E07000041`, parent national, from
+//! the postcode directory's `lad_code` of the sale's postcode); counties as Price Paid writes them
+//! (`county:DEVON`, volumes only).
+
+use chrono::{Datelike, NaiveDateTime};
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use terrace_analytics as an;
+use terrace_core::Postcode;
+use terrace_store::Db;
+use terrace_store::market::{self as mk, GeographyRow, IndexPointRow, VolumeRow};
+use terrace_store::register as reg;
+
+use crate::MarketError;
+
+/// The provenance of every derived market row.
+pub const SOURCE: &str = "derived:hmlr_price_paid";
+/// The base period of every published index (100 = January 2015, as the UK HPI).
+pub const BASE_MONTH: (i32, u32) = (2015, 1);
+/// The coverage of the published forecast interval (`lo`, `hi`).
+pub const FORECAST_COVERAGE: &str = "80%";
+
+pub const META_DATA_THROUGH: &str = "market.data_through";
+pub const META_PROVISIONAL_FROM: &str = "market.provisional_from";
+pub const META_LAST_INGESTED_AT: &str = "market.last_ingested_at";
+pub const META_BUILT_AT: &str = "market.built_at";
+pub const META_BACKTEST: &str = "market.backtest";
+
+/// What a build did, for the operator.
+#[derive(Debug, Clone, Default)]
+pub struct BuildReport {
+    pub sales_read: usize,
+    pub geographies: usize,
+    pub indices: usize,
+    pub volume_rows: usize,
+    pub data_through: Option<String>,
+    pub provisional_from: Option<String>,
+    pub forecast_method: Option<&'static str>,
+    /// The national backtest table (horizons 1..7, the method beside naive drift).
+    pub backtest: Option<String>,
+}
+
+#[derive(Default)]
+struct Acc {
+    count: i64,
+    a: i64,
+    b: i64,
+    new_build: i64,
+    matched: i64,
+    prices_a: Vec<i64>,
+}
+
+/// Geography keys interned to indices, with their kind and parent.
+#[derive(Default)]
+struct Geos {
+    keys: Vec<String>,
+    kinds: Vec<&'static str>,
+    parents: Vec<Option<usize>>,
+    by_key: HashMap<String, usize>,
+}
+
+impl Geos {
+    fn id(&mut self, kind: &'static str, code: &str, parent: Option<usize>) -> usize {
+        let key = format!("{kind}:{code}");
+        if let Some(i) = self.by_key.get(&key) {
+            return *i;
+        }
+        let i = self.keys.len();
+        self.keys.push(key.clone());
+        self.kinds.push(kind);
+        self.parents.push(parent);
+        self.by_key.insert(key, i);
+        i
+    }
+}
+
+fn month_of(d: chrono::NaiveDate) -> Option<an::Month> {
+    an::Month::new(d.year(), d.month())
+}
+
+fn dwelling_key(s: &reg::PricePaidRow) -> u64 {
+    let mut h = DefaultHasher::new();
+    match s.uprn {
+        Some(u) => ("uprn", u).hash(&mut h),
+        None => {
+            let norm = |v: &Option<String>| v.as_deref().unwrap_or("").trim().to_ascii_uppercase();
+            (
+                "addr",
+                norm(&s.postcode),
+                norm(&s.saon),
+                norm(&s.paon),
+                norm(&s.street),
+            )
+                .hash(&mut h)
+        }
+    }
+    h.finish()
+}
+
+/// Builds the market tables from what is loaded; `now` stamps the rows.
+pub async fn build(
+    db: &Db,
+    now: NaiveDateTime,
+    say: &mut dyn FnMut(&str),
+) -> Result<BuildReport, MarketError> {
+    let started = std::time::Instant::now();
+    // Postcode -> local authority, from the postcode directory.
+    let mut lad_of: HashMap<String, String> = HashMap::new();
+    let mut after = String::new();
+    loop {
+        let page = mk::postcodes_page(db, &after, 50_000).await?;
+        let Some(last) = page.last() else { break };
+        after = last.postcode.clone();
+        for p in page {
+            if let Some(l) = p.lad_code {
+                lad_of.insert(p.postcode, l);
+            }
+        }
+    }
+
+    let mut geos = Geos::default();
+    let national = geos.id("national", "UK", None);
+    let mut volumes: HashMap<(usize, i32), Acc> = HashMap::new();
+    let mut sales: HashMap<usize, Vec<an::Sale>> = HashMap::new();
+    let mut report = BuildReport::default();
+    let mut last_ingested: Option<NaiveDateTime> = None;
+    // The districts each area, county and the nation has sales in.
+    let mut districts_in: HashMap<usize, std::collections::BTreeSet<usize>> = HashMap::new();
+    let mut after = String::new();
+    loop {
+        let page = mk::sales_page(db, &after, 50_000).await?;
+        let Some(last) = page.last() else { break };
+        after = last.transaction_id.clone();
+        for s in page {
+            report.sales_read += 1;
+            last_ingested = last_ingested.max(Some(s.updated_at));
+            let Some(month) = month_of(s.date) else {
+                continue;
+            };
+            let pc = s.postcode.as_deref().and_then(|p| Postcode::parse(p).ok());
+            let mut at = vec![national];
+            if let Some(pc) = &pc {
+                let area = geos.id("area", pc.area(), Some(national));
+                at.push(area);
+                at.push(geos.id("district", pc.outward(), Some(area)));
+                if let Some(l) = lad_of.get(pc.as_str()) {
+                    at.push(geos.id("la", l, Some(national)));
+                }
+            }
+            let county = s.county.as_deref().map(str::trim).unwrap_or_default();
+            let county_id =
+                (!county.is_empty()).then(|| geos.id("county", &county.to_ascii_uppercase(), None));
+            let category_a = s.ppd_category == "A";
+            if let Some(d) = at.get(2).copied() {
+                for g in [Some(national), at.get(1).copied(), county_id]
+                    .into_iter()
+                    .flatten()
+                {
+                    districts_in.entry(g).or_default().insert(d);
+                }
+            }
+            for g in at.iter().copied().chain(county_id) {
+                let acc = volumes.entry((g, month.ordinal())).or_default();
+                acc.count += 1;
+                if category_a {
+                    acc.a += 1;
+                    acc.prices_a.push(s.price);
+                } else {
+                    acc.b += 1;
+                }
+                acc.new_build += i64::from(s.new_build);
+                acc.matched += i64::from(s.uprn.is_some());
+            }
+            if !category_a {
+                continue;
+            }
+            let (Some(property_type), Some(tenure)) = (
+                an::PropertyType::from_code(&s.property_type),
+                an::Tenure::from_code(&s.tenure),
+            ) else {
+                continue;
+            };
+            let sale = an::Sale {
+                property: Some(dwelling_key(&s)),
+                month,
+                day: s.date.day() as u8,
+                price: s.price,
+                property_type,
+                tenure,
+                new_build: s.new_build,
+                floor_area_m2: None,
+            };
+            for g in at {
+                sales.entry(g).or_default().push(sale.clone());
+            }
+        }
+        say(&format!("[market] {} sales read", report.sales_read));
+    }
+
+    // Residential stock per district and local authority, from the register.
+    let mut stock: HashMap<String, i64> = HashMap::new();
+    let mut after = 0i64;
+    loop {
+        let page = reg::addresses_page(db, after, 50_000).await?;
+        let Some(last) = page.last() else { break };
+        after = last.uprn;
+        for a in page {
+            let residential = a
+                .class
+                .as_deref()
+                .is_some_and(|c| c.starts_with("RD") || c.starts_with("RH"));
+            if !residential {
+                continue;
+            }
+            if let Some(pc) = a.postcode.as_deref().and_then(|p| Postcode::parse(p).ok()) {
+                *stock
+                    .entry(format!("district:{}", pc.outward()))
+                    .or_default() += 1;
+            }
+            if let Some(l) = &a.lad_code {
+                *stock.entry(format!("la:{l}")).or_default() += 1;
+            }
+        }
+    }
+
+    let months: Vec<i32> = volumes.keys().map(|(_, m)| *m).collect();
+    let (Some(first), Some(through)) = (months.iter().min(), months.iter().max()) else {
+        mk::replace_market(db, Vec::new(), Vec::new(), Vec::new()).await?;
+        for k in [META_DATA_THROUGH, META_PROVISIONAL_FROM, META_BACKTEST] {
+            reg::set_meta(db, k, "").await?;
+        }
+        say("[market] no registered sales loaded: the market tables are empty");
+        return Ok(report);
+    };
+    let first = an::Month::from_ordinal(*first);
+    let through = an::Month::from_ordinal(*through);
+    let base = an::Month::new(BASE_MONTH.0, BASE_MONTH.1)
+        .filter(|b| *b >= first && *b <= through)
+        .unwrap_or(first);
+    // Registration lags completion: the national counts say where they turn incomplete.
+    let national_counts: Vec<(an::Month, u64)> = (0..=through.months_since(first))
+        .map(|k| {
+            let m = first.add_months(k);
+            let n = volumes.get(&(national, m.ordinal())).map_or(0, |a| a.count);
+            (m, n as u64)
+        })
+        .collect();
+    let provisional_from = an::provisional_from_counts(&national_counts, through);
+    // The published series stop at the last settled month: provisional months are covered by
+    // the forecast, never estimated from their incomplete counts.
+    let settled_end = provisional_from
+        .map(|p| p.add_months(-1))
+        .filter(|e| *e >= base)
+        .unwrap_or(through);
+    let grid = an::IndexGrid::new(an::Grain::Month, first, settled_end, base)?;
+
+    // Indices: national, then areas and local authorities, then districts.
+    let cfg = an::IndexConfig::default();
+    let mut published: HashMap<usize, an::PublishedIndex> = HashMap::new();
+    let order: Vec<usize> = {
+        let rank = |k: &str| match k {
+            "national" => 0,
+            "area" | "la" => 1,
+            _ => 2,
+        };
+        let mut ids: Vec<usize> = (0..geos.keys.len())
+            .filter(|i| geos.kinds[*i] != "county")
+            .collect();
+        ids.sort_by_key(|i| (rank(geos.kinds[*i]), geos.keys[*i].clone()));
+        ids
+    };
+    for g in order {
+        let own = sales.get(&g).map(Vec::as_slice).unwrap_or_default();
+        let parent = geos.parents[g].and_then(|p| {
+            published
+                .get(&p)
+                .map(|pi| (geos.keys[p].as_str(), &pi.series))
+        });
+        match an::build_index(&geos.keys[g], own, &grid, parent, &cfg) {
+            Ok(pi) => {
+                published.insert(g, pi);
+            }
+            Err(e) => say(&format!("[market] no index for {}: {e}", geos.keys[g])),
+        }
+    }
+
+    // The forecast method ships only if it beats naive drift on the national backtest.
+    let mut method = an::ForecastMethod::NaiveDrift;
+    if let Some(pi) = published.get(&national) {
+        let settled = an::last_settled(&pi.series, provisional_from);
+        let logs: Vec<f64> = pi
+            .series
+            .points
+            .iter()
+            .take_while(|p| settled.is_some_and(|s| p.period <= s))
+            .filter_map(|p| p.log_level)
+            .collect();
+        match an::backtest(
+            &logs,
+            an::ForecastMethod::DampedTrend,
+            &an::BacktestConfig::default(),
+        ) {
+            Ok(bt) => {
+                if bt.ships() {
+                    method = an::ForecastMethod::DampedTrend;
+                }
+                report.backtest = Some(bt.table());
+            }
+            Err(e) => say(&format!("[market] no backtest: {e}")),
+        }
+    }
+    report.forecast_method = Some(method.as_str());
+
+    let mut geo_rows = Vec::new();
+    let mut points = Vec::new();
+    for (g, key) in geos.keys.iter().enumerate() {
+        let mut row = GeographyRow {
+            geography: key.clone(),
+            geo_kind: geos.kinds[g].to_string(),
+            parent: geos.parents[g].map(|p| geos.keys[p].clone()),
+            residential_stock: stock.get(key).copied(),
+            n_districts: match geos.kinds[g] {
+                "district" => Some(1),
+                "la" => None,
+                _ => Some(districts_in.get(&g).map_or(0, |d| d.len() as i64)),
+            },
+            grain: None,
+            base_period: None,
+            index_method: None,
+            index_decision: None,
+            n_pairs: None,
+            n_sales: None,
+            last_settled: None,
+            forecast_method: None,
+            forecast_coverage: None,
+            source: SOURCE.to_string(),
+            updated_at: now,
+        };
+        if let Some(pi) = published.get(&g) {
+            report.indices += 1;
+            row.grain = Some(pi.series.grid.grain.as_str().to_string());
+            row.base_period = Some(pi.series.grid.base.label());
+            row.index_method = Some(pi.decision.method.as_str().to_string());
+            row.index_decision = Some(pi.decision.reason.clone());
+            row.n_pairs = Some(pi.decision.n_pairs as i64);
+            row.n_sales = Some(pi.decision.n_sales as i64);
+            row.last_settled = an::last_settled(&pi.series, provisional_from).map(|p| p.label());
+            for p in &pi.series.points {
+                points.push(IndexPointRow {
+                    geography: key.clone(),
+                    period: p.period.label(),
+                    level: p.level,
+                    log_se: p.log_se,
+                    lo: None,
+                    hi: None,
+                    n: Some(p.n as i64),
+                    is_forecast: false,
+                });
+            }
+            if let Ok(f) = an::forecast_index(&pi.series, provisional_from, method) {
+                row.forecast_method = Some(f.method.as_str().to_string());
+                row.forecast_coverage = Some(FORECAST_COVERAGE.to_string());
+                // Forecast periods inside the grid (the provisional months) sit beside the
+                // provisional estimate: `is_forecast` is part of the key.
+                for (period, step) in f.points {
+                    points.push(IndexPointRow {
+                        geography: key.clone(),
+                        period: period.label(),
+                        level: Some(step.level),
+                        log_se: Some(step.log_se),
+                        lo: Some(step.lo80),
+                        hi: Some(step.hi80),
+                        n: None,
+                        is_forecast: true,
+                    });
+                }
+            }
+        }
+        geo_rows.push(row);
+    }
+
+    let mut volume_rows = Vec::with_capacity(volumes.len());
+    for ((g, m), acc) in volumes {
+        let summary = an::price_summary(&acc.prices_a);
+        volume_rows.push(VolumeRow {
+            geography: geos.keys[g].clone(),
+            month: an::Month::from_ordinal(m).first_day(),
+            txn_count: acc.count,
+            txn_count_ppd_a: acc.a,
+            txn_count_ppd_b: acc.b,
+            txn_count_new_build: acc.new_build,
+            txn_count_uprn_matched: acc.matched,
+            median_price: summary.map(|s| s.median),
+            p25_price: summary.map(|s| s.p25),
+            p75_price: summary.map(|s| s.p75),
+            mean_price: summary.map(|s| s.mean),
+        });
+    }
+    volume_rows.sort_by(|a, b| (&a.geography, &a.month).cmp(&(&b.geography, &b.month)));
+
+    report.geographies = geo_rows.len();
+    report.volume_rows = volume_rows.len();
+    report.data_through = Some(through.first_day());
+    report.provisional_from = provisional_from.map(|m| m.first_day());
+    mk::replace_market(db, geo_rows, points, volume_rows).await?;
+    reg::set_meta(db, META_DATA_THROUGH, &through.first_day()).await?;
+    reg::set_meta(
+        db,
+        META_PROVISIONAL_FROM,
+        &provisional_from.map(|m| m.first_day()).unwrap_or_default(),
+    )
+    .await?;
+    if let Some(t) = last_ingested {
+        reg::set_meta(
+            db,
+            META_LAST_INGESTED_AT,
+            &format!("{}Z", t.format("%Y-%m-%dT%H:%M:%S")),
+        )
+        .await?;
+    }
+    reg::set_meta(
+        db,
+        META_BUILT_AT,
+        &format!("{}Z", now.format("%Y-%m-%dT%H:%M:%S")),
+    )
+    .await?;
+    reg::set_meta(
+        db,
+        META_BACKTEST,
+        report.backtest.as_deref().unwrap_or_default(),
+    )
+    .await?;
+    say(&format!(
+        "[market] built {} geographies, {} indices, {} volume rows from {} sales in {:.1}s; data through {}, provisional from {}; forecast method {}",
+        report.geographies,
+        report.indices,
+        report.volume_rows,
+        report.sales_read,
+        started.elapsed().as_secs_f64(),
+        through.first_day(),
+        report.provisional_from.as_deref().unwrap_or("none"),
+        method.as_str()
+    ));
+    Ok(report)
+}

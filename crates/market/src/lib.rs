@@ -1,0 +1,55 @@
+//! The market resource family: published house price indices, forecasts and time adjustment,
+//! transaction volumes and rankings, read from the derived tables [`build::build`] writes.
+//!
+//! Architecture Invariant: plain functions over the store; no HTTP or MCP types; the maths is in
+//! `terrace-analytics`; nothing invented (a month without data is null, never zero).
+
+pub mod build;
+pub mod ranking;
+pub mod series;
+pub mod validate;
+pub mod volume;
+
+pub use ranking::{RankingBody, VolumeRankingBody, ranking, volume_ranking};
+pub use series::{
+    Forecast, IndexSeriesResult, TimeAdjustmentResult, forecast, index_series, time_adjustment,
+};
+pub use volume::{VolumeSeriesBody, VolumeSeriesResponse, volume_series};
+
+use terrace_store::StoreError;
+
+/// A rule a request broke: where (`["body", "district"]`), the kind, the message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation {
+    pub loc: Vec<String>,
+    pub kind: &'static str,
+    pub msg: String,
+}
+
+impl Violation {
+    pub fn new(loc: &[&str], kind: &'static str, msg: impl Into<String>) -> Violation {
+        Violation {
+            loc: loc.iter().map(|s| s.to_string()).collect(),
+            kind,
+            msg: msg.into(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MarketError {
+    #[error("{0} not found")]
+    NotFound(String),
+    /// Input that parses but the data cannot answer (a period outside the series).
+    #[error("invalid input")]
+    Invalid(Vec<Violation>),
+    #[error(transparent)]
+    Analytics(#[from] terrace_analytics::AnalyticsError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A geography key of the derived tables from the query's own words.
+pub(crate) fn district_key(d: &str) -> String {
+    format!("district:{d}")
+}

@@ -1,0 +1,399 @@
+//! The published index of one geography: its series (`index-series`), its forecast and the
+//! time adjustment between two periods.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use terrace_analytics::Month;
+use terrace_core::{GssCode, Postcode};
+use terrace_store::Db;
+use terrace_store::market::{self as mk, GeographyRow, IndexPointRow};
+use terrace_store::register as reg;
+
+use crate::build::{META_DATA_THROUGH, META_PROVISIONAL_FROM};
+use crate::{MarketError, Violation, district_key};
+
+/// Which geography an index query names: a postcode district or a local authority.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IndexGeo {
+    District(String),
+    LocalAuthority(String),
+}
+
+impl IndexGeo {
+    /// Exactly one of `district` (a full postcode is truncated; a borough name is refused) and
+    /// `local_authority` (a GSS code).
+    pub fn parse(district: Option<&str>, la: Option<&str>) -> Result<IndexGeo, Violation> {
+        match (district, la) {
+            (Some(d), None) => Postcode::parse_district(d)
+                .map(IndexGeo::District)
+                .map_err(|e| {
+                    Violation::new(
+                        &["query", "district"],
+                        "value_error",
+                        format!("Value error, {e}"),
+                    )
+                }),
+            (None, Some(l)) => GssCode::parse(l)
+                .map(|g| IndexGeo::LocalAuthority(g.to_string()))
+                .map_err(|e| {
+                    Violation::new(
+                        &["query", "local_authority"],
+                        "value_error",
+                        format!("Value error, {e}"),
+                    )
+                }),
+            (Some(_), Some(_)) => Err(Violation::new(
+                &["query"],
+                "value_error",
+                "Value error, give exactly one of district and local_authority, not both",
+            )),
+            (None, None) => Err(Violation::new(
+                &["query", "district"],
+                "missing",
+                "Field required: give exactly one of district and local_authority",
+            )),
+        }
+    }
+
+    fn key(&self) -> String {
+        match self {
+            IndexGeo::District(d) => district_key(d),
+            IndexGeo::LocalAuthority(l) => format!("la:{l}"),
+        }
+    }
+
+    fn code(&self) -> &str {
+        match self {
+            IndexGeo::District(d) | IndexGeo::LocalAuthority(d) => d,
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            IndexGeo::District(_) => "postcode_district",
+            IndexGeo::LocalAuthority(_) => "local_authority",
+        }
+    }
+}
+
+/// A period parameter: `YYYY-MM` or `YYYY-MM-DD`.
+pub fn parse_month(loc: &[&str], v: &str) -> Result<Month, Violation> {
+    Month::parse(v).map_err(|_| {
+        Violation::new(
+            loc,
+            "value_error",
+            format!("Value error, {v:?} is not a month: use YYYY-MM or YYYY-MM-DD"),
+        )
+    })
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct IndexRow {
+    /// `YYYY-MM`.
+    pub period: String,
+    /// Base period = 100.
+    pub level: Option<f64>,
+    /// The prediction interval of a forecast row (coverage in `provenance.forecast_coverage`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lo: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hi: Option<f64>,
+    /// Forecast rows follow the last settled period; they cover the provisional months (whose
+    /// sales are still being registered) and beyond.
+    pub is_forecast: bool,
+    /// Observations behind the level (pairs or sales); absent on forecast rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub n: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct IndexProvenance {
+    /// `repeat_sales`, `hedonic` or `shrunk_to_parent`.
+    pub index_method: Option<String>,
+    /// Why that method for this geography, with the counts and thresholds behind it.
+    pub index_decision: Option<String>,
+    /// The geography the series is shrunk toward, when it is.
+    pub parent: Option<String>,
+    pub base_period: Option<String>,
+    pub grain: Option<String>,
+    /// The latest period whose sales are fully registered.
+    pub last_settled: Option<String>,
+    pub provisional_from: Option<String>,
+    pub data_through: Option<String>,
+    pub n_pairs: Option<i64>,
+    pub n_sales: Option<i64>,
+    pub forecast_method: Option<String>,
+    pub forecast_coverage: Option<String>,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct IndexSeriesResult {
+    pub country: &'static str,
+    pub geography: String,
+    /// `postcode_district` or `local_authority`.
+    pub geography_type: &'static str,
+    pub rows: Vec<IndexRow>,
+    pub provenance: IndexProvenance,
+}
+
+async fn meta_month(db: &Db, key: &str) -> Result<Option<String>, MarketError> {
+    Ok(reg::get_meta(db, key).await?.filter(|v| !v.is_empty()))
+}
+
+async fn load(db: &Db, geo: &IndexGeo) -> Result<(GeographyRow, Vec<IndexPointRow>), MarketError> {
+    let no_index = || {
+        MarketError::NotFound(format!(
+            "a published index for {} {} (no registered sales there, or `cargo xtask build` has not run)",
+            geo.kind().replace('_', " "),
+            geo.code()
+        ))
+    };
+    let row = mk::geography(db, &geo.key())
+        .await?
+        .filter(|g| g.index_method.is_some())
+        .ok_or_else(no_index)?;
+    let points = mk::index_points(db, &geo.key()).await?;
+    Ok((row, points))
+}
+
+fn provenance(
+    g: &GeographyRow,
+    provisional_from: Option<String>,
+    data_through: Option<String>,
+) -> IndexProvenance {
+    IndexProvenance {
+        index_method: g.index_method.clone(),
+        index_decision: g.index_decision.clone(),
+        parent: g
+            .index_method
+            .as_deref()
+            .filter(|m| *m == "shrunk_to_parent")
+            .and(g.parent.clone()),
+        base_period: g.base_period.clone(),
+        grain: g.grain.clone(),
+        last_settled: g.last_settled.clone(),
+        provisional_from,
+        data_through,
+        n_pairs: g.n_pairs,
+        n_sales: g.n_sales,
+        forecast_method: g.forecast_method.clone(),
+        forecast_coverage: g.forecast_coverage.clone(),
+        source: g.source.clone(),
+    }
+}
+
+/// `YYYY-MM` of a stored `YYYY-MM-01`.
+fn ym(first_day: &str) -> String {
+    first_day.get(..7).unwrap_or(first_day).to_string()
+}
+
+/// The published series of a geography, optionally cut to `[from, to]`, forecasts last.
+pub async fn index_series(
+    db: &Db,
+    geo: &IndexGeo,
+    from: Option<Month>,
+    to: Option<Month>,
+) -> Result<IndexSeriesResult, MarketError> {
+    let (g, points) = load(db, geo).await?;
+    let pf = meta_month(db, META_PROVISIONAL_FROM).await?;
+    let through = meta_month(db, META_DATA_THROUGH).await?;
+    let in_range = |p: &str| {
+        from.is_none_or(|f| p >= f.to_string().as_str())
+            && to.is_none_or(|t| p <= t.to_string().as_str())
+    };
+    let mut rows: Vec<IndexRow> = points
+        .iter()
+        .filter(|p| in_range(&p.period))
+        .map(|p| IndexRow {
+            period: p.period.clone(),
+            level: p.level.map(|l| (l * 100.0).round() / 100.0),
+            lo: p.lo.map(|l| (l * 100.0).round() / 100.0),
+            hi: p.hi.map(|l| (l * 100.0).round() / 100.0),
+            is_forecast: p.is_forecast,
+            n: p.n,
+        })
+        .collect();
+    rows.sort_by_key(|r| r.is_forecast);
+    Ok(IndexSeriesResult {
+        country: "UK",
+        geography: geo.code().to_string(),
+        geography_type: geo.kind(),
+        rows,
+        provenance: provenance(&g, pf, through),
+    })
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ForecastPoint {
+    pub period: String,
+    /// Steps after the anchor, 1 to 7.
+    pub step: usize,
+    pub level: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Anchor {
+    pub period: String,
+    pub level: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Forecast {
+    pub country: &'static str,
+    pub geography: String,
+    pub geography_type: &'static str,
+    /// The last settled index point: forecasts never anchor on a provisional period.
+    pub anchor: Anchor,
+    /// Seven periods after the anchor.
+    pub forecast: Vec<ForecastPoint>,
+    /// `damped_trend_log` (damped Holt trend on log levels) or `naive_drift_log`: the damped
+    /// trend is published only when it beat naive drift on the national backtest.
+    pub method: String,
+    pub grain: String,
+    /// The coverage of `lo`..`hi`.
+    pub interval_coverage: String,
+    pub horizon: usize,
+    pub provenance: IndexProvenance,
+}
+
+/// The published forecast of a geography's index.
+pub async fn forecast(db: &Db, geo: &IndexGeo) -> Result<Forecast, MarketError> {
+    let (g, points) = load(db, geo).await?;
+    let pf = meta_month(db, META_PROVISIONAL_FROM).await?;
+    let through = meta_month(db, META_DATA_THROUGH).await?;
+    let (Some(settled), Some(method)) = (g.last_settled.clone(), g.forecast_method.clone()) else {
+        return Err(MarketError::NotFound(format!(
+            "a forecast for {} (too few settled periods)",
+            geo.code()
+        )));
+    };
+    let anchor_level = points
+        .iter()
+        .find(|p| !p.is_forecast && p.period == settled)
+        .and_then(|p| p.level);
+    let fc: Vec<ForecastPoint> = points
+        .iter()
+        .filter(|p| p.is_forecast)
+        .enumerate()
+        .filter_map(|(i, p)| {
+            Some(ForecastPoint {
+                period: p.period.clone(),
+                step: i + 1,
+                level: (p.level? * 100.0).round() / 100.0,
+                lo: (p.lo? * 100.0).round() / 100.0,
+                hi: (p.hi? * 100.0).round() / 100.0,
+            })
+        })
+        .collect();
+    let Some(anchor_level) = anchor_level.filter(|_| !fc.is_empty()) else {
+        return Err(MarketError::NotFound(format!(
+            "a forecast for {}",
+            geo.code()
+        )));
+    };
+    Ok(Forecast {
+        country: "UK",
+        geography: geo.code().to_string(),
+        geography_type: geo.kind(),
+        anchor: Anchor {
+            period: settled,
+            level: (anchor_level * 100.0).round() / 100.0,
+        },
+        horizon: fc.len(),
+        forecast: fc,
+        method,
+        grain: g.grain.clone().unwrap_or_default(),
+        interval_coverage: g.forecast_coverage.clone().unwrap_or_default(),
+        provenance: provenance(&g, pf, through),
+    })
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct IndexSource {
+    /// The geography whose published series gave the levels (`district:EX1`).
+    pub geography: String,
+    pub index_method: Option<String>,
+    pub index_decision: Option<String>,
+    /// When the district is thin its series is shrunk toward this parent.
+    pub parent: Option<String>,
+    pub base_period: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct TimeAdjustmentResult {
+    pub country: &'static str,
+    pub district: String,
+    pub from_period: String,
+    pub to_period: String,
+    pub from_level: f64,
+    pub to_level: f64,
+    /// to_level / from_level: what a price at `from_period` is worth at `to_period`.
+    pub multiplier: f64,
+    /// Whether the to-period is provisional (its sales are still being registered).
+    pub to_is_provisional: bool,
+    pub source: IndexSource,
+}
+
+/// The multiplier carrying a price in a district from one period to another (`to` defaults to
+/// the last settled period).
+pub async fn time_adjustment(
+    db: &Db,
+    district: &str,
+    from: Month,
+    to: Option<Month>,
+) -> Result<TimeAdjustmentResult, MarketError> {
+    let geo = IndexGeo::District(district.to_string());
+    let (g, points) = load(db, &geo).await?;
+    let pf = meta_month(db, META_PROVISIONAL_FROM).await?;
+    let to_label = match to {
+        Some(t) => t.to_string(),
+        None => g.last_settled.clone().ok_or_else(|| {
+            MarketError::NotFound(format!("a settled index period for {district}"))
+        })?,
+    };
+    let level = |label: &str, field: &str| {
+        points
+            .iter()
+            .find(|p| !p.is_forecast && p.period == label)
+            .and_then(|p| p.level)
+            .ok_or_else(|| {
+                let (first, last) = (
+                    points.first().map(|p| p.period.clone()).unwrap_or_default(),
+                    points.iter().rfind(|p| !p.is_forecast).map(|p| p.period.clone()).unwrap_or_default(),
+                );
+                MarketError::Invalid(vec![Violation::new(
+                    &["query", field],
+                    "value_error",
+                    format!("Value error, the index of {district} has no level for {label} (it runs {first} to {last})"),
+                )])
+            })
+    };
+    let from_label = from.to_string();
+    let from_level = level(&from_label, "from")?;
+    let to_level = level(&to_label, "to")?;
+    let to_is_provisional = pf.as_deref().map(ym).is_some_and(|f| to_label >= f);
+    Ok(TimeAdjustmentResult {
+        country: "UK",
+        district: district.to_string(),
+        multiplier: ((to_level / from_level) * 10_000.0).round() / 10_000.0,
+        from_period: from_label,
+        to_period: to_label,
+        from_level: (from_level * 100.0).round() / 100.0,
+        to_level: (to_level * 100.0).round() / 100.0,
+        to_is_provisional,
+        source: IndexSource {
+            geography: g.geography.clone(),
+            index_method: g.index_method.clone(),
+            index_decision: g.index_decision.clone(),
+            parent: g
+                .index_method
+                .as_deref()
+                .filter(|m| *m == "shrunk_to_parent")
+                .and(g.parent.clone()),
+            base_period: g.base_period.clone(),
+        },
+    })
+}

@@ -1,0 +1,337 @@
+//! `POST /v1/market/volume-series`: monthly registered-sale volumes and category A price
+//! statistics for one postcode district, postcode area or county (specification 2.7 and 4.3).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use terrace_analytics::Month;
+use terrace_core::Postcode;
+use terrace_store::Db;
+use terrace_store::market as mk;
+use terrace_store::register as reg;
+
+use crate::build::{META_DATA_THROUGH, META_LAST_INGESTED_AT, META_PROVISIONAL_FROM};
+use crate::series::parse_month;
+use crate::{MarketError, Violation};
+
+/// The metrics a volume series can carry.
+pub const METRICS: [&str; 9] = [
+    "txn_count",
+    "txn_count_ppd_a",
+    "txn_count_ppd_b",
+    "txn_count_new_build",
+    "txn_count_uprn_matched",
+    "median_price",
+    "p25_price",
+    "p75_price",
+    "mean_price",
+];
+pub const DEFAULT_METRICS: [&str; 2] = ["txn_count", "median_price"];
+/// Without `start`, the series covers this many months up to the data's last month.
+pub const DEFAULT_MONTHS: i32 = 24;
+
+/// The body of volume-series: exactly one of `district`, `area`, `county`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VolumeSeriesBody {
+    /// A postcode district (outward code, `EX1`); a full postcode is truncated to its district;
+    /// a borough or town name is refused.
+    pub district: Option<String>,
+    /// A postcode area (`EX`).
+    pub area: Option<String>,
+    /// A county as Price Paid writes it, upper case (`DEVON`).
+    pub county: Option<String>,
+    /// Any of txn_count, txn_count_ppd_a, txn_count_ppd_b, txn_count_new_build,
+    /// txn_count_uprn_matched, median_price, p25_price, p75_price, mean_price; default
+    /// txn_count and median_price.
+    pub metrics: Option<Vec<String>>,
+    /// First month, `YYYY-MM` or `YYYY-MM-DD` (default: 23 months before `end`).
+    pub start: Option<String>,
+    /// Last month, same formats (default: the last month of data).
+    pub end: Option<String>,
+}
+
+/// The checked query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VolumeQuery {
+    /// `district`, `area` or `county`.
+    pub grain: &'static str,
+    /// Canonical: `EX1`, `EX`, `DEVON`.
+    pub geography: String,
+    /// The geography as given.
+    pub given: (String, String),
+    pub metrics: Vec<String>,
+    pub start: Option<Month>,
+    pub end: Option<Month>,
+}
+
+impl VolumeSeriesBody {
+    /// The body's rules: exactly one geography, known metrics, month formats, start <= end.
+    pub fn check(&self) -> Result<VolumeQuery, Vec<Violation>> {
+        let mut v = Vec::new();
+        let given: Vec<(&str, &String)> = [
+            ("district", &self.district),
+            ("area", &self.area),
+            ("county", &self.county),
+        ]
+        .into_iter()
+        .filter_map(|(k, x)| x.as_ref().map(|x| (k, x)))
+        .collect();
+        let mut geo = None;
+        match given.as_slice() {
+            [] => v.push(Violation::new(
+                &["body", "district"],
+                "missing",
+                "Field required: give exactly one of district, area and county",
+            )),
+            [(kind, value)] => match *kind {
+                "district" => match Postcode::parse_district(value) {
+                    Ok(d) => geo = Some(("district", d)),
+                    Err(_) => v.push(Violation::new(
+                        &["body", "district"],
+                        "value_error",
+                        format!("Value error, {value:?} is not a postcode district (an outward code such as EX1, or a full postcode); borough and town names are not districts"),
+                    )),
+                },
+                "area" => {
+                    let a = value.trim().to_ascii_uppercase();
+                    if (1..=2).contains(&a.len()) && a.bytes().all(|b| b.is_ascii_alphabetic()) {
+                        geo = Some(("area", a));
+                    } else {
+                        v.push(Violation::new(
+                            &["body", "area"],
+                            "value_error",
+                            format!("Value error, {value:?} is not a postcode area (one or two letters, such as EX or B)"),
+                        ));
+                    }
+                }
+                _ => {
+                    let c = value.trim();
+                    if c.is_empty() || c != c.to_ascii_uppercase() {
+                        v.push(Violation::new(
+                            &["body", "county"],
+                            "value_error",
+                            format!("Value error, {value:?}: a county is its name in upper case, as Price Paid writes it (DEVON)"),
+                        ));
+                    } else {
+                        geo = Some(("county", c.to_string()));
+                    }
+                }
+            },
+            _ => v.push(Violation::new(
+                &["body"],
+                "value_error",
+                format!(
+                    "Value error, give exactly one of district, area and county, not {}",
+                    given.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(" and ")
+                ),
+            )),
+        }
+        let metrics = match &self.metrics {
+            None => DEFAULT_METRICS.iter().map(|s| s.to_string()).collect(),
+            Some(m) if m.is_empty() => {
+                v.push(Violation::new(
+                    &["body", "metrics"],
+                    "too_short",
+                    "List should have at least 1 item",
+                ));
+                Vec::new()
+            }
+            Some(m) => {
+                for (i, x) in m.iter().enumerate() {
+                    if !METRICS.contains(&x.as_str()) {
+                        v.push(Violation::new(
+                            &["body", "metrics", &i.to_string()],
+                            "literal_error",
+                            format!("Input should be one of {}", METRICS.join(", ")),
+                        ));
+                    }
+                }
+                let mut out: Vec<String> = Vec::new();
+                for x in m {
+                    if !out.contains(x) {
+                        out.push(x.clone());
+                    }
+                }
+                out
+            }
+        };
+        let month = |field: &str, s: &Option<String>, v: &mut Vec<Violation>| {
+            s.as_deref()
+                .and_then(|s| match parse_month(&["body", field], s) {
+                    Ok(m) => Some(m),
+                    Err(e) => {
+                        v.push(e);
+                        None
+                    }
+                })
+        };
+        let start = month("start", &self.start, &mut v);
+        let end = month("end", &self.end, &mut v);
+        if let (Some(s), Some(e)) = (start, end)
+            && s > e
+        {
+            v.push(Violation::new(
+                &["body", "start"],
+                "value_error",
+                format!("Value error, start {s} is after end {e}"),
+            ));
+        }
+        match geo {
+            Some((grain, geography)) if v.is_empty() => Ok(VolumeQuery {
+                grain,
+                geography,
+                given: given
+                    .first()
+                    .map(|(k, x)| (k.to_string(), x.to_string()))
+                    .unwrap_or_default(),
+                metrics,
+                start,
+                end,
+            }),
+            _ => Err(v),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct VolumeData {
+    /// `district`, `area` or `county`.
+    pub grain: &'static str,
+    pub geography: String,
+    pub metrics: Vec<String>,
+    /// Month starts (`YYYY-MM-DD`), oldest first.
+    pub months: Vec<String>,
+    /// One array per metric, aligned index for index with `months`; null where the month has
+    /// no data (after `data_through`, before the first sale, or a price in a month with no
+    /// category A sale).
+    pub series: Map<String, Value>,
+    pub n_districts: i64,
+    pub n_months: usize,
+    /// Registered sales (all categories) over the months returned.
+    pub total_transactions: i64,
+    /// The latest month held (`YYYY-MM-DD`).
+    pub data_through: Option<String>,
+    pub last_ingested_at: Option<String>,
+    /// The first month whose counts are still incomplete (registration lags completion).
+    pub provisional_from: Option<String>,
+    /// Always false: read from the derived table built by `cargo xtask build`.
+    pub cached: bool,
+    pub time_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct VolumeSeriesResponse {
+    pub country: &'static str,
+    /// The geography as given.
+    pub query: Map<String, Value>,
+    pub data: VolumeData,
+}
+
+fn first_day(m: Month) -> String {
+    m.first_day()
+}
+
+/// The series of a checked query.
+pub async fn volume_series(db: &Db, q: &VolumeQuery) -> Result<VolumeSeriesResponse, MarketError> {
+    let started = std::time::Instant::now();
+    let key = format!("{}:{}", q.grain, q.geography);
+    let geo = mk::geography(db, &key).await?.ok_or_else(|| {
+        MarketError::NotFound(format!(
+            "{} {} (no registered sales there, or `cargo xtask build` has not run)",
+            q.grain, q.geography
+        ))
+    })?;
+    let meta = |k: &'static str| async move {
+        reg::get_meta(db, k)
+            .await
+            .map(|v| v.filter(|s| !s.is_empty()))
+    };
+    let through = meta(META_DATA_THROUGH).await?;
+    let through_month = through.as_deref().and_then(|s| Month::parse(s).ok());
+    let end = q
+        .end
+        .or(through_month)
+        .ok_or_else(|| MarketError::NotFound("market data (run `cargo xtask build`)".into()))?;
+    let start = q
+        .start
+        .unwrap_or_else(|| end.add_months(1 - DEFAULT_MONTHS));
+    let rows = mk::volume(db, &key, &first_day(start), &first_day(end)).await?;
+    let by_month: HashMap<&str, &mk::VolumeRow> =
+        rows.iter().map(|r| (r.month.as_str(), r)).collect();
+    // Months before the geography's first sale are not "no sales": the register does not
+    // reach back that far for it; counts there are null, as after data_through.
+    let first_with_data = mk::volume(db, &key, "0000-01-01", "9999-12-01")
+        .await?
+        .first()
+        .map(|r| r.month.clone());
+    let mut months = Vec::new();
+    let mut m = start;
+    while m <= end {
+        months.push(first_day(m));
+        m = m.add_months(1);
+    }
+    let mut series = Map::new();
+    let mut total = 0i64;
+    for r in &rows {
+        total += r.txn_count;
+    }
+    for metric in &q.metrics {
+        let values: Vec<Value> = months
+            .iter()
+            .map(|month| {
+                let covered = first_with_data
+                    .as_deref()
+                    .is_some_and(|f| month.as_str() >= f)
+                    && through.as_deref().is_some_and(|t| month.as_str() <= t);
+                let row = by_month.get(month.as_str());
+                let count = |f: fn(&mk::VolumeRow) -> i64| {
+                    if covered {
+                        Value::from(row.map_or(0, |r| f(r)))
+                    } else {
+                        Value::Null
+                    }
+                };
+                let price = |f: fn(&mk::VolumeRow) -> Option<f64>| {
+                    row.and_then(|r| f(r))
+                        .map_or(Value::Null, |p| Value::from(p.round()))
+                };
+                match metric.as_str() {
+                    "txn_count" => count(|r| r.txn_count),
+                    "txn_count_ppd_a" => count(|r| r.txn_count_ppd_a),
+                    "txn_count_ppd_b" => count(|r| r.txn_count_ppd_b),
+                    "txn_count_new_build" => count(|r| r.txn_count_new_build),
+                    "txn_count_uprn_matched" => count(|r| r.txn_count_uprn_matched),
+                    "median_price" => price(|r| r.median_price),
+                    "p25_price" => price(|r| r.p25_price),
+                    "p75_price" => price(|r| r.p75_price),
+                    "mean_price" => price(|r| r.mean_price),
+                    _ => Value::Null,
+                }
+            })
+            .collect();
+        series.insert(metric.clone(), Value::Array(values));
+    }
+    let mut query = Map::new();
+    query.insert(q.given.0.clone(), Value::from(q.given.1.clone()));
+    Ok(VolumeSeriesResponse {
+        country: "UK",
+        query,
+        data: VolumeData {
+            grain: q.grain,
+            geography: q.geography.clone(),
+            metrics: q.metrics.clone(),
+            n_months: months.len(),
+            months,
+            series,
+            n_districts: geo.n_districts.unwrap_or(0),
+            total_transactions: total,
+            data_through: through,
+            last_ingested_at: meta(META_LAST_INGESTED_AT).await?,
+            provisional_from: meta(META_PROVISIONAL_FROM).await?,
+            cached: false,
+            time_ms: (started.elapsed().as_secs_f64() * 1e5).round() / 100.0,
+        },
+    })
+}

@@ -1,0 +1,143 @@
+//! The change feed: listing events after a caller-held cursor, read from the append-only log the
+//! listings loader writes (`listing_events`). The cursor is an event id, never a timestamp, so a
+//! caller that stores the last cursor it saw misses nothing and sees nothing twice.
+
+use chrono::NaiveDateTime;
+use schemars::JsonSchema;
+use serde::Serialize;
+use std::collections::HashMap;
+use terrace_store::Db;
+use terrace_store::register as reg;
+
+use crate::PropertyError;
+
+/// The event kinds the log records.
+pub const EVENT_TYPES: [&str; 4] = [
+    "new_listing",
+    "price_reduction",
+    "price_increase",
+    "status_change",
+];
+
+/// Change kinds a property watcher would want that no loaded feed supplies.
+pub const NOT_YET_FED: [&str; 5] = [
+    "registered_sale",
+    "new_energy_certificate",
+    "planning_application",
+    "council_tax_band_change",
+    "title_ownership_change",
+];
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ChangeEvent {
+    /// The event's id in the log: pass it (or `next_cursor`) as the next cursor.
+    pub event_id: String,
+    /// `new_listing`, `price_reduction`, `price_increase` or `status_change`.
+    pub event_type: String,
+    /// When the change was observed (UTC).
+    pub time: NaiveDateTime,
+    pub listing_id: String,
+    /// `sale` or `rent`; absent if the listing row is gone.
+    pub channel: Option<String>,
+    pub uprn: Option<i64>,
+    pub postcode: Option<String>,
+    pub address: Option<String>,
+    /// Whole pounds (rent per calendar month).
+    pub price: Option<i64>,
+    pub previous_price: Option<i64>,
+    pub status: Option<String>,
+    pub previous_status: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Coverage {
+    /// The kinds of event this log records.
+    pub event_types: Vec<&'static str>,
+    /// Changes that are not observed as events: a listing that disappears from the feed is not
+    /// reported as withdrawn.
+    pub not_observed: Vec<&'static str>,
+    /// Change kinds with no feed yet.
+    pub not_yet_fed: Vec<&'static str>,
+    pub note: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ChangesPage {
+    pub country: &'static str,
+    /// The cursor this page was read after.
+    pub cursor: String,
+    /// Oldest first. An empty page means nothing has happened since the cursor among the event
+    /// types in `coverage`.
+    pub events: Vec<ChangeEvent>,
+    /// The cursor for the next call: the last event's id, or the cursor given when the page is
+    /// empty.
+    pub next_cursor: String,
+    /// Whether more events follow this page.
+    pub has_more: bool,
+    pub coverage: Coverage,
+}
+
+/// The cursor is not an event id of the log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnknownCursor(pub i64);
+
+pub fn coverage() -> Coverage {
+    Coverage {
+        event_types: EVENT_TYPES.to_vec(),
+        not_observed: vec!["withdrawal"],
+        not_yet_fed: NOT_YET_FED.to_vec(),
+        note: "Events come from the listings feed only. Read an empty page together with `event_types`: a withdrawal is not observed, and the kinds under `not_yet_fed` have no feed.",
+    }
+}
+
+/// At most `limit` events after `cursor` (0 = the start of the log), oldest first; an id that is
+/// not in the log is an `UnknownCursor`.
+pub async fn changes_since(
+    db: &Db,
+    cursor: i64,
+    limit: i64,
+) -> Result<Result<ChangesPage, UnknownCursor>, PropertyError> {
+    if cursor != 0 && !reg::event_exists(db, cursor).await? {
+        return Ok(Err(UnknownCursor(cursor)));
+    }
+    let mut rows = reg::events_after(db, cursor, limit + 1).await?;
+    let has_more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let mut ids: Vec<String> = rows.iter().map(|e| e.listing_id.clone()).collect();
+    ids.sort();
+    ids.dedup();
+    let listings: HashMap<String, reg::ListingRow> = reg::listings_by_id(db, &ids)
+        .await?
+        .into_iter()
+        .map(|l| (l.listing_id.clone(), l))
+        .collect();
+    let next_cursor = rows.last().map_or(cursor, |e| e.id).to_string();
+    let events = rows
+        .into_iter()
+        .map(|e| {
+            let l = listings.get(&e.listing_id);
+            ChangeEvent {
+                event_id: e.id.to_string(),
+                event_type: e.event_type,
+                time: e.time,
+                channel: l.map(|l| l.channel.clone()),
+                uprn: l.and_then(|l| l.uprn),
+                postcode: l.and_then(|l| l.postcode.clone()),
+                address: l.and_then(|l| l.address.clone()),
+                listing_id: e.listing_id,
+                price: e.price,
+                previous_price: e.previous_price,
+                status: e.status,
+                previous_status: e.previous_status,
+            }
+        })
+        .collect();
+    Ok(Ok(ChangesPage {
+        country: "UK",
+        cursor: cursor.to_string(),
+        events,
+        next_cursor,
+        has_more,
+        coverage: coverage(),
+    }))
+}

@@ -1,0 +1,2 @@
+DROP TABLE brma_areas;
+DROP TABLE lha_rates;
