@@ -9,10 +9,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use terrace_search::{AddressEntry, noise};
 
-const API: &str = "127.0.0.1:18080";
+pub(crate) const API: &str = "127.0.0.1:18080";
 const BARE: &str = "127.0.0.1:18081";
 
-struct Killed(Child);
+pub(crate) struct Killed(pub(crate) Child);
 impl Drop for Killed {
     fn drop(&mut self) {
         let _ = self.0.kill();
@@ -20,7 +20,7 @@ impl Drop for Killed {
     }
 }
 
-fn run(cmd: &mut Command) -> anyhow::Result<String> {
+pub(crate) fn run(cmd: &mut Command) -> anyhow::Result<String> {
     let out = cmd
         .stderr(Stdio::inherit())
         .output()
@@ -42,7 +42,7 @@ fn curl(args: &[&str]) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).to_string())
 }
 
-fn wait_ready(url: &str, limit: Duration) -> anyhow::Result<()> {
+pub(crate) fn wait_ready(url: &str, limit: Duration) -> anyhow::Result<()> {
     let start = Instant::now();
     while start.elapsed() < limit {
         if curl(&["-f", url]).is_some() {
@@ -58,12 +58,13 @@ fn lua_string(s: &str) -> String {
 }
 
 /// A wrk script choosing a random request from a list.
-fn write_script(
+/// With `post_to`, each item is a JSON body posted to that path; else each item is a path.
+pub(crate) fn write_script(
     path: &Path,
     key: &str,
     method: &str,
     items: &[String],
-    body: bool,
+    post_to: Option<&str>,
 ) -> anyhow::Result<()> {
     let mut f = std::fs::File::create(path)?;
     writeln!(f, "local items = {{")?;
@@ -77,10 +78,10 @@ fn write_script(
     let headers = format!(
         "{{[\"Authorization\"] = \"Bearer {key}\", [\"Content-Type\"] = \"application/json\"}}"
     );
-    if body {
+    if let Some(to) = post_to {
         writeln!(
             f,
-            "  return wrk.format(\"{method}\", \"/v1/address/resolve\", {headers}, it)"
+            "  return wrk.format(\"{method}\", \"{to}\", {headers}, it)"
         )?;
     } else {
         writeln!(f, "  return wrk.format(\"{method}\", it, {headers}, nil)")?;
@@ -90,7 +91,7 @@ fn write_script(
 }
 
 #[derive(Debug, serde::Serialize)]
-struct Figures {
+pub(crate) struct Figures {
     name: String,
     requests_per_sec: f64,
     p50_ms: f64,
@@ -111,7 +112,12 @@ fn ms(s: &str) -> f64 {
     }
 }
 
-fn wrk(name: &str, url: &str, script: Option<&Path>, secs: u64) -> anyhow::Result<Figures> {
+pub(crate) fn wrk(
+    name: &str,
+    url: &str,
+    script: Option<&Path>,
+    secs: u64,
+) -> anyhow::Result<Figures> {
     let mut cmd = Command::new("wrk");
     cmd.args(["-t2", "-c64", &format!("-d{secs}s"), "--latency"]);
     if let Some(s) = script {
@@ -316,9 +322,15 @@ pub async fn address(n: usize) -> anyhow::Result<()> {
         "address": q.query.address, "saon": q.query.saon, "paon": q.query.paon, "street": q.query.street,
         "locality": q.query.locality, "town": q.query.town, "postcode": q.query.postcode,
     }).to_string()).collect();
-    write_script(&dir.join("uprn.lua"), &key, "GET", &uprn_paths, false)?;
-    write_script(&dir.join("auto.lua"), &key, "GET", &auto_paths, false)?;
-    write_script(&dir.join("resolve.lua"), &key, "POST", &bodies, true)?;
+    write_script(&dir.join("uprn.lua"), &key, "GET", &uprn_paths, None)?;
+    write_script(&dir.join("auto.lua"), &key, "GET", &auto_paths, None)?;
+    write_script(
+        &dir.join("resolve.lua"),
+        &key,
+        "POST",
+        &bodies,
+        Some("/v1/address/resolve"),
+    )?;
 
     let secs = 15;
     eprintln!(

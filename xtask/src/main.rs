@@ -7,10 +7,12 @@
 //!   cargo xtask migrate                           apply migrations
 //!   cargo xtask openapi [--check]                 write (or check) docs/openapi.json
 //!   cargo xtask bench address [--addresses N]     benchmark the address endpoints
+//!   cargo xtask bench market [--districts N] [--years Y] [--per-month R]   benchmark the market build and endpoints
 //!
 //! The store is chosen as the service chooses it: DATABASE_URL, else TERRACE_DATA_DIR/terrace.sqlite3.
 
 mod bench;
+mod bench_market;
 
 use anyhow::{Context, bail};
 use std::path::{Path, PathBuf};
@@ -24,7 +26,9 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|validate|migrate|op
   validate index                       compare the local authority indices with the loaded UK HPI (correlation, largest annual gap)
   migrate                              apply pending migrations
   openapi [--check]                    write docs/openapi.json (or fail if it differs from the code)
-  bench address [--addresses N]        benchmark the address endpoints on a generated register";
+  bench address [--addresses N]        benchmark the address endpoints on a generated register
+  bench market [--districts N] [--years Y] [--per-month R]
+                                       time the market build and the market endpoints on synthetic sales";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -163,6 +167,23 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
             }
             eprintln!("docs/openapi.json matches the code");
             Ok(())
+        }
+        ["bench", "market", rest @ ..] => {
+            let flag = |name: &str, default: f64| -> anyhow::Result<f64> {
+                match rest.iter().position(|a| *a == name) {
+                    Some(i) => rest
+                        .get(i + 1)
+                        .and_then(|v| v.parse().ok())
+                        .with_context(|| format!("{name} takes a number")),
+                    None => Ok(default),
+                }
+            };
+            bench_market::market(
+                flag("--districts", 3000.0)? as usize,
+                flag("--years", 30.0)? as usize,
+                flag("--per-month", 28.0)?,
+            )
+            .await
         }
         ["bench", "address", rest @ ..] => {
             let rest: Vec<String> = rest.iter().map(|s| s.to_string()).collect();

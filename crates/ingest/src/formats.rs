@@ -249,7 +249,10 @@ mod tests {
                 "boundaries/martinjc_statistical_eng_lsoa_by_lad_E07000041.geojson",
                 Some("boundaries"),
             ),
-            ("isle_of_wight/uk_hpi_isle_of_wight_E06000046.csv", None),
+            (
+                "isle_of_wight/uk_hpi_isle_of_wight_E06000046.csv",
+                Some("uk_hpi"),
+            ),
         ] {
             let Some(p) = sample(rel) else { continue };
             assert_eq!(sniff(&p), expect, "{rel}");
