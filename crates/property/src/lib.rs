@@ -6,6 +6,7 @@
 pub mod comps;
 pub mod council_tax;
 pub mod lease;
+pub mod planning;
 pub mod reconcile;
 pub mod record;
 pub mod rental;
@@ -14,6 +15,7 @@ pub mod retrofit;
 pub use comps::{Comps, comps};
 pub use council_tax::{CouncilTaxResult, council_tax};
 pub use lease::{LeaseBatch, LeaseResult, lease, lease_batch};
+pub use planning::{PlanningBatch, PlanningHistory, planning_history, planning_history_batch};
 pub use reconcile::{Reconcile, reconcile};
 pub use record::{PropertyRecord, Summary, record, summary};
 pub use rental::{RentalEstimate, rental_estimate};

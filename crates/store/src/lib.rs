@@ -7,6 +7,8 @@ pub mod accounts;
 pub mod bulk;
 pub mod db;
 pub mod loads;
+pub mod planning;
+pub mod rating;
 pub mod register;
 pub mod schema;
 pub mod testing;
