@@ -3,6 +3,7 @@
 //! Architecture Invariant: plain functions over the store; no HTTP or MCP types; nothing invented
 //! (a field the data cannot support is absent or null, never zero).
 
+pub mod commercial;
 pub mod comps;
 pub mod council_tax;
 pub mod lease;
@@ -12,6 +13,7 @@ pub mod record;
 pub mod rental;
 pub mod retrofit;
 
+pub use commercial::{CommercialReport, commercial_by_uarn, commercial_by_uprn};
 pub use comps::{Comps, comps};
 pub use council_tax::{CouncilTaxResult, council_tax};
 pub use lease::{LeaseBatch, LeaseResult, lease, lease_batch};

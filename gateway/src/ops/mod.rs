@@ -23,6 +23,8 @@ pub static ALL: &[&OpDecl] = &[
     &property::LEASE_BATCH,
     &property::PLANNING_HISTORY,
     &property::PLANNING_HISTORY_BATCH,
+    &property::COMMERCIAL,
+    &property::COMMERCIAL_BY_UARN,
     &property::RENTAL_ESTIMATE,
     &property::RETROFIT,
     &property::TRANSACTIONS,

@@ -462,3 +462,68 @@ fn run_planning_history_batch<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
         Ok(answer)
     })
 }
+
+/// The price of a commercial report, by UPRN or by UARN.
+const COMMERCIAL_PRICE: Price = Price::PerCall(3);
+
+const COMMERCIAL_DESCRIPTION: &str = "The commercial report: the hereditament as the 2026 rating list describes it (description, rateable value, effective date), its entries in every loaded list, the sector rent index across the four lists (2010, 2017, 2023, 2026: median rateable value of the same description code in the billing authority, with n, indexed to the earliest list), capital index, income-basis value with the yield's receipt, auction history at the address and the district's commercial auction market, registered owner, and the registered lease. Each block is `{\"status\": \"not_available\", \"reason\": ...}` when its data is missing; no yield is ever assumed. UK only.";
+
+pub static COMMERCIAL: OpDecl = OpDecl {
+    id: "property_commercial",
+    method: Method::Get,
+    path: "/v1/property/commercial/{uprn}",
+    tag: "property",
+    summary: "Commercial report of a property (by UPRN)",
+    description: COMMERCIAL_DESCRIPTION,
+    price: COMMERCIAL_PRICE,
+    params: &[UPRN],
+    body: None,
+    body_required: false,
+    response: schema_of::<property::CommercialReport>,
+    deprecated: None,
+    read_only: true,
+    check: None,
+    run: run_commercial,
+};
+
+fn run_commercial<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let uprn = uprn_param(&input)?;
+        Answer::of(&property::commercial_by_uprn(&ctx.state.db, uprn, ctx.now.date_naive()).await?)
+    })
+}
+
+pub static COMMERCIAL_BY_UARN: OpDecl = OpDecl {
+    id: "property_commercial_by_uarn",
+    method: Method::Get,
+    path: "/v1/property/commercial/uarn/{uarn}",
+    tag: "property",
+    summary: "Commercial report of a rated property (by UARN), with the UPRN it links",
+    description: COMMERCIAL_DESCRIPTION,
+    price: COMMERCIAL_PRICE,
+    params: &[Param {
+        name: "uarn",
+        location: In::Path,
+        required: true,
+        kind: Kind::Uarn,
+        description: "Unique Address Reference Number (the VOA rating list reference)",
+    }],
+    body: None,
+    body_required: false,
+    response: schema_of::<property::CommercialReport>,
+    deprecated: None,
+    read_only: true,
+    check: None,
+    run: run_commercial_by_uarn,
+};
+
+fn run_commercial_by_uarn<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let uarn = input
+            .params
+            .int("uarn")
+            .and_then(|v| terrace_core::Uarn::new(v).ok())
+            .ok_or_else(|| ApiError::Internal("uarn parameter was not validated".into()))?;
+        Answer::of(&property::commercial_by_uarn(&ctx.state.db, uarn, ctx.now.date_naive()).await?)
+    })
+}
