@@ -254,6 +254,12 @@ mod tests {
                 Some("boundaries"),
             ),
             ("isle_of_wight/uk_hpi_isle_of_wight_E06000046.csv", None),
+            // neither a planning applications file nor a VOA rating list
+            (
+                "planning/planning_data_listed-building-outline_flattened_southwark_952rows.csv",
+                None,
+            ),
+            ("business_rates/council_nndr_bradford_first200.csv", None),
         ] {
             let Some(p) = sample(rel) else { continue };
             assert_eq!(sniff(&p), expect, "{rel}");

@@ -19,10 +19,10 @@
 //!
 //! A header without a reference column is an `InvalidData` error, as is one with none of the
 //! UPRN, address or point columns.
-//! Rejections: a wrong column count, a blank reference, a row with no UPRN, no address and no
-//! point (it cannot be placed), a date, point, CIL flag or CIL amount that is given but cannot be
-//! read, and a point outside Great Britain. A UPRN that is not a positive integer and a malformed
-//! postcode become `None`.
+//! Rejections: a wrong column count, a row whose `dataset` is not `planning-application`, a
+//! blank reference, a row with no UPRN, no address and no point (it cannot be placed), a date,
+//! point, CIL flag or CIL amount that is given but cannot be read, and a point outside Great
+//! Britain. A UPRN that is not a positive integer and a malformed postcode become `None`.
 
 use super::csvio::{Header, Opened, field};
 use super::{Parsed, value};
@@ -84,6 +84,7 @@ const DEV_TYPE: &[&str] = &[
 #[derive(Debug, Clone)]
 struct Columns {
     reference: usize,
+    dataset: Option<usize>,
     entity: Option<usize>,
     authority: Option<usize>,
     address: Option<usize>,
@@ -121,6 +122,7 @@ pub fn read(path: &Path) -> io::Result<impl Iterator<Item = Parsed<ApplicationRo
     let pair = |a: &str, b: &str| h.find(&[a]).zip(h.find(&[b]));
     let cols = Columns {
         reference: h.require(&source.file, REFERENCE)?,
+        dataset: h.find(&["dataset"]),
         entity: h.find(&["entity"]),
         authority: h.find(AUTHORITY),
         address: h.find(ADDRESS),
@@ -236,6 +238,10 @@ fn yes_no(v: &str) -> Option<bool> {
 
 fn parse_row(fields: &[String], c: &Columns) -> Result<ApplicationRow, String> {
     let get = |i: Option<usize>| value::text(field(fields, i));
+    // planning.data.gov.uk files name their dataset on every row: only applications load here
+    if let Some(ds) = get(c.dataset).filter(|d| d != "planning-application") {
+        return Err(format!("a row of dataset {ds:?}, not planning-application"));
+    }
     let reference = get(Some(c.reference)).ok_or("blank reference")?;
     let authority = get(c.authority);
     let address = get(c.address);
@@ -341,6 +347,39 @@ planning-application,108,24/0008/FUL\n"
         assert!(read(f.path()).is_err(), "no way to place an application");
         let f = temp_file(b"decision,address\nx,y\n");
         assert!(read(f.path()).is_err(), "no reference column");
+    }
+
+    /// The real planning.data.gov.uk flattened CSV (listed-building outlines): read as
+    /// applications, every row is accounted for and rejected as another dataset; its WKT points
+    /// all convert to British National Grid points in England.
+    #[test]
+    fn real_flattened_sample() {
+        let Some(p) = crate::formats::testutil::sample(
+            "planning/planning_data_listed-building-outline_flattened_southwark_952rows.csv",
+        ) else {
+            return;
+        };
+        let (ok, bad) = split(read(&p).unwrap());
+        assert_eq!((ok.len(), bad.len()), (0, 952));
+        assert!(
+            bad.iter()
+                .all(|r| r.reason.contains("listed-building-outline"))
+        );
+        let mut src = super::super::csvio::Opened::open(&p).unwrap().into_source();
+        let h = Header::new(src.header().unwrap().unwrap());
+        let col = h.find(&["point"]).unwrap();
+        let mut n = 0;
+        for rec in src {
+            let (_, f) = rec.unwrap();
+            let Some(v) = value::present(field(&f, Some(col))) else {
+                continue;
+            };
+            let (lon, lat) = wkt_point(v).unwrap_or_else(|| panic!("{v}"));
+            let (x, y) = terrace_geo::bng_from_wgs84(lon, lat).unwrap();
+            assert!(in_bng(x, y) && (0.0..700_000.0).contains(&x), "{v}");
+            n += 1;
+        }
+        assert!(n > 900, "{n} points");
     }
 
     #[test]
