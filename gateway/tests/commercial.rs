@@ -208,3 +208,33 @@ async fn unrated_unknown_and_invalid() {
     }
     assert_eq!(balance(w.db(), acct).await, 7);
 }
+
+#[actix_web::test]
+async fn a_later_entry_in_the_same_list_stands() {
+    let w = commercial_world().await;
+    let (_, key) = account(w.db(), 10).await;
+    let svc = service(w.state.clone()).await;
+    let fore = "63-65, FORE STREET, EXAMPLETON";
+    // An alteration to the 2023 list: a later effective date replaces the entry.
+    let later = entry(
+        50001,
+        "CS",
+        "SHOP AND PREMISES",
+        fore,
+        "XT1 2AA",
+        "01-OCT-2024",
+        12_500,
+    );
+    let r = load_text(w.db(), Dataset::VoaRatingList, &later).await;
+    assert_eq!((r.counts.read, r.counts.updated), (1, 1));
+    // The original list again: its older 2023 entry leaves the later one in place.
+    let r = load_text(w.db(), Dataset::VoaRatingList, &lists()).await;
+    assert_eq!((r.counts.updated, r.counts.unchanged), (0, 15));
+    let r = send(&svc, get("/v1/property/commercial/uarn/50001", &key)).await;
+    let h = r.json["list_history"].as_array().unwrap();
+    assert_eq!(
+        (h[2]["list_year"].as_i64(), h[2]["rateable_value"].as_i64()),
+        (Some(2023), Some(12_500))
+    );
+    assert_eq!(h[2]["effective_date"], "2024-10-01");
+}
