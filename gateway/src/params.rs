@@ -39,6 +39,8 @@ pub enum Kind {
     },
     /// A UPRN: a positive integer of at most 12 digits.
     Uprn,
+    /// A UARN (VOA rating list reference): a positive integer of at most 12 digits.
+    Uarn,
     /// A full UK postcode, with or without its space, any case.
     Postcode,
 }
@@ -113,6 +115,7 @@ pub fn validate(params: &[Param], raw: &Raw<'_>) -> Result<Values, Vec<FieldErro
                 | Kind::Enum { .. }
                 | Kind::Str { .. }
                 | Kind::Uprn
+                | Kind::Uarn
                 | Kind::Postcode => {
                     if p.required {
                         errors.push(FieldError::new(&loc, "missing", "Field required"));
@@ -188,6 +191,10 @@ fn check(kind: Kind, loc: &[&str], s: &str) -> Result<Value, FieldError> {
             let v: i64 = s.trim().parse().map_err(|_| int_error(loc, s))?;
             range(loc, s, v, 1, terrace_core::Uprn::MAX)
         }
+        Kind::Uarn => {
+            let v: i64 = s.trim().parse().map_err(|_| int_error(loc, s))?;
+            range(loc, s, v, 1, terrace_core::Uarn::MAX)
+        }
         Kind::Postcode => match terrace_core::Postcode::parse(s) {
             Ok(p) => Ok(json!(p.as_str())),
             Err(e) => {
@@ -246,6 +253,9 @@ pub fn schema(p: &Param) -> Value {
         }
         Kind::Uprn => {
             json!({"type": "integer", "minimum": 1, "maximum": terrace_core::Uprn::MAX, "examples": [100040212345i64]})
+        }
+        Kind::Uarn => {
+            json!({"type": "integer", "minimum": 1, "maximum": terrace_core::Uarn::MAX, "examples": [10011934000i64]})
         }
         Kind::Postcode => json!({
             "type": "string", "minLength": 5, "maxLength": 9,

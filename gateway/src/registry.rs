@@ -166,6 +166,8 @@ fn serde_error(msg: &str, body: &Value) -> FieldError {
 }
 
 /// What an operation answers: a JSON object, and for batches the number of items to charge.
+/// A per-call operation whose answer is not charged (planning history `not_covered`) sets
+/// `charged_items` to `Some(0)`.
 pub struct Answer {
     pub body: Map<String, Value>,
     pub charged_items: Option<i64>,
@@ -190,7 +192,7 @@ impl Answer {
     pub fn credits(&self, price: Price) -> i64 {
         match price {
             Price::Free => 0,
-            Price::PerCall(n) => n,
+            Price::PerCall(n) => n * self.charged_items.map_or(1, |c| c.min(1)),
             Price::PerItem(n) => n * self.charged_items.unwrap_or(0),
         }
     }

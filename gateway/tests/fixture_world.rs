@@ -57,7 +57,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
             entry["rows"]
         );
     }
-    assert_eq!(reports.len(), 14, "every loadable fixture file");
+    assert_eq!(reports.len(), 21, "every loadable fixture file");
     // The deliberately malformed rows are rejected with file and line, and nothing else is.
     let mut got: Vec<(String, u64)> = reports
         .iter()
@@ -304,6 +304,80 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
         }
     }
     assert_eq!(seen.len(), 4, "{seen:?}");
+    // Planning history at each match level; the second authority is not covered.
+    let pc = &m["planning_cases"];
+    let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
+    for (case, level) in [
+        ("unit_uprns", "unit"),
+        ("building_flat_uprns", "building"),
+        ("matcher_uprns", "unit"),
+        ("radius_uprns", "radius_25m"),
+    ] {
+        let list = pc[case].as_array().unwrap();
+        assert!(!list.is_empty(), "{case}");
+        for u in list {
+            let h = terrace_property::planning_history(&t.db, uprn(u), today)
+                .await
+                .unwrap();
+            assert_eq!((h.status, h.match_level), ("ok", Some(level)), "{case} {u}");
+            if case == "matcher_uprns" {
+                assert!(
+                    h.applications.iter().any(|a| a
+                        .uprn_match
+                        .as_ref()
+                        .and_then(|m| m.method.as_deref())
+                        == Some("address_matcher"))
+                );
+            }
+            if level == "radius_25m" {
+                assert!(h.applications.iter().all(|a| a.distance_m.unwrap() <= 25.0));
+            }
+        }
+    }
+    let uncovered = rows
+        .iter()
+        .find(|a| a.lad_code.as_deref() == pc["not_covered_lad"].as_str())
+        .unwrap();
+    let h = terrace_property::planning_history(
+        &t.db,
+        terrace_core::Uprn::new(uncovered.uprn).unwrap(),
+        today,
+    )
+    .await
+    .unwrap();
+    assert_eq!(h.status, "not_covered");
+
+    // Rated commercial units: linked by the lookup, or by the matcher, with the 2026 entry.
+    let uarn = |v: &Value| terrace_core::Uarn::new(v.as_i64().unwrap()).unwrap();
+    for pair in pc["lookup_examples"].as_array().unwrap() {
+        let r = terrace_property::commercial_by_uarn(&t.db, uarn(&pair[0]), today)
+            .await
+            .unwrap();
+        assert_eq!(r.uprn, pair[1].as_i64(), "{pair}");
+        assert_eq!(r.uprn_link.unwrap().method, "uarn_uprn_lookup");
+        assert!(matches!(
+            r.hereditament,
+            terrace_property::commercial::Block::Available(_)
+        ));
+    }
+    let mut by_matcher = 0;
+    for pair in pc["matcher_examples"].as_array().unwrap() {
+        let r = terrace_property::commercial_by_uarn(&t.db, uarn(&pair[0]), today)
+            .await
+            .unwrap();
+        if let Some(link) = r.uprn_link {
+            assert_eq!(
+                (link.uprn, link.method.as_str()),
+                (pair[1].as_i64().unwrap(), "address_matcher"),
+                "{pair}"
+            );
+            by_matcher += 1;
+        }
+    }
+    assert!(
+        by_matcher >= 1,
+        "the matcher links rated units the lookup does not"
+    );
 
     // Loading the same world again leaves the same state.
     let before = reg::register_counts(&t.db).await.unwrap();

@@ -9,6 +9,8 @@ pub enum IdError {
     UprnRange,
     #[error("GSS code must be a letter followed by eight digits, such as E07000041")]
     GssShape,
+    #[error("UARN must be a positive integer of at most 12 digits")]
+    UarnRange,
 }
 
 /// Unique Property Reference Number: a positive integer of at most 12 digits.
@@ -50,6 +52,51 @@ impl Uprn {
 }
 
 impl fmt::Display for Uprn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Unique Address Reference Number: the VOA's identifier of a rated property (hereditament) in
+/// the non-domestic rating lists, a positive integer of at most 12 digits.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(transparent)]
+pub struct Uarn(i64);
+
+impl Uarn {
+    pub const MAX: i64 = 999_999_999_999;
+
+    pub fn new(v: i64) -> Result<Self, IdError> {
+        if (1..=Self::MAX).contains(&v) {
+            Ok(Uarn(v))
+        } else {
+            Err(IdError::UarnRange)
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self, IdError> {
+        let v: i64 = s.trim().parse().map_err(|_| IdError::NotInteger)?;
+        Self::new(v)
+    }
+
+    pub fn get(self) -> i64 {
+        self.0
+    }
+}
+
+impl fmt::Display for Uarn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)
     }
@@ -117,6 +164,14 @@ mod tests {
         assert_eq!(Uprn::parse("0"), Err(IdError::UprnRange));
         assert_eq!(Uprn::parse("-4"), Err(IdError::UprnRange));
         assert_eq!(Uprn::parse("1000000000000"), Err(IdError::UprnRange));
+    }
+
+    #[test]
+    fn uarn_bounds() {
+        assert_eq!(Uarn::parse("10011934000").unwrap().get(), 10011934000);
+        assert_eq!(Uarn::parse("x"), Err(IdError::NotInteger));
+        assert_eq!(Uarn::parse("0"), Err(IdError::UarnRange));
+        assert_eq!(Uarn::parse("1000000000000"), Err(IdError::UarnRange));
     }
 
     #[test]

@@ -8,6 +8,6 @@ mod postcode;
 mod status;
 
 pub use clock::{Clock, FixedClock, SystemClock};
-pub use ids::{GssCode, IdError, Nation, Uprn};
+pub use ids::{GssCode, IdError, Nation, Uarn, Uprn};
 pub use postcode::{Postcode, PostcodeError};
 pub use status::{Flag, Provenance, Unavailable};

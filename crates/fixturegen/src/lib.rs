@@ -21,6 +21,7 @@ mod lha;
 mod listings;
 mod names;
 mod out;
+mod planning;
 mod ppd;
 mod rng;
 mod tenure;
@@ -216,6 +217,9 @@ pub struct Manifest {
     pub listing_cases: ListingCases,
     /// The BRMA lookup's split district and sector-level entry (`lha/`).
     pub lha_cases: LhaCases,
+    /// Planning applications by match level, the uncovered authority, and the rated commercial
+    /// units with their UARN links.
+    pub planning_cases: planning::PlanningCases,
 }
 
 pub const ABP_FILE: &str = "addressbase/addressbase_plus_fixture.csv";
@@ -425,6 +429,8 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let mut ppd = LineFile::create(out_dir, PPD_FILE, Eol::Lf)?;
     // Leases and council tax draw from their own streams: the files above do not change.
     let mut tenure = tenure::Tenure::create(out_dir, cfg.seed, end)?;
+    // So do planning applications and the rating lists.
+    let mut planning = planning::Planning::create(out_dir, cfg.seed, end, &names::LADS)?;
     // So do the listings, written after everything else.
     let mut listings = listings::Listings::default();
 
@@ -482,6 +488,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
                     uprn_first = uprn_first.min(r.uprn);
                     uprn_last = uprn_last.max(r.uprn);
                     tenure.address(r, &lad_upper[dp.lad])?;
+                    planning.address(r)?;
                     if let Some(dw) = &r.dwelling {
                         let these = epc::certificates(cfg.seed, r, dw, &area, cfg.epc_share, end);
                         listings.dwelling(r, dw, d, &these);
@@ -552,6 +559,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let epc_stat = epc.finish()?;
     let ppd_stat = ppd.finish()?;
     let (lease_stat, ct_stat, lease_cases, council_tax_cases) = tenure.finish()?;
+    let (apps_stat, cov_stat, list_stats, links_stat, planning_cases) = planning.finish()?;
 
     // The report-builder export of a few recent sales (same transactions, other layout).
     if recent.is_empty() {
@@ -737,6 +745,31 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
             "Broad rental market area lookup CSV with header Postcode,BRMA,BRMA Code; each row a postcode district, sector or unit; LF",
         ),
     ];
+    let mut files = files;
+    files.push(entry(
+        &cov_stat,
+        "planning_coverage",
+        "planning.data.gov.uk organisation CSV with header entity,name,organisation,statistical-geography,start-date,end-date: the authorities official planning data covers; LF",
+    ));
+    files.push(entry(
+        &apps_stat,
+        "planning_applications",
+        "planning.data.gov.uk planning-application flattened CSV (lower-kebab header, WKT POINT(lon lat) in WGS84, YYYY-MM-DD dates); LF",
+    ));
+    for (year, st) in &list_stats {
+        files.push(FileEntry {
+            dataset: "voa_rating_list".into(),
+            format: format!(
+                "VOA {year} non-domestic rating list entries: no header, 28 fields separated by *, DD-MON-YYYY dates; CRLF"
+            ),
+            ..entry(st, "", "")
+        });
+    }
+    files.push(entry(
+        &links_stat,
+        "uarn_uprn",
+        "CSV with header UARN,UPRN: the UARN to UPRN lookup (the other UARNs are left to the address matcher); LF",
+    ));
     let manifest = Manifest {
         generator: format!("terrace-fixturegen {}", env!("CARGO_PKG_VERSION")),
         provenance: "fixture".into(),
@@ -785,6 +818,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         council_tax_cases,
         listing_cases,
         lha_cases,
+        planning_cases,
     };
     let json = serde_json::to_string_pretty(&manifest).map_err(io::Error::other)? + "\n";
     out::write_whole(out_dir, MANIFEST_FILE, &json)?;

@@ -145,7 +145,7 @@ fn ordinal(n: i32) -> String {
 }
 
 /// A council list's address: "FLAT 2, 10 HIGH STREET, TAMBERLEY" (no postcode).
-fn council_address(r: &AddressRecord) -> String {
+pub(crate) fn council_address(r: &AddressRecord) -> String {
     let mut parts = Vec::new();
     let sao = r.sao_label();
     if !sao.is_empty() {

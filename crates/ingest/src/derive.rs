@@ -5,8 +5,8 @@ use crate::load::{IngestError, Progress};
 use std::collections::HashMap;
 use terrace_geo::PolygonIndex;
 use terrace_search::{ResolveQuery, is_confident};
-use terrace_store::Db;
 use terrace_store::register::{self as reg, AddressRow, REGISTER_VERSION_KEY};
+use terrace_store::{Db, planning, rating};
 
 async fn polygon_index(db: &Db, kind: &str) -> Result<PolygonIndex<String>, IngestError> {
     let mut items = Vec::new();
@@ -91,7 +91,102 @@ pub async fn link_to_uprns(db: &Db, progress: &mut Progress) -> Result<(), Inges
     let index = terrace_address::build_index(db).await?;
     link_price_paid_with(db, &index, progress).await?;
     link_council_tax_with(db, &index, progress).await?;
+    link_applications_with(db, &index, progress).await?;
+    link_uarns_with(db, &index, progress).await?;
     Ok(())
+}
+
+/// Matches planning applications with no UPRN to the register with the address matcher from
+/// their address text and postcode, keeping the score; only confident matches are linked.
+/// Returns (linked, left unlinked).
+pub async fn link_applications_with(
+    db: &Db,
+    index: &terrace_search::AddressIndex,
+    progress: &mut Progress,
+) -> Result<(usize, usize), IngestError> {
+    let (mut linked, mut unlinked) = (0usize, 0usize);
+    let mut after = String::new();
+    loop {
+        let page = planning::unmatched_applications(db, &after, 5_000).await?;
+        let Some(last) = page.last() else { break };
+        after = last.application_id.clone();
+        for a in page {
+            let Some(address) = a.address.clone() else {
+                unlinked += 1;
+                continue;
+            };
+            let q = ResolveQuery {
+                address: Some(address),
+                postcode: a.postcode.clone(),
+                ..ResolveQuery::default()
+            };
+            match confident_match(index, &q) {
+                Some((uprn, score)) => {
+                    planning::set_application_match(db, &a.application_id, uprn, MATCHER, score)
+                        .await?;
+                    linked += 1;
+                }
+                None => unlinked += 1,
+            }
+        }
+    }
+    progress.say_line(&format!(
+        "[derive] planning applications linked to a UPRN: {linked}; left unlinked: {unlinked}"
+    ));
+    Ok((linked, unlinked))
+}
+
+/// The provenance of a UARN link the address matcher made.
+pub const MATCHER_SOURCE: &str = "terrace_address_matcher";
+
+/// Links every UARN of the rating lists that no lookup links, with the address matcher on its
+/// newest entry's address and postcode, keeping the score; only confident matches are linked.
+/// Returns (linked, left unlinked).
+pub async fn link_uarns_with(
+    db: &Db,
+    index: &terrace_search::AddressIndex,
+    progress: &mut Progress,
+) -> Result<(usize, usize), IngestError> {
+    let (mut linked, mut unlinked) = (0usize, 0usize);
+    let mut after = 0i64;
+    let now = chrono::Utc::now().naive_utc();
+    loop {
+        let page = rating::unlinked_entries(db, after, 5_000).await?;
+        let Some(last) = page.last() else { break };
+        after = last.uarn;
+        let mut writes = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        // newest list first within each UARN: the first entry seen is the newest
+        for e in page {
+            if !seen.insert(e.uarn) {
+                continue;
+            }
+            let q = ResolveQuery {
+                address: Some(e.address.clone()),
+                postcode: e.postcode.clone(),
+                ..ResolveQuery::default()
+            };
+            match confident_match(index, &q) {
+                Some((uprn, score)) => {
+                    writes.push(rating::UarnLinkRow {
+                        uarn: e.uarn,
+                        uprn,
+                        match_method: MATCHER.to_string(),
+                        match_score: Some(score),
+                        source: MATCHER_SOURCE.to_string(),
+                        updated_at: now,
+                    });
+                    linked += 1;
+                }
+                None => unlinked += 1,
+            }
+        }
+        rating::replace_links(db, writes).await?;
+    }
+    progress.say_line(&format!(
+        "[derive] rated properties (UARNs) linked to a UPRN by address: {linked}; left unlinked: {unlinked}"
+    ));
+    Ok((linked, unlinked))
 }
 
 /// Matches council tax entries with no UPRN to the register with the address matcher from their

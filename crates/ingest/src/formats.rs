@@ -22,9 +22,13 @@ pub mod lha;
 pub mod listings;
 pub mod onspd;
 pub mod open_uprn;
+pub mod planning_applications;
+pub mod planning_coverage;
 pub mod ppd_uprn;
 pub mod price_paid;
 pub mod uk_hpi;
+pub mod uarn_uprn;
+pub mod voa_list;
 
 mod csvio;
 mod value;
@@ -75,11 +79,23 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
         return looks_geojson.then_some("boundaries");
     }
     let first_line = trimmed.lines().next()?;
+    if voa_list::is_entry_line(first_line) {
+        return Some("voa_rating_list");
+    }
     let fields = csvio::parse_line(first_line.as_bytes());
     let names: Vec<String> = fields.iter().map(|f| csvio::normalise_name(f)).collect();
     let has = |n: &str| names.iter().any(|x| x == n);
     let has_any = |ns: &[&str]| ns.iter().any(|n| has(n));
 
+    if uarn_uprn::is_header(&names) && names.len() <= 4 {
+        return Some("uarn_uprn");
+    }
+    if planning_applications::is_header(&names) {
+        return Some("planning_applications");
+    }
+    if planning_coverage::CODE.iter().any(|c| has(c)) && has_any(&["organisation", "name"]) {
+        return Some("planning_coverage");
+    }
     if price_paid::is_header(&names) || price_paid::is_headerless_record(&fields) {
         return Some("price_paid");
     }
@@ -253,6 +269,12 @@ mod tests {
                 "isle_of_wight/uk_hpi_isle_of_wight_E06000046.csv",
                 Some("uk_hpi"),
             ),
+            // neither a planning applications file nor a VOA rating list
+            (
+                "planning/planning_data_listed-building-outline_flattened_southwark_952rows.csv",
+                None,
+            ),
+            ("business_rates/council_nndr_bradford_first200.csv", None),
         ] {
             let Some(p) = sample(rel) else { continue };
             assert_eq!(sniff(&p), expect, "{rel}");

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use terrace_store::loads::{self, RowCounts};
 use terrace_store::register::{self as reg, AddressRow, REGISTER_VERSION_KEY};
-use terrace_store::{Db, StoreError};
+use terrace_store::{Db, StoreError, planning, rating};
 
 /// Rows per chunk written in one transaction.
 const CHUNK_ROWS: usize = 5_000;
@@ -49,10 +49,14 @@ pub enum Dataset {
     LhaRates,
     BrmaLookup,
     UkHpi,
+    PlanningApplications,
+    PlanningCoverage,
+    VoaRatingList,
+    UarnUprn,
 }
 
 impl Dataset {
-    pub const NAMES: &'static str = "addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid, ppd_uprn, leases, council_tax, listings, lha_rates, brma_lookup, uk_hpi";
+    pub const NAMES: &'static str = "addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid, ppd_uprn, leases, council_tax, listings, lha_rates, brma_lookup, uk_hpi, planning_applications, planning_coverage, voa_rating_list, uarn_uprn";
 
     pub fn parse(s: &str) -> Result<Dataset, IngestError> {
         Ok(
@@ -71,6 +75,14 @@ impl Dataset {
                 "lha_rates" | "lha" | "local_housing_allowance" => Dataset::LhaRates,
                 "brma_lookup" | "brma" | "brma_areas" => Dataset::BrmaLookup,
                 "uk_hpi" | "hpi" | "uk_house_price_index" => Dataset::UkHpi,
+                "planning_applications" | "planning_application" => Dataset::PlanningApplications,
+                "planning_coverage" | "planning_authorities" | "planning_data_coverage" => {
+                    Dataset::PlanningCoverage
+                }
+                "voa_rating_list" | "rating_list" | "voa_list_entries" | "ndr_rating_list" => {
+                    Dataset::VoaRatingList
+                }
+                "uarn_uprn" | "uarn_uprn_lookup" | "voa_uarn_uprn" => Dataset::UarnUprn,
                 _ => return Err(IngestError::UnknownDataset(s.to_string(), Self::NAMES)),
             },
         )
@@ -92,6 +104,10 @@ impl Dataset {
             Dataset::LhaRates => "lha_rates",
             Dataset::BrmaLookup => "brma_lookup",
             Dataset::UkHpi => "uk_hpi",
+            Dataset::PlanningApplications => "planning_applications",
+            Dataset::PlanningCoverage => "planning_coverage",
+            Dataset::VoaRatingList => "voa_rating_list",
+            Dataset::UarnUprn => "uarn_uprn",
         }
     }
 
@@ -112,6 +128,10 @@ impl Dataset {
             Dataset::LhaRates => "voa_lha_rates",
             Dataset::BrmaLookup => "voa_brma_lookup",
             Dataset::UkHpi => "hmlr_uk_hpi",
+            Dataset::PlanningApplications => "planning_data_applications",
+            Dataset::PlanningCoverage => "planning_data_coverage",
+            Dataset::VoaRatingList => "voa_rating_list",
+            Dataset::UarnUprn => "voa_uarn_uprn_lookup",
         };
         if fixture {
             format!("fixture:{base}")
@@ -359,6 +379,50 @@ pub async fn load_file(
             )
             .await
         }
+        Dataset::PlanningApplications => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::planning_applications::read(path).map_err(io)?,
+                progress,
+                apply_planning_applications,
+            )
+            .await
+        }
+        Dataset::PlanningCoverage => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::planning_coverage::read(path).map_err(io)?,
+                progress,
+                apply_planning_coverage,
+            )
+            .await
+        }
+        Dataset::VoaRatingList => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::voa_list::read(path).map_err(io)?,
+                progress,
+                apply_voa_list,
+            )
+            .await
+        }
+        Dataset::UarnUprn => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::uarn_uprn::read(path).map_err(io)?,
+                progress,
+                apply_uarn_uprn,
+            )
+            .await
+        }
     }
 }
 
@@ -498,6 +562,10 @@ content_ignores_updated_at!(
     reg::LhaRateRow,
     reg::BrmaAreaRow,
     terrace_store::market::HpiRow,
+    planning::ApplicationRow,
+    planning::CoverageRow,
+    rating::RatingEntryRow,
+    rating::UarnLinkRow,
 );
 
 /// The in-memory state of one chunk: the stored row (or none) for every key the chunk touches,
@@ -1197,6 +1265,174 @@ fn apply_uk_hpi<'a>(
     })
 }
 
+/// How a planning application that carries its own UPRN says it was matched.
+pub const APPLICATION_UPRN_METHOD: &str = "application_uprn";
+/// How a UARN linked by a lookup file says it was matched.
+pub const UARN_LOOKUP_METHOD: &str = "uarn_uprn_lookup";
+
+fn apply_planning_applications<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::planning_applications::ApplicationRow>,
+    counts: &'a mut RowCounts,
+) -> ApplyFut<'a> {
+    boxed(async move {
+        let keys: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+        let existing = planning::applications_by_id(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &planning::ApplicationRow| {
+            r.application_id.clone()
+        });
+        for r in rows {
+            let prev = st.prev(&r.id).cloned();
+            // The application's own UPRN wins; else an earlier match stands while the address is
+            // unchanged.
+            let same_addr = prev
+                .as_ref()
+                .is_some_and(|p| p.address == r.address && p.postcode == r.postcode);
+            let (uprn, match_method, match_score) = match (r.uprn, prev.filter(|_| same_addr)) {
+                (Some(u), _) => (
+                    Some(u),
+                    Some(APPLICATION_UPRN_METHOD.to_string()),
+                    Some(1.0),
+                ),
+                (None, Some(p)) => (p.uprn, p.match_method, p.match_score),
+                (None, None) => (None, None, None),
+            };
+            let new = planning::ApplicationRow {
+                application_id: r.id.clone(),
+                reference: r.reference,
+                authority: r.authority,
+                address: r.address,
+                postcode: r.postcode,
+                uprn,
+                match_method,
+                match_score,
+                x: r.point.map(|p| p.0),
+                y: r.point.map(|p| p.1),
+                received_date: r.received_date,
+                validated_date: r.validated_date,
+                decision_date: r.decision_date,
+                decision: r.decision,
+                appeal_decision: r.appeal_decision,
+                appeal_date: r.appeal_date,
+                cil_liable: r.cil_liable,
+                cil_amount: r.cil_amount,
+                development_type: r.development_type,
+                description: r.description,
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            };
+            st.set(r.id, Some(new), counts);
+        }
+        let (up, _) = st.into_writes();
+        planning::replace_applications(ctx.db, up).await?;
+        Ok(false)
+    })
+}
+
+fn apply_planning_coverage<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::planning_coverage::CoverageRow>,
+    counts: &'a mut RowCounts,
+) -> ApplyFut<'a> {
+    boxed(async move {
+        let keys: Vec<String> = rows.iter().map(|r| r.lad_code.clone()).collect();
+        let existing = planning::coverage_by_code(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &planning::CoverageRow| {
+            r.lad_code.clone()
+        });
+        for r in rows {
+            let new = planning::CoverageRow {
+                lad_code: r.lad_code.clone(),
+                name: r.name,
+                organisation: r.organisation,
+                organisation_entity: r.organisation_entity,
+                start_date: r.start_date,
+                end_date: r.end_date,
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            };
+            st.set(r.lad_code, Some(new), counts);
+        }
+        let (up, _) = st.into_writes();
+        planning::replace_coverage(ctx.db, up).await?;
+        Ok(false)
+    })
+}
+
+fn apply_voa_list<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::voa_list::ListEntry>,
+    counts: &'a mut RowCounts,
+) -> ApplyFut<'a> {
+    boxed(async move {
+        let key = |year: i32, uarn: i64| format!("{year}:{uarn}");
+        let keys: Vec<String> = rows.iter().map(|r| key(r.list_year, r.uarn)).collect();
+        let existing = rating::entries_by_key(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &rating::RatingEntryRow| {
+            r.entry_key.clone()
+        });
+        for r in rows {
+            let k = key(r.list_year, r.uarn);
+            // One entry per list and UARN: the one with the latest effective date stands; an
+            // older entry of the same UARN in the same list leaves it as it is.
+            if st
+                .prev(&k)
+                .is_some_and(|p| p.effective_date > r.effective_date)
+            {
+                counts.unchanged += 1;
+                continue;
+            }
+            let new = rating::RatingEntryRow {
+                entry_key: k.clone(),
+                list_year: r.list_year,
+                uarn: r.uarn,
+                billing_authority: r.billing_authority,
+                ba_reference: r.ba_reference,
+                description_code: r.description_code,
+                description_text: r.description_text,
+                scat_code: r.scat_code,
+                firm_name: r.firm_name,
+                address: r.address,
+                postcode: r.postcode,
+                rateable_value: r.rateable_value,
+                effective_date: r.effective_date,
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            };
+            st.set(k, Some(new), counts);
+        }
+        let (up, _) = st.into_writes();
+        rating::replace_entries(ctx.db, up).await?;
+        Ok(false)
+    })
+}
+
+fn apply_uarn_uprn<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::uarn_uprn::UarnLink>,
+    counts: &'a mut RowCounts,
+) -> ApplyFut<'a> {
+    boxed(async move {
+        let keys: Vec<i64> = rows.iter().map(|r| r.uarn).collect();
+        let existing = rating::links_by_uarn(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &rating::UarnLinkRow| r.uarn);
+        for r in rows {
+            let new = rating::UarnLinkRow {
+                uarn: r.uarn,
+                uprn: r.uprn,
+                match_method: UARN_LOOKUP_METHOD.to_string(),
+                match_score: Some(1.0),
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            };
+            st.set(r.uarn, Some(new), counts);
+        }
+        let (up, _) = st.into_writes();
+        rating::replace_links(ctx.db, up).await?;
+        Ok(false)
+    })
+}
+
 /// The change-log events a listing's snapshots imply: the new listing, then every price
 /// reduction or increase and every status change between consecutive snapshots.
 fn listing_events(
@@ -1477,6 +1713,10 @@ pub async fn load_manifest(
         Dataset::LhaRates => 11,
         Dataset::BrmaLookup => 12,
         Dataset::UkHpi => 13,
+        Dataset::PlanningCoverage => 14,
+        Dataset::PlanningApplications => 15,
+        Dataset::VoaRatingList => 16,
+        Dataset::UarnUprn => 17,
     };
     files.sort_by_key(|(d, _)| order(d));
     let mut reports = Vec::new();

@@ -4,19 +4,23 @@
 //! (a field the data cannot support is absent or null, never zero).
 
 pub mod changes;
+pub mod commercial;
 pub mod comps;
 pub mod council_tax;
 pub mod lease;
 pub mod lha;
+pub mod planning;
 pub mod reconcile;
 pub mod record;
 pub mod rental;
 pub mod retrofit;
 
 pub use changes::{ChangesPage, changes_since};
+pub use commercial::{CommercialReport, commercial_by_uarn, commercial_by_uprn};
 pub use comps::{Comps, comps};
 pub use council_tax::{CouncilTaxResult, council_tax};
 pub use lease::{LeaseBatch, LeaseResult, lease, lease_batch};
+pub use planning::{PlanningBatch, PlanningHistory, planning_history, planning_history_batch};
 pub use reconcile::{Reconcile, reconcile};
 pub use record::{PropertyRecord, Summary, record, summary};
 pub use rental::{RentalEstimate, rental_estimate};

@@ -8,6 +8,8 @@ pub mod bulk;
 pub mod db;
 pub mod loads;
 pub mod market;
+pub mod planning;
+pub mod rating;
 pub mod register;
 pub mod schema;
 pub mod testing;

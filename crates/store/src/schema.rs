@@ -243,6 +243,77 @@ diesel::table! {
 }
 
 diesel::table! {
+    planning_applications (application_id) {
+        application_id -> Text,
+        reference -> Text,
+        authority -> Nullable<Text>,
+        address -> Nullable<Text>,
+        postcode -> Nullable<Text>,
+        uprn -> Nullable<BigInt>,
+        match_method -> Nullable<Text>,
+        match_score -> Nullable<Double>,
+        x -> Nullable<Double>,
+        y -> Nullable<Double>,
+        received_date -> Nullable<Date>,
+        validated_date -> Nullable<Date>,
+        decision_date -> Nullable<Date>,
+        decision -> Nullable<Text>,
+        appeal_decision -> Nullable<Text>,
+        appeal_date -> Nullable<Date>,
+        cil_liable -> Nullable<Bool>,
+        cil_amount -> Nullable<Double>,
+        development_type -> Nullable<Text>,
+        description -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    planning_coverage (lad_code) {
+        lad_code -> Text,
+        name -> Nullable<Text>,
+        organisation -> Nullable<Text>,
+        organisation_entity -> Nullable<Text>,
+        start_date -> Nullable<Date>,
+        end_date -> Nullable<Date>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    rating_list_entries (entry_key) {
+        entry_key -> Text,
+        list_year -> Integer,
+        uarn -> BigInt,
+        billing_authority -> Nullable<Text>,
+        ba_reference -> Nullable<Text>,
+        description_code -> Nullable<Text>,
+        description_text -> Nullable<Text>,
+        scat_code -> Nullable<Text>,
+        firm_name -> Nullable<Text>,
+        address -> Text,
+        postcode -> Nullable<Text>,
+        rateable_value -> Nullable<BigInt>,
+        effective_date -> Date,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    uarn_uprn_links (uarn) {
+        uarn -> BigInt,
+        uprn -> BigInt,
+        match_method -> Text,
+        match_score -> Nullable<Double>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     load_runs (id) {
         id -> BigInt,
         dataset -> Text,
@@ -378,4 +449,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     market_index_points,
     market_volume,
     hpi_reference,
+    rating_list_entries,
+    uarn_uprn_links,
 );

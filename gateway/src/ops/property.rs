@@ -397,3 +397,133 @@ fn run_rental_estimate<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
         Answer::of(&property::rental_estimate(&ctx.state.db, uprn, beds, ctx.now).await?)
     })
 }
+
+/// The price of one property's planning history, alone or as one answered item of a batch.
+const PLANNING_PRICE: i64 = 2;
+
+pub static PLANNING_HISTORY: OpDecl = OpDecl {
+    id: "property_planning_history",
+    method: Method::Get,
+    path: "/v1/property/{uprn}/planning-history",
+    tag: "property",
+    summary: "Planning applications of a property, and what needs consent",
+    description: "The planning applications linked to the unit (`match_level` `unit`), else to its building (`building`), else lying within 25 m of its point (`radius_25m`, with the distance), newest first, each with decision, dates (received, validated, decided), appeal, CIL liability and development type; the local planning authority; whether official planning data covers it; and what needs consent, from the three-valued designation flags (a consent whose designation was never checked is `not_checked`, never false). `status` is `ok`, `no_applications`, or `not_covered` (official planning data does not cover the authority, or none of its applications is loaded; not charged). UK only.",
+    price: Price::PerCall(PLANNING_PRICE),
+    params: &[UPRN],
+    body: None,
+    body_required: false,
+    response: schema_of::<property::PlanningHistory>,
+    deprecated: None,
+    read_only: true,
+    check: None,
+    run: run_planning_history,
+};
+
+fn run_planning_history<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let uprn = uprn_param(&input)?;
+        let r = property::planning_history(&ctx.state.db, uprn, ctx.now.date_naive()).await?;
+        let mut answer = Answer::of(&r)?;
+        if r.status == "not_covered" {
+            answer.charged_items = Some(0);
+        }
+        Ok(answer)
+    })
+}
+
+pub static PLANNING_HISTORY_BATCH: OpDecl = OpDecl {
+    id: "property_planning_history_batch",
+    method: Method::Post,
+    path: "/v1/property/planning-history/batch",
+    tag: "property",
+    summary: "Planning histories of up to 100 properties",
+    description: "The planning history of each UPRN, in input order, with an outcome per item: `ok`, `no_applications`, `not_covered`, `not_found` or `error`. One item's failure never fails the call. Charged per `ok` or `no_applications` item at the single call's price, so never more than the single calls; `not_covered`, `not_found` and `error` items are free. UK only.",
+    price: Price::PerItem(PLANNING_PRICE),
+    params: &[],
+    body: Some(schema_of::<UprnBatch>),
+    body_required: true,
+    response: schema_of::<property::PlanningBatch>,
+    deprecated: None,
+    read_only: true,
+    check: Some(check_uprn_batch),
+    run: run_planning_history_batch,
+};
+
+fn run_planning_history_batch<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let body: UprnBatch = input
+            .body_as(true)?
+            .ok_or_else(|| ApiError::Internal("the batch body was not checked".into()))?;
+        let batch =
+            property::planning_history_batch(&ctx.state.db, &body.uprns, ctx.now.date_naive())
+                .await?;
+        let mut answer = Answer::of(&batch)?;
+        answer.charged_items = Some(batch.answered as i64);
+        Ok(answer)
+    })
+}
+
+/// The price of a commercial report, by UPRN or by UARN.
+const COMMERCIAL_PRICE: Price = Price::PerCall(3);
+
+const COMMERCIAL_DESCRIPTION: &str = "The commercial report: the hereditament as the 2026 rating list describes it (description, rateable value, effective date), its entries in every loaded list, the sector rent index across the four lists (2010, 2017, 2023, 2026: median rateable value of the same description code in the billing authority, with n, indexed to the earliest list), capital index, income-basis value with the yield's receipt, auction history at the address and the district's commercial auction market, registered owner, and the registered lease. Each block is `{\"status\": \"not_available\", \"reason\": ...}` when its data is missing; no yield is ever assumed. UK only.";
+
+pub static COMMERCIAL: OpDecl = OpDecl {
+    id: "property_commercial",
+    method: Method::Get,
+    path: "/v1/property/commercial/{uprn}",
+    tag: "property",
+    summary: "Commercial report of a property (by UPRN)",
+    description: COMMERCIAL_DESCRIPTION,
+    price: COMMERCIAL_PRICE,
+    params: &[UPRN],
+    body: None,
+    body_required: false,
+    response: schema_of::<property::CommercialReport>,
+    deprecated: None,
+    read_only: true,
+    check: None,
+    run: run_commercial,
+};
+
+fn run_commercial<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let uprn = uprn_param(&input)?;
+        Answer::of(&property::commercial_by_uprn(&ctx.state.db, uprn, ctx.now.date_naive()).await?)
+    })
+}
+
+pub static COMMERCIAL_BY_UARN: OpDecl = OpDecl {
+    id: "property_commercial_by_uarn",
+    method: Method::Get,
+    path: "/v1/property/commercial/uarn/{uarn}",
+    tag: "property",
+    summary: "Commercial report of a rated property (by UARN), with the UPRN it links",
+    description: COMMERCIAL_DESCRIPTION,
+    price: COMMERCIAL_PRICE,
+    params: &[Param {
+        name: "uarn",
+        location: In::Path,
+        required: true,
+        kind: Kind::Uarn,
+        description: "Unique Address Reference Number (the VOA rating list reference)",
+    }],
+    body: None,
+    body_required: false,
+    response: schema_of::<property::CommercialReport>,
+    deprecated: None,
+    read_only: true,
+    check: None,
+    run: run_commercial_by_uarn,
+};
+
+fn run_commercial_by_uarn<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let uarn = input
+            .params
+            .int("uarn")
+            .and_then(|v| terrace_core::Uarn::new(v).ok())
+            .ok_or_else(|| ApiError::Internal("uarn parameter was not validated".into()))?;
+        Answer::of(&property::commercial_by_uarn(&ctx.state.db, uarn, ctx.now.date_naive()).await?)
+    })
+}

@@ -129,14 +129,14 @@ mod tests {
         assert!(bad.is_empty(), "{bad:?}");
         assert_eq!(ok.len(), 362);
         assert!(ok.iter().all(|(_, r)| r.area_code == "E06000046"));
-        let jan15 = ok
+        let base = ok
             .iter()
-            .find(|(_, r)| r.month == NaiveDate::from_ymd_opt(2015, 1, 1).unwrap())
+            .find(|(_, r)| r.month == NaiveDate::from_ymd_opt(2023, 1, 1).unwrap())
             .unwrap();
         assert_eq!(
-            jan15.1.index,
+            base.1.index,
             Some(100.0),
-            "the UK HPI's base is January 2015"
+            "the UK HPI is referenced to January 2023 = 100"
         );
     }
 }
