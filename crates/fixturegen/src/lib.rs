@@ -21,12 +21,14 @@ mod listings;
 mod names;
 mod out;
 mod ppd;
+mod risk;
 mod rng;
 mod tenure;
 mod world;
 
 pub use index::TrueIndex;
 pub use listings::{LISTINGS_FILE, ListingCases};
+pub use risk::RiskCases;
 pub use rng::Rng;
 pub use tenure::{
     COUNCIL_TAX_FILE, COUNCIL_TAX_HEADER, CouncilTaxCases, LEASES_FILE, LEASES_HEADER, LeaseCases,
@@ -212,6 +214,9 @@ pub struct Manifest {
     /// Listings with price cuts, districts with enough two-bedroom lets, lets of F/G dwellings
     /// (`listings/listings_feed.jsonl`).
     pub listing_cases: ListingCases,
+    /// UPRNs whose risk answers the spatial layers pin (designations, flood, coal; layers
+    /// loaded for one authority only).
+    pub risk_cases: RiskCases,
 }
 
 pub const ABP_FILE: &str = "addressbase/addressbase_plus_fixture.csv";
@@ -446,6 +451,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let mut last_epc: Vec<String> = Vec::new();
     let mut last_ppd: Vec<String> = Vec::new();
     let (mut uprn_first, mut uprn_last) = (u64::MAX, 0u64);
+    let mut sites: Vec<risk::Site> = Vec::new();
 
     for d in 0..generator.district_count() {
         let out = generator.district(d);
@@ -479,6 +485,12 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
                     uprn_last = uprn_last.max(r.uprn);
                     tenure.address(r, &lad_upper[dp.lad])?;
                     if let Some(dw) = &r.dwelling {
+                        sites.push(risk::Site {
+                            uprn: r.uprn,
+                            x: r.x,
+                            y: r.y,
+                            lad: dp.lad,
+                        });
                         let these = epc::certificates(cfg.seed, r, dw, &area, cfg.epc_share, end);
                         listings.dwelling(r, dw, d, &these);
                         certs.extend(these);
@@ -642,6 +654,10 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         .map(|(d, dp)| dp.base_price * index.level(d, end) / 100.0)
         .collect();
     let (listings_stat, listing_cases) = listings.write(out_dir, cfg.seed, &codes, &value_level)?;
+    // The spatial layers, from their own stream, after everything else.
+    let lad_codes: Vec<&str> = plan.lads.iter().map(|l| l.code).collect();
+    let risk = risk::write(out_dir, cfg.seed, &sites, &lad_codes)?;
+    rejections.extend(risk.rejections);
 
     let entry = |s: &FileStat, dataset: &str, format: &str| FileEntry {
         path: s.rel.clone(),
@@ -722,6 +738,8 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
             "JSON lines, one listing object per line: listing_id, channel (sale|rent), address, postcode, uprn (omitted when unknown), price (whole pounds; rent per calendar month), bedrooms, property_type, agent, first_seen (RFC 3339 UTC), snapshots [{time, price, status}]; in order of first_seen; LF",
         ),
     ];
+    let mut files = files;
+    files.extend(risk.files.iter().map(|(s, ds, fmt)| entry(s, ds, fmt)));
     let manifest = Manifest {
         generator: format!("terrace-fixturegen {}", env!("CARGO_PKG_VERSION")),
         provenance: "fixture".into(),
@@ -769,6 +787,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         lease_cases,
         council_tax_cases,
         listing_cases,
+        risk_cases: risk.cases,
     };
     let json = serde_json::to_string_pretty(&manifest).map_err(io::Error::other)? + "\n";
     out::write_whole(out_dir, MANIFEST_FILE, &json)?;

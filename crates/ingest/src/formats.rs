@@ -16,13 +16,18 @@ pub mod boundaries;
 pub mod codepoint;
 pub mod council_tax;
 pub mod epc;
+pub mod layers;
 pub mod leases;
 pub mod lha;
 pub mod listings;
 pub mod onspd;
 pub mod open_uprn;
+pub mod planning_data;
 pub mod ppd_uprn;
 pub mod price_paid;
+pub mod repd;
+pub mod spatial;
+pub mod substations;
 
 mod csvio;
 mod value;
@@ -70,6 +75,9 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
         let looks_geojson = trimmed.contains("\"FeatureCollection\"")
             || trimmed.contains("\"features\"")
             || trimmed.contains("\"Feature\"");
+        if looks_geojson && trimmed.contains("\"entity\"") && trimmed.contains("\"dataset\"") {
+            return Some("planning_data");
+        }
         return looks_geojson.then_some("boundaries");
     }
     let first_line = trimmed.lines().next()?;
@@ -78,6 +86,15 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
     let has = |n: &str| names.iter().any(|x| x == n);
     let has_any = |ns: &[&str]| ns.iter().any(|n| has(n));
 
+    if has("entity") && has("dataset") && has_any(&["geometry", "point"]) {
+        return Some("planning_data");
+    }
+    if has("ref-id") && has("x-coordinate") && has("y-coordinate") {
+        return Some("repd");
+    }
+    if has_any(&["substation-name", "substation"]) && has_any(&["easting", "latitude"]) {
+        return Some("substations");
+    }
     if price_paid::is_header(&names) || price_paid::is_headerless_record(&fields) {
         return Some("price_paid");
     }
@@ -198,6 +215,19 @@ mod tests {
         check("{\"results\": []}", None);
         check("", None);
         check("hello world\n", None);
+        check(
+            "dataset,entity,name,geometry,point\n",
+            Some("planning_data"),
+        );
+        check(
+            "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{\"dataset\":\"tree\",\"entity\":\"1\"}}]}",
+            Some("planning_data"),
+        );
+        check("Ref ID,Site Name,X-coordinate,Y-coordinate\n", Some("repd"));
+        check(
+            "Substation Name,Easting,Northing,Headroom MVA\n",
+            Some("substations"),
+        );
     }
 
     #[test]
@@ -238,6 +268,10 @@ mod tests {
                 Some("boundaries"),
             ),
             ("isle_of_wight/uk_hpi_isle_of_wight_E06000046.csv", None),
+            (
+                "planning/planning_data_listed-building-outline_flattened_southwark_952rows.csv",
+                Some("planning_data"),
+            ),
         ] {
             let Some(p) = sample(rel) else { continue };
             assert_eq!(sniff(&p), expect, "{rel}");

@@ -167,6 +167,18 @@ pub struct LeaseBatch {
     pub answered: usize,
 }
 
+/// A batch entry as a UPRN: an integer, or a string of digits; anything else is `None`.
+pub(crate) fn uprn_of(given: &serde_json::Value) -> Option<Uprn> {
+    match given {
+        serde_json::Value::Number(n) => n.as_i64().and_then(|v| Uprn::new(v).ok()),
+        serde_json::Value::String(s) => Uprn::parse(s).ok(),
+        serde_json::Value::Null
+        | serde_json::Value::Bool(_)
+        | serde_json::Value::Array(_)
+        | serde_json::Value::Object(_) => None,
+    }
+}
+
 /// Answers each UPRN as the single call would; one item's failure never fails the batch.
 pub async fn lease_batch(
     db: &Db,
@@ -175,15 +187,7 @@ pub async fn lease_batch(
 ) -> Result<LeaseBatch, PropertyError> {
     let mut items = Vec::with_capacity(uprns.len());
     for given in uprns {
-        let parsed = match given {
-            serde_json::Value::Number(n) => n.as_i64().and_then(|v| Uprn::new(v).ok()),
-            serde_json::Value::String(s) => Uprn::parse(s).ok(),
-            serde_json::Value::Null
-            | serde_json::Value::Bool(_)
-            | serde_json::Value::Array(_)
-            | serde_json::Value::Object(_) => None,
-        };
-        let item = match parsed {
+        let item = match uprn_of(given) {
             None => LeaseBatchItem {
                 uprn: given.clone(),
                 outcome: "error",

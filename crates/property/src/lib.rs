@@ -10,6 +10,7 @@ pub mod reconcile;
 pub mod record;
 pub mod rental;
 pub mod retrofit;
+pub mod risk;
 
 pub use comps::{Comps, comps};
 pub use council_tax::{CouncilTaxResult, council_tax};
@@ -18,6 +19,7 @@ pub use reconcile::{Reconcile, reconcile};
 pub use record::{PropertyRecord, Summary, record, summary};
 pub use rental::{RentalEstimate, rental_estimate};
 pub use retrofit::{RetrofitResult, retrofit};
+pub use risk::{LayerCache, RiskBatch, RiskReport, risk, risk_batch};
 
 use chrono::NaiveDate;
 use schemars::JsonSchema;

@@ -9,6 +9,7 @@ pub mod db;
 pub mod loads;
 pub mod register;
 pub mod schema;
+pub mod spatial;
 pub mod testing;
 
 pub use db::{Backend, Db, DbOptions, Location, StoreError, StoreResult};

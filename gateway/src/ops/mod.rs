@@ -21,6 +21,8 @@ pub static ALL: &[&OpDecl] = &[
     &property::COUNCIL_TAX,
     &property::LEASE,
     &property::LEASE_BATCH,
+    &property::RISK,
+    &property::RISK_BATCH,
     &property::RENTAL_ESTIMATE,
     &property::RETROFIT,
     &property::TRANSACTIONS,
