@@ -81,7 +81,8 @@ pub fn read(
     stream(path, map)
 }
 
-/// The first value among `props` (the named ones first, then any) that `read` accepts.
+/// The first value among `props` (the named ones first, then any with letters in it) that `read`
+/// accepts.
 fn read_any(
     props: &Map<String, Value>,
     names: &[&str],
@@ -91,8 +92,11 @@ fn read_any(
         .iter()
         .find_map(|n| prop(props, &[n]).and_then(|v| read(&v)))
         .or_else(|| {
+            // Any other property only when it says what it is ("Flood Zone 3", "High"), never
+            // a bare number that may be a version or a count.
             props.values().find_map(|v| match v {
-                Value::String(s) => read(s),
+                Value::String(s) if s.chars().any(char::is_alphabetic) => read(s),
+                Value::String(_) => None,
                 Value::Null
                 | Value::Bool(_)
                 | Value::Number(_)
