@@ -95,6 +95,8 @@ pub struct AppState {
     pub ledger: terrace_credits::LedgerWriter,
     pub keys: Arc<KeyCache>,
     pub openapi: Arc<serde_json::Value>,
+    /// The spatial layers of the risk report, rebuilt when a load changes them.
+    pub layers: terrace_property::LayerCache,
 }
 
 impl AppState {
@@ -113,6 +115,7 @@ impl AppState {
             )),
             metrics: crate::telemetry::metrics_handle(),
             openapi: Arc::new(crate::openapi::document()),
+            layers: terrace_property::LayerCache::default(),
         }
     }
 

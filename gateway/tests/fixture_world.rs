@@ -57,7 +57,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
             entry["rows"]
         );
     }
-    assert_eq!(reports.len(), 21, "every loadable fixture file");
+    assert_eq!(reports.len(), 36, "every loadable fixture file");
     // The deliberately malformed rows are rejected with file and line, and nothing else is.
     let mut got: Vec<(String, u64)> = reports
         .iter()
@@ -84,6 +84,8 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
         .collect();
     want.sort();
     assert_eq!(got, want);
+
+    risk_layers_answer_three_ways(&t.db, &m).await;
 
     // Provenance says fixture on every stored address; flats point at their building.
     let rows = reg::addresses_page(&t.db, 0, 100_000).await.unwrap();
@@ -399,5 +401,77 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
         reg::events_after(&t.db, 0, 100_000).await.unwrap().len(),
         log_len,
         "the change log is appended once"
+    );
+}
+
+/// The fixture's spatial layers: the pinned UPRNs answer true, and a plain dwelling answers false
+/// where its authority has the layer and not_checked where it does not.
+async fn risk_layers_answer_three_ways(db: &terrace_store::Db, m: &Value) {
+    use terrace_core::Uprn;
+    use terrace_property::{LayerCache, RiskReport, risk};
+    let cases = &m["risk_cases"];
+    let cache = LayerCache::default();
+    let report = |u: &Value| {
+        let u = Uprn::new(u.as_i64().unwrap()).unwrap();
+        let cache = cache.clone();
+        async move { risk(db, &cache, u).await.unwrap() }
+    };
+    let v = |r: &RiskReport, group: &str, name: &str| {
+        let j = serde_json::to_value(r).unwrap();
+        j[group][name]["value"].clone()
+    };
+    let lads = cases["lad_codes"].as_array().unwrap();
+    for (i, u) in cases["flood_zone_3"].as_array().unwrap().iter().enumerate() {
+        let r = report(u).await;
+        assert_eq!(r.local_authority.as_deref(), lads[i].as_str());
+        assert_eq!(r.flood.zone, "3", "{u}");
+        assert_eq!(r.flood.rivers_and_sea_band.as_deref(), Some("high"));
+        assert_eq!(v(&r, "flood", "flood_defence_within_250m"), true);
+    }
+    for u in cases["conservation_and_listed"].as_array().unwrap() {
+        let r = report(u).await;
+        assert_eq!(v(&r, "heritage", "conservation_area"), true, "{u}");
+        assert_eq!(v(&r, "heritage", "listed_building"), true, "{u}");
+    }
+    for u in cases["green_belt"].as_array().unwrap() {
+        assert_eq!(
+            v(&report(u).await, "environmental_designations", "green_belt"),
+            true
+        );
+    }
+    let r = report(&cases["article_4"]).await;
+    assert_eq!(v(&r, "planning", "article_4_direction"), true);
+    assert_eq!(v(&r, "planning", "tree_preservation"), true);
+    let r = report(&cases["brownfield_and_tree"]).await;
+    assert_eq!(v(&r, "planning", "brownfield_land"), true);
+    assert_eq!(v(&r, "planning", "tree_preservation"), true);
+    let r = report(&cases["coal"]).await;
+    assert_eq!(v(&r, "coal", "development_high_risk_area"), true);
+
+    let plain = cases["plain"].as_array().unwrap();
+    let first = report(&plain[0]).await;
+    assert_eq!(first.local_authority.as_deref(), lads[0].as_str());
+    assert_eq!(first.flood.zone, "1");
+    assert_eq!(v(&first, "planning", "article_4_direction"), false);
+    assert_eq!(v(&first, "flood", "historic_flooding"), false);
+    assert_eq!(v(&first, "heritage", "conservation_area"), false);
+    assert_eq!(
+        v(&first, "coal", "development_high_risk_area"),
+        "not_checked"
+    );
+    assert_eq!(v(&first, "flood", "surface_water_risk_area"), "not_checked");
+    assert_eq!(first.infrastructure.substation.status, "ok");
+    assert_eq!(first.infrastructure.renewable_project.status, "ok");
+    let second = report(&plain[1]).await;
+    assert_eq!(second.local_authority.as_deref(), lads[1].as_str());
+    assert_eq!(v(&second, "planning", "article_4_direction"), "not_checked");
+    assert_eq!(v(&second, "flood", "historic_flooding"), "not_checked");
+    assert_eq!(v(&second, "coal", "development_high_risk_area"), false);
+    assert_eq!(v(&second, "flood", "surface_water_risk_area"), false);
+    assert!(
+        second
+            .summary
+            .datasets_not_loaded
+            .contains(&"article-4-direction-area".to_string())
     );
 }

@@ -96,8 +96,14 @@ async fn every_field_present_has_provenance_and_nothing_is_invented() {
         (conf - 0.95 * score).abs() < 0.001,
         "{conf} vs 0.95 x {score}"
     );
-    // Risk and designations are not loaded yet: never false, never zero, just absent.
-    assert!(j.get("risk").is_none() && j.get("designations").is_none());
+    // Risk and designations are not loaded: every flag says not_checked, never false or zero.
+    for tier in ["risk", "designations", "infrastructure"] {
+        for (field, v) in j[tier].as_object().unwrap() {
+            assert_eq!(v, "not_checked", "{tier}.{field}");
+            assert_eq!(prov[&format!("{field}_source")], "not_loaded");
+            assert_eq!(prov[&format!("{field}_confidence")], 0.0);
+        }
+    }
     assert_eq!(j["credits_charged"], 3);
     // A property with only its register entry has the identity tier alone.
     let r = send(&svc, get("/v1/property/990000000021", &key)).await;

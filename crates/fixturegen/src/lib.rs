@@ -23,6 +23,7 @@ mod names;
 mod out;
 mod planning;
 mod ppd;
+mod risk;
 mod rng;
 mod tenure;
 mod world;
@@ -30,6 +31,7 @@ mod world;
 pub use index::TrueIndex;
 pub use lha::{LOOKUP_FILE as BRMA_LOOKUP_FILE, LhaCases, RATES_FILE as LHA_RATES_FILE};
 pub use listings::{LISTINGS_FILE, ListingCases};
+pub use risk::RiskCases;
 pub use rng::Rng;
 pub use tenure::{
     COUNCIL_TAX_FILE, COUNCIL_TAX_HEADER, CouncilTaxCases, LEASES_FILE, LEASES_HEADER, LeaseCases,
@@ -220,6 +222,9 @@ pub struct Manifest {
     /// Planning applications by match level, the uncovered authority, and the rated commercial
     /// units with their UARN links.
     pub planning_cases: planning::PlanningCases,
+    /// UPRNs whose risk answers the spatial layers pin (designations, flood, coal; layers
+    /// loaded for one authority only).
+    pub risk_cases: RiskCases,
 }
 
 pub const ABP_FILE: &str = "addressbase/addressbase_plus_fixture.csv";
@@ -456,6 +461,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let mut last_epc: Vec<String> = Vec::new();
     let mut last_ppd: Vec<String> = Vec::new();
     let (mut uprn_first, mut uprn_last) = (u64::MAX, 0u64);
+    let mut sites: Vec<risk::Site> = Vec::new();
 
     for d in 0..generator.district_count() {
         let out = generator.district(d);
@@ -490,6 +496,12 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
                     tenure.address(r, &lad_upper[dp.lad])?;
                     planning.address(r)?;
                     if let Some(dw) = &r.dwelling {
+                        sites.push(risk::Site {
+                            uprn: r.uprn,
+                            x: r.x,
+                            y: r.y,
+                            lad: dp.lad,
+                        });
                         let these = epc::certificates(cfg.seed, r, dw, &area, cfg.epc_share, end);
                         listings.dwelling(r, dw, d, &these);
                         certs.extend(these);
@@ -655,6 +667,10 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         .collect();
     let (listings_stat, listing_cases) = listings.write(out_dir, cfg.seed, &codes, &value_level)?;
     let (lha_stat, brma_stat, lha_cases) = lha::write(out_dir, &codes)?;
+    // The spatial layers, from their own stream, after everything else.
+    let lad_codes: Vec<&str> = plan.lads.iter().map(|l| l.code).collect();
+    let risk = risk::write(out_dir, cfg.seed, &sites, &lad_codes)?;
+    rejections.extend(risk.rejections);
 
     let entry = |s: &FileStat, dataset: &str, format: &str| FileEntry {
         path: s.rel.clone(),
@@ -770,6 +786,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         "uarn_uprn",
         "CSV with header UARN,UPRN: the UARN to UPRN lookup (the other UARNs are left to the address matcher); LF",
     ));
+    files.extend(risk.files.iter().map(|(s, ds, fmt)| entry(s, ds, fmt)));
     let manifest = Manifest {
         generator: format!("terrace-fixturegen {}", env!("CARGO_PKG_VERSION")),
         provenance: "fixture".into(),
@@ -819,6 +836,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         listing_cases,
         lha_cases,
         planning_cases,
+        risk_cases: risk.cases,
     };
     let json = serde_json::to_string_pretty(&manifest).map_err(io::Error::other)? + "\n";
     out::write_whole(out_dir, MANIFEST_FILE, &json)?;

@@ -5,9 +5,13 @@
 //! (EPSG:27700); WGS84 longitude/latitude only appear at the edges (`bng_from_wgs84`, GeoJSON input).
 
 mod index;
+mod points;
+mod shape;
 mod wkb_io;
 
 pub use index::PolygonIndex;
+pub use points::PointIndex;
+pub use shape::{Shape, geojson_shape_to_bng, wkt_to_bng};
 pub use wkb_io::{multipolygon_from_wkb, multipolygon_to_wkb};
 
 use geo::{BoundingRect, Coord, LineString, MultiPolygon, Polygon};

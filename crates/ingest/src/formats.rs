@@ -17,6 +17,7 @@ pub mod brma;
 pub mod codepoint;
 pub mod council_tax;
 pub mod epc;
+pub mod layers;
 pub mod leases;
 pub mod lha;
 pub mod listings;
@@ -24,10 +25,14 @@ pub mod onspd;
 pub mod open_uprn;
 pub mod planning_applications;
 pub mod planning_coverage;
+pub mod planning_data;
 pub mod ppd_uprn;
 pub mod price_paid;
-pub mod uk_hpi;
+pub mod repd;
+pub mod spatial;
+pub mod substations;
 pub mod uarn_uprn;
+pub mod uk_hpi;
 pub mod voa_list;
 
 mod csvio;
@@ -76,6 +81,9 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
         let looks_geojson = trimmed.contains("\"FeatureCollection\"")
             || trimmed.contains("\"features\"")
             || trimmed.contains("\"Feature\"");
+        if looks_geojson && trimmed.contains("\"entity\"") && trimmed.contains("\"dataset\"") {
+            return Some("planning_data");
+        }
         return looks_geojson.then_some("boundaries");
     }
     let first_line = trimmed.lines().next()?;
@@ -95,6 +103,15 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
     }
     if planning_coverage::CODE.iter().any(|c| has(c)) && has_any(&["organisation", "name"]) {
         return Some("planning_coverage");
+    }
+    if has("entity") && has("dataset") && has_any(&["geometry", "point"]) {
+        return Some("planning_data");
+    }
+    if has("ref-id") && has("x-coordinate") && has("y-coordinate") {
+        return Some("repd");
+    }
+    if has_any(&["substation-name", "substation"]) && has_any(&["easting", "latitude"]) {
+        return Some("substations");
     }
     if price_paid::is_header(&names) || price_paid::is_headerless_record(&fields) {
         return Some("price_paid");
@@ -226,6 +243,19 @@ mod tests {
         check("{\"results\": []}", None);
         check("", None);
         check("hello world\n", None);
+        check(
+            "dataset,entity,name,geometry,point\n",
+            Some("planning_data"),
+        );
+        check(
+            "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{\"dataset\":\"tree\",\"entity\":\"1\"}}]}",
+            Some("planning_data"),
+        );
+        check("Ref ID,Site Name,X-coordinate,Y-coordinate\n", Some("repd"));
+        check(
+            "Substation Name,Easting,Northing,Headroom MVA\n",
+            Some("substations"),
+        );
     }
 
     #[test]
@@ -269,10 +299,9 @@ mod tests {
                 "isle_of_wight/uk_hpi_isle_of_wight_E06000046.csv",
                 Some("uk_hpi"),
             ),
-            // neither a planning applications file nor a VOA rating list
             (
                 "planning/planning_data_listed-building-outline_flattened_southwark_952rows.csv",
-                None,
+                Some("planning_data"),
             ),
             ("business_rates/council_nndr_bradford_first200.csv", None),
         ] {

@@ -9,4 +9,4 @@ pub mod derive;
 pub mod formats;
 pub mod load;
 
-pub use load::{Dataset, IngestError, LoadReport, Progress, load_file, load_manifest};
+pub use load::{Dataset, IngestError, Layer, LoadReport, Progress, load_file, load_manifest};

@@ -1,6 +1,7 @@
 //! Loaders: parsed rows into the store, chunk by chunk, with row accounting and progress.
 
 use crate::addresses::split_lines;
+pub use crate::formats::layers::Layer;
 use crate::formats::{self, Parsed, Rejection};
 use chrono::{NaiveDateTime, Utc};
 use serde::Deserialize;
@@ -8,8 +9,10 @@ use std::collections::HashMap;
 use std::hash::Hash;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use terrace_geo::{PolygonIndex, Shape};
 use terrace_store::loads::{self, RowCounts};
 use terrace_store::register::{self as reg, AddressRow, REGISTER_VERSION_KEY};
+use terrace_store::spatial::{self, CoverageRow, FeatureRow};
 use terrace_store::{Db, StoreError, planning, rating};
 
 /// Rows per chunk written in one transaction.
@@ -53,10 +56,18 @@ pub enum Dataset {
     PlanningCoverage,
     VoaRatingList,
     UarnUprn,
+    /// planning.data.gov.uk designations (CSV or GeoJSON; the dataset is named in the file).
+    PlanningData,
+    /// An Environment Agency flood layer or the Coal Authority's high risk areas (GeoJSON).
+    Layer(Layer),
+    /// Electricity substations with headroom (CSV).
+    Substations,
+    /// The Renewable Energy Planning Database (CSV).
+    Repd,
 }
 
 impl Dataset {
-    pub const NAMES: &'static str = "addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid, ppd_uprn, leases, council_tax, listings, lha_rates, brma_lookup, uk_hpi, planning_applications, planning_coverage, voa_rating_list, uarn_uprn";
+    pub const NAMES: &'static str = "addressbase, open_uprn, codepoint, onspd, boundaries, epc, price_paid, ppd_uprn, leases, council_tax, listings, lha_rates, brma_lookup, uk_hpi, planning_applications, planning_coverage, voa_rating_list, uarn_uprn, planning_data, ea_flood_zones, ea_historic_flood, ea_flood_defences, ea_rofrs, ea_rofsw, coal_high_risk, substations, repd";
 
     pub fn parse(s: &str) -> Result<Dataset, IngestError> {
         Ok(
@@ -83,6 +94,25 @@ impl Dataset {
                     Dataset::VoaRatingList
                 }
                 "uarn_uprn" | "uarn_uprn_lookup" | "voa_uarn_uprn" => Dataset::UarnUprn,
+                "planning_data" | "planning" | "planning_data_gov_uk" => Dataset::PlanningData,
+                "ea_flood_zones" | "flood_zones" => Dataset::Layer(Layer::FloodZones),
+                "ea_historic_flood" | "historic_flood_map" | "ea_historic_flood_map" => {
+                    Dataset::Layer(Layer::HistoricFlood)
+                }
+                "ea_flood_defences" | "flood_defences" | "ea_spatial_flood_defences" => {
+                    Dataset::Layer(Layer::FloodDefences)
+                }
+                "ea_rofrs" | "rofrs" | "risk_of_flooding_rivers_sea" => {
+                    Dataset::Layer(Layer::RiversSeaRisk)
+                }
+                "ea_rofsw" | "rofsw" | "surface_water" | "risk_of_flooding_surface_water" => {
+                    Dataset::Layer(Layer::SurfaceWaterRisk)
+                }
+                "coal_high_risk" | "coal" | "coal_development_high_risk" => {
+                    Dataset::Layer(Layer::CoalHighRisk)
+                }
+                "substations" | "substation_headroom" => Dataset::Substations,
+                "repd" | "renewables" | "renewable_energy_planning_database" => Dataset::Repd,
                 _ => return Err(IngestError::UnknownDataset(s.to_string(), Self::NAMES)),
             },
         )
@@ -108,6 +138,15 @@ impl Dataset {
             Dataset::PlanningCoverage => "planning_coverage",
             Dataset::VoaRatingList => "voa_rating_list",
             Dataset::UarnUprn => "uarn_uprn",
+            Dataset::PlanningData => "planning_data",
+            Dataset::Layer(Layer::FloodZones) => "ea_flood_zones",
+            Dataset::Layer(Layer::HistoricFlood) => "ea_historic_flood",
+            Dataset::Layer(Layer::FloodDefences) => "ea_flood_defences",
+            Dataset::Layer(Layer::RiversSeaRisk) => "ea_rofrs",
+            Dataset::Layer(Layer::SurfaceWaterRisk) => "ea_rofsw",
+            Dataset::Layer(Layer::CoalHighRisk) => "coal_high_risk",
+            Dataset::Substations => "substations",
+            Dataset::Repd => "repd",
         }
     }
 
@@ -132,6 +171,15 @@ impl Dataset {
             Dataset::PlanningCoverage => "planning_data_coverage",
             Dataset::VoaRatingList => "voa_rating_list",
             Dataset::UarnUprn => "voa_uarn_uprn_lookup",
+            Dataset::PlanningData => "planning_data_gov_uk",
+            Dataset::Layer(Layer::FloodZones) => "ea_flood_zones",
+            Dataset::Layer(Layer::HistoricFlood) => "ea_historic_flood_map",
+            Dataset::Layer(Layer::FloodDefences) => "ea_spatial_flood_defences",
+            Dataset::Layer(Layer::RiversSeaRisk) => "ea_risk_of_flooding_rivers_sea",
+            Dataset::Layer(Layer::SurfaceWaterRisk) => "ea_risk_of_flooding_surface_water",
+            Dataset::Layer(Layer::CoalHighRisk) => "coal_authority_development_high_risk_areas",
+            Dataset::Substations => "dno_substation_headroom",
+            Dataset::Repd => "desnz_repd",
         };
         if fixture {
             format!("fixture:{base}")
@@ -223,6 +271,7 @@ pub async fn load_file(
         source: &src,
         now: Utc::now().naive_utc(),
         notes: Default::default(),
+        lads: Default::default(),
     };
     match dataset {
         Dataset::AddressBase => {
@@ -423,6 +472,50 @@ pub async fn load_file(
             )
             .await
         }
+        Dataset::PlanningData => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::planning_data::read(path).map_err(io)?,
+                progress,
+                apply_spatial,
+            )
+            .await
+        }
+        Dataset::Layer(layer) => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::layers::read(path, layer).map_err(io)?,
+                progress,
+                apply_spatial,
+            )
+            .await
+        }
+        Dataset::Substations => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::substations::read(path).map_err(io)?,
+                progress,
+                apply_spatial,
+            )
+            .await
+        }
+        Dataset::Repd => {
+            drive(
+                &ctx,
+                dataset,
+                path,
+                formats::repd::read(path).map_err(io)?,
+                progress,
+                apply_spatial,
+            )
+            .await
+        }
     }
 }
 
@@ -433,6 +526,8 @@ struct LoadCtx<'a> {
     /// Things a loader reports about rows it loaded (an unreadable lease term, say); printed
     /// with the progress after each chunk.
     notes: std::sync::Mutex<Vec<String>>,
+    /// The local authority boundaries, read once per load by the spatial loaders.
+    lads: tokio::sync::OnceCell<PolygonIndex<String>>,
 }
 
 impl LoadCtx<'_> {
@@ -566,6 +661,7 @@ content_ignores_updated_at!(
     planning::CoverageRow,
     rating::RatingEntryRow,
     rating::UarnLinkRow,
+    spatial::FeatureRow,
 );
 
 /// The in-memory state of one chunk: the stored row (or none) for every key the chunk touches,
@@ -1655,6 +1751,140 @@ fn apply_price_paid<'a>(
     })
 }
 
+/// The local authority boundaries as an index (read once per load).
+async fn lad_index<'a>(ctx: &'a LoadCtx<'a>) -> Result<&'a PolygonIndex<String>, StoreError> {
+    ctx.lads
+        .get_or_try_init(|| async {
+            let rows = reg::boundaries_of_kind(ctx.db, "lad").await?;
+            let items = rows
+                .into_iter()
+                .filter_map(|b| {
+                    terrace_geo::multipolygon_from_wkb(&b.wkb)
+                        .ok()
+                        .map(|mp| (mp, b.code))
+                })
+                .collect();
+            Ok(PolygonIndex::build(items))
+        })
+        .await
+}
+
+/// Spatial features (designations, flood layers, coal areas, substations, renewable projects),
+/// merged by `<dataset>:<reference>`, and the coverage they imply: each local authority that
+/// holds a feature's representative point (a point inside a polygon, or the point itself) is
+/// recorded as covered by the feature's dataset, with the newest entry date as its vintage.
+fn apply_spatial<'a>(
+    ctx: &'a LoadCtx<'a>,
+    rows: Vec<formats::spatial::SpatialRow>,
+    counts: &'a mut RowCounts,
+) -> ApplyFut<'a> {
+    boxed(async move {
+        use geo::InteriorPoint;
+        let lads = lad_index(ctx).await?;
+        if lads.is_empty() {
+            ctx.note(
+                "no local authority boundaries are loaded: coverage is not recorded, so the risk \
+                 report answers not_checked for these features everywhere; load boundaries first"
+                    .into(),
+            );
+        }
+        let keys: Vec<String> = rows
+            .iter()
+            .map(|r| format!("{}:{}", r.dataset, r.reference))
+            .collect();
+        let existing = spatial::features_by_id(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &FeatureRow| r.id.clone());
+        let mut cover: std::collections::BTreeMap<(String, String), Option<chrono::NaiveDate>> =
+            Default::default();
+        for (id, r) in keys.iter().cloned().zip(rows) {
+            let (wkb, x, y, bbox, rep) = match &r.shape {
+                Shape::Area(mp) => (
+                    Some(terrace_geo::multipolygon_to_wkb(mp)),
+                    None,
+                    None,
+                    terrace_geo::bbox(mp).unwrap_or([f64::NAN; 4]),
+                    mp.interior_point(),
+                ),
+                Shape::Point(x, y) => (
+                    None,
+                    Some(*x),
+                    Some(*y),
+                    [*x, *y, *x, *y],
+                    Some(geo::Point::new(*x, *y)),
+                ),
+            };
+            if let Some(p) = rep {
+                for lad in lads.containing(p) {
+                    let v = cover.entry((r.dataset.clone(), lad.clone())).or_default();
+                    *v = (*v).max(r.entry_date);
+                }
+            }
+            let attributes: serde_json::Map<String, serde_json::Value> = r
+                .attributes
+                .into_iter()
+                .map(|(k, v)| (k, serde_json::Value::String(v)))
+                .collect();
+            let [min_x, min_y, max_x, max_y] = bbox;
+            let new = FeatureRow {
+                id: id.clone(),
+                dataset: r.dataset,
+                reference: Some(r.reference),
+                name: r.name,
+                category: r.category,
+                status: r.status,
+                value: r.value,
+                organisation: r.organisation,
+                entry_date: r.entry_date,
+                wkb,
+                x,
+                y,
+                min_x,
+                min_y,
+                max_x,
+                max_y,
+                attributes_json: serde_json::Value::Object(attributes).to_string(),
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            };
+            st.set(id, Some(new), counts);
+        }
+        let (up, _) = st.into_writes();
+        let mut changed = !up.is_empty();
+        spatial::replace_features(ctx.db, up).await?;
+        // Coverage: new authorities, or a newer vintage, are written; the rest stand.
+        let ids: Vec<String> = cover.keys().map(|(d, l)| CoverageRow::key(d, l)).collect();
+        let held: HashMap<String, CoverageRow> = spatial::coverage_by_id(ctx.db, &ids)
+            .await?
+            .into_iter()
+            .map(|c| (c.id.clone(), c))
+            .collect();
+        let mut writes = Vec::new();
+        for ((dataset, lad), vintage) in cover {
+            let id = CoverageRow::key(&dataset, &lad);
+            let prev = held.get(&id);
+            let vintage = prev.and_then(|p| p.vintage).max(vintage);
+            if prev.is_some_and(|p| p.vintage == vintage && p.source == ctx.source) {
+                continue;
+            }
+            writes.push(CoverageRow {
+                id,
+                dataset,
+                lad_code: lad,
+                vintage,
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            });
+        }
+        changed |= !writes.is_empty();
+        spatial::replace_coverage(ctx.db, writes).await?;
+        if changed {
+            let version = format!("{}", Utc::now().timestamp_nanos_opt().unwrap_or_default());
+            reg::set_meta(ctx.db, spatial::LAYERS_VERSION_KEY, &version).await?;
+        }
+        Ok(false)
+    })
+}
+
 /// `fixtures/manifest.json`: which files to load, in order.
 #[derive(Debug, Deserialize)]
 struct Manifest {
@@ -1717,6 +1947,7 @@ pub async fn load_manifest(
         Dataset::PlanningApplications => 15,
         Dataset::VoaRatingList => 16,
         Dataset::UarnUprn => 17,
+        Dataset::PlanningData | Dataset::Layer(_) | Dataset::Substations | Dataset::Repd => 18,
     };
     files.sort_by_key(|(d, _)| order(d));
     let mut reports = Vec::new();

@@ -186,3 +186,32 @@ async fn the_national_file_head_loads() {
         r.counts.loaded
     );
 }
+
+/// planning.data.gov.uk's flattened listed-building outlines for Southwark: every row loads,
+/// a second load changes nothing, and with no Southwark boundary loaded no coverage is recorded
+/// (so the risk report answers not_checked there, never false).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn planning_data_sample_loads_and_records_no_unfounded_coverage() {
+    let Some(data) = shared() else { return };
+    let t = TestDb::new().await;
+    let db = &t.db;
+    let path =
+        data.join("planning/planning_data_listed-building-outline_flattened_southwark_952rows.csv");
+    let r = load(db, Dataset::PlanningData, path.clone()).await;
+    assert_eq!(
+        (r.counts.read, r.counts.loaded, r.counts.rejected),
+        (952, 952, 0)
+    );
+    assert_eq!(
+        terrace_store::spatial::feature_count(db).await.unwrap(),
+        952
+    );
+    assert!(
+        terrace_store::spatial::all_coverage(db)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let again = load(db, Dataset::PlanningData, path).await;
+    assert_eq!(again.counts.unchanged, 952, "{:?}", again.counts);
+}

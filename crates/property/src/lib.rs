@@ -14,6 +14,7 @@ pub mod reconcile;
 pub mod record;
 pub mod rental;
 pub mod retrofit;
+pub mod risk;
 
 pub use changes::{ChangesPage, changes_since};
 pub use commercial::{CommercialReport, commercial_by_uarn, commercial_by_uprn};
@@ -25,6 +26,7 @@ pub use reconcile::{Reconcile, reconcile};
 pub use record::{PropertyRecord, Summary, record, summary};
 pub use rental::{RentalEstimate, rental_estimate};
 pub use retrofit::{RetrofitResult, retrofit};
+pub use risk::{LayerCache, RiskBatch, RiskReport, risk, risk_batch};
 
 use chrono::NaiveDate;
 use schemars::JsonSchema;

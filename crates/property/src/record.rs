@@ -14,6 +14,7 @@ use terrace_store::Db;
 use terrace_store::register::{self as reg, AddressRow};
 
 use crate::PropertyError;
+use crate::risk::{Check, LayerCache, RiskReport};
 
 /// The tiers of the record, in order.
 pub const TIERS: [&str; 10] = [
@@ -38,6 +39,19 @@ fn base_confidence(source: &str) -> f64 {
         "voa_council_tax_list" => 0.95,
         "ons_postcode_directory" | "os_codepoint_open" | "ons_boundaries" => 0.95,
         "epc_domestic" => 0.8,
+        // Spatial layers: official designations and hazard maps; a substation's headroom is the
+        // operator's own estimate.
+        "planning_data_gov_uk"
+        | "ea_flood_zones"
+        | "ea_historic_flood_map"
+        | "ea_spatial_flood_defences"
+        | "ea_risk_of_flooding_rivers_sea"
+        | "ea_risk_of_flooding_surface_water"
+        | "coal_authority_development_high_risk_areas"
+        | "desnz_repd" => 0.9,
+        "dno_substation_headroom" => 0.8,
+        // A flag that was never checked: its value says so, and carries no confidence.
+        NOT_LOADED => 0.0,
         _ => 0.5,
     }
 }
@@ -101,9 +115,134 @@ async fn address_or_404(db: &Db, uprn: Uprn) -> Result<AddressRow, PropertyError
         .ok_or_else(|| PropertyError::NotFound(format!("UPRN {uprn}")))
 }
 
+/// The provenance of a flag no loaded dataset could answer.
+const NOT_LOADED: &str = "not_loaded";
+
+/// The provenance of a spatial answer: the sources of the matches, else of the datasets
+/// consulted, `+`-joined; `not_loaded` when none.
+fn check_source(c: &Check) -> String {
+    let mut s: Vec<&str> = c.matches.iter().map(|m| m.source.as_str()).collect();
+    if s.is_empty() {
+        s = c.sources.iter().map(|r| r.source.as_str()).collect();
+    }
+    s.sort_unstable();
+    s.dedup();
+    if s.is_empty() {
+        NOT_LOADED.to_string()
+    } else {
+        s.join("+")
+    }
+}
+
+/// The record's risk, designations and infrastructure tiers, from the risk report.
+fn put_risk(b: &mut Builder, r: &RiskReport) {
+    let flag = |c: &Check| serde_json::to_value(c.value).ok();
+    for (name, c) in &r.flood.flags {
+        b.put("risk", name, flag(c), &check_source(c), None);
+    }
+    let zone_src = ["in_flood_zone_3", "in_flood_zone_2"]
+        .iter()
+        .filter_map(|k| r.flood.flags.get(*k))
+        .map(check_source)
+        .max_by_key(|s| s != NOT_LOADED)
+        .unwrap_or_else(|| NOT_LOADED.to_string());
+    b.put(
+        "risk",
+        "flood_zone",
+        Some(json!(r.flood.zone)),
+        &zone_src,
+        None,
+    );
+    if let Some(c) = r.flood.flags.get("rivers_and_sea_risk_area") {
+        let band = r.flood.rivers_and_sea_band.as_ref().map(|v| json!(v));
+        b.put("risk", "rivers_and_sea_band", band, &check_source(c), None);
+    }
+    if let Some(c) = r.flood.flags.get("surface_water_risk_area") {
+        let band = r.flood.surface_water_band.as_ref().map(|v| json!(v));
+        b.put("risk", "surface_water_band", band, &check_source(c), None);
+    }
+    for (name, c) in &r.coal {
+        b.put(
+            "risk",
+            &format!("coal_{name}"),
+            flag(c),
+            &check_source(c),
+            None,
+        );
+    }
+    for g in [&r.heritage, &r.environmental_designations, &r.planning] {
+        for (name, c) in g {
+            b.put("designations", name, flag(c), &check_source(c), None);
+        }
+    }
+    for (prefix, n, value_name) in [
+        (
+            "nearest_substation",
+            &r.infrastructure.substation,
+            "headroom_mva",
+        ),
+        (
+            "nearest_renewable_project",
+            &r.infrastructure.renewable_project,
+            "capacity_mw",
+        ),
+    ] {
+        let src = n
+            .sources
+            .first()
+            .map_or(NOT_LOADED.to_string(), |s| s.source.clone());
+        b.put(
+            "infrastructure",
+            &format!("{prefix}_status"),
+            Some(json!(n.status)),
+            &src,
+            None,
+        );
+        if n.status != "ok" {
+            continue;
+        }
+        b.put(
+            "infrastructure",
+            &format!("{prefix}_name"),
+            s(&n.name),
+            &src,
+            None,
+        );
+        b.put(
+            "infrastructure",
+            &format!("{prefix}_distance_m"),
+            n.distance_m.map(|v| json!(v)),
+            &src,
+            None,
+        );
+        b.put(
+            "infrastructure",
+            &format!("{prefix}_{value_name}"),
+            n.value.map(|v| json!(v)),
+            &src,
+            None,
+        );
+        b.put(
+            "infrastructure",
+            &format!("{prefix}_category"),
+            s(&n.category),
+            &src,
+            None,
+        );
+        b.put(
+            "infrastructure",
+            &format!("{prefix}_development_status"),
+            s(&n.status_detail),
+            &src,
+            None,
+        );
+    }
+}
+
 /// The property record of a UPRN, assembled from every loaded source.
 pub async fn record(
     db: &Db,
+    layers: &LayerCache,
     uprn: Uprn,
     today: NaiveDate,
 ) -> Result<PropertyRecord, PropertyError> {
@@ -328,6 +467,10 @@ pub async fn record(
         );
     }
 
+    // Risk, designations and infrastructure: the risk report's own functions.
+    let risk = crate::risk::report_from(&*layers.current(db).await?, &a);
+    put_risk(&mut b, &risk);
+
     let tiers_without_data: Vec<&'static str> = TIERS
         .iter()
         .copied()
@@ -402,8 +545,13 @@ fn kind_of(class: Option<&str>) -> Option<&'static str> {
 }
 
 /// What the property is, what building it belongs to, and its headline attributes.
-pub async fn summary(db: &Db, uprn: Uprn, today: NaiveDate) -> Result<Summary, PropertyError> {
-    let rec = record(db, uprn, today).await?;
+pub async fn summary(
+    db: &Db,
+    layers: &LayerCache,
+    uprn: Uprn,
+    today: NaiveDate,
+) -> Result<Summary, PropertyError> {
+    let rec = record(db, layers, uprn, today).await?;
     let a = address_or_404(db, uprn).await?;
     let building = a.parent_uprn.unwrap_or(a.uprn);
     let units = reg::children_of(db, building).await?;

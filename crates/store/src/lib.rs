@@ -12,6 +12,7 @@ pub mod planning;
 pub mod rating;
 pub mod register;
 pub mod schema;
+pub mod spatial;
 pub mod testing;
 
 pub use db::{Backend, Db, DbOptions, Location, StoreError, StoreResult};

@@ -452,3 +452,38 @@ diesel::allow_tables_to_appear_in_same_query!(
     rating_list_entries,
     uarn_uprn_links,
 );
+
+diesel::table! {
+    spatial_features (id) {
+        id -> Text,
+        dataset -> Text,
+        reference -> Nullable<Text>,
+        name -> Nullable<Text>,
+        category -> Nullable<Text>,
+        status -> Nullable<Text>,
+        value -> Nullable<Double>,
+        organisation -> Nullable<Text>,
+        entry_date -> Nullable<Date>,
+        wkb -> Nullable<Binary>,
+        x -> Nullable<Double>,
+        y -> Nullable<Double>,
+        min_x -> Double,
+        min_y -> Double,
+        max_x -> Double,
+        max_y -> Double,
+        attributes_json -> Text,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    layer_coverage (id) {
+        id -> Text,
+        dataset -> Text,
+        lad_code -> Text,
+        vintage -> Nullable<Date>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}

@@ -28,6 +28,8 @@ pub static ALL: &[&OpDecl] = &[
     &property::PLANNING_HISTORY_BATCH,
     &property::COMMERCIAL,
     &property::COMMERCIAL_BY_UARN,
+    &property::RISK,
+    &property::RISK_BATCH,
     &property::RENTAL_ESTIMATE,
     &property::RETROFIT,
     &property::TRANSACTIONS,

@@ -199,6 +199,64 @@ fn run_lease_batch<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     })
 }
 
+/// The price of one property's risk report, alone or as one answered item of a batch.
+const RISK_PRICE: i64 = 3;
+
+pub static RISK: OpDecl = OpDecl {
+    id: "property_risk",
+    method: Method::Get,
+    path: "/v1/property/{uprn}/risk",
+    tag: "property",
+    summary: "The risk report of a property",
+    description: "Flood (planning flood zone, historic flooding, defences within 250 m, rivers-and-sea and surface-water risk areas with their bands), coal (development high risk area), heritage (listed building, conservation area, scheduled monument, heritage at risk), environmental designations (green belt, SSSI, AONB, national park, ancient woodland, air quality management area), planning (Article 4 direction, tree preservation, brownfield land) and infrastructure (nearest substation with its headroom, nearest renewable project), plus a summary of what is true and what was never checked. Every flag is true, false or `not_checked`: false only where one of its datasets is loaded for the property's local authority and nothing matches; not_checked where none is. Each flag names the datasets it consulted with source and vintage. UK only.",
+    price: Price::PerCall(RISK_PRICE),
+    params: &[UPRN],
+    body: None,
+    body_required: false,
+    response: schema_of::<property::RiskReport>,
+    deprecated: None,
+    read_only: true,
+    check: None,
+    run: run_risk,
+};
+
+fn run_risk<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let uprn = uprn_param(&input)?;
+        Answer::of(&property::risk(&ctx.state.db, &ctx.state.layers, uprn).await?)
+    })
+}
+
+pub static RISK_BATCH: OpDecl = OpDecl {
+    id: "property_risk_batch",
+    method: Method::Post,
+    path: "/v1/property/risk/batch",
+    tag: "property",
+    summary: "Risk reports of up to 100 properties",
+    description: "The risk report of each UPRN, in input order, with an outcome per item: `ok`, `not_found` or `error`. One item's failure never fails the call. Charged per item with a result (`ok`) at the single call's price, so never more than the single calls; `not_found` and `error` items are free. UK only.",
+    price: Price::PerItem(RISK_PRICE),
+    params: &[],
+    body: Some(schema_of::<UprnBatch>),
+    body_required: true,
+    response: schema_of::<property::RiskBatch>,
+    deprecated: None,
+    read_only: true,
+    check: Some(check_uprn_batch),
+    run: run_risk_batch,
+};
+
+fn run_risk_batch<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let body: UprnBatch = input
+            .body_as(true)?
+            .ok_or_else(|| ApiError::Internal("the batch body was not checked".into()))?;
+        let batch = property::risk_batch(&ctx.state.db, &ctx.state.layers, &body.uprns).await?;
+        let mut answer = Answer::of(&batch)?;
+        answer.charged_items = Some(batch.answered as i64);
+        Ok(answer)
+    })
+}
+
 pub static COUNCIL_TAX: OpDecl = OpDecl {
     id: "property_council_tax",
     method: Method::Get,
@@ -270,7 +328,9 @@ pub static RECORD: OpDecl = OpDecl {
 fn run_record<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let uprn = uprn_param(&input)?;
-        Answer::of(&property::record(&ctx.state.db, uprn, ctx.now.date_naive()).await?)
+        Answer::of(
+            &property::record(&ctx.state.db, &ctx.state.layers, uprn, ctx.now.date_naive()).await?,
+        )
     })
 }
 
@@ -295,7 +355,10 @@ pub static SUMMARY: OpDecl = OpDecl {
 fn run_summary<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let uprn = uprn_param(&input)?;
-        Answer::of(&property::summary(&ctx.state.db, uprn, ctx.now.date_naive()).await?)
+        Answer::of(
+            &property::summary(&ctx.state.db, &ctx.state.layers, uprn, ctx.now.date_naive())
+                .await?,
+        )
     })
 }
 

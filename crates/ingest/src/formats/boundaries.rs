@@ -39,6 +39,24 @@ pub struct BoundaryRow {
 
 /// Opens a GeoJSON FeatureCollection; a file that does not start with a JSON object is an error.
 pub fn read(path: &Path) -> io::Result<impl Iterator<Item = Parsed<BoundaryRow>> + Send> {
+    stream(path, |feature, crs| {
+        to_row(feature, crs).and_then(|row| match terrace_geo::bbox(&row.geometry) {
+            Some(_) => Ok(row),
+            None => Err("the geometry is empty".to_string()),
+        })
+    })
+}
+
+/// Turns one feature (and the collection's CRS, when it named one) into a row or a reason.
+pub(crate) type FeatureFn<T> = fn(Value, Option<bool>) -> Result<T, String>;
+
+/// Streams the features of a GeoJSON FeatureCollection one at a time through `map`: one item per
+/// feature, its "line" the 1-based feature index. A file that does not start with a JSON object
+/// is an error.
+pub(crate) fn stream<T>(
+    path: &Path,
+    map: FeatureFn<T>,
+) -> io::Result<impl Iterator<Item = Parsed<T>> + Send + use<T>> {
     let mut reader = BufReader::new(File::open(path)?);
     let file = path.display().to_string();
     skip_bom(&mut reader)?;
@@ -57,6 +75,7 @@ pub fn read(path: &Path) -> io::Result<impl Iterator<Item = Parsed<BoundaryRow>>
         state: State::TopLevel,
         crs_is_wgs84: None,
         index: 0,
+        map,
     })
 }
 
@@ -67,13 +86,14 @@ enum State {
     Done,
 }
 
-struct Features<R> {
+struct Features<R, T> {
     reader: R,
     file: String,
     state: State,
     /// From the collection's `crs` member, when it came before `features`.
     crs_is_wgs84: Option<bool>,
     index: u64,
+    map: FeatureFn<T>,
 }
 
 fn skip_bom(r: &mut impl BufRead) -> io::Result<()> {
@@ -113,8 +133,8 @@ fn json_value<T: for<'de> Deserialize<'de>>(r: &mut impl BufRead) -> Result<T, S
     T::deserialize(&mut de).map_err(|e| e.to_string())
 }
 
-impl<R: BufRead> Features<R> {
-    fn fail(&mut self, reason: String) -> Option<Parsed<BoundaryRow>> {
+impl<R: BufRead, T> Features<R, T> {
+    fn fail(&mut self, reason: String) -> Option<Parsed<T>> {
         self.state = State::Done;
         Some(Err(Rejection {
             file: self.file.clone(),
@@ -175,8 +195,8 @@ impl<R: BufRead> Features<R> {
     }
 }
 
-impl<R: BufRead> Iterator for Features<R> {
-    type Item = Parsed<BoundaryRow>;
+impl<R: BufRead, T> Iterator for Features<R, T> {
+    type Item = Parsed<T>;
 
     fn next(&mut self) -> Option<Self::Item> {
         match self.seek_feature() {
@@ -191,11 +211,7 @@ impl<R: BufRead> Iterator for Features<R> {
         self.index += 1;
         let line = self.index;
         Some(
-            to_row(feature, self.crs_is_wgs84)
-                .and_then(|row| match terrace_geo::bbox(&row.geometry) {
-                    Some(_) => Ok(row),
-                    None => Err("the geometry is empty".to_string()),
-                })
+            (self.map)(feature, self.crs_is_wgs84)
                 .map(|row| (line, row))
                 .map_err(|reason| Rejection {
                     file: self.file.clone(),
@@ -231,7 +247,7 @@ fn code_property(key: &str) -> Option<(&'static str, u8, String)> {
     })
 }
 
-fn string_property(props: &Map<String, Value>, key: &str) -> Option<String> {
+pub(crate) fn string_property(props: &Map<String, Value>, key: &str) -> Option<String> {
     let v = match props.get(key)? {
         Value::String(s) => s.trim().to_string(),
         Value::Number(n) => n.to_string(),
@@ -241,16 +257,15 @@ fn string_property(props: &Map<String, Value>, key: &str) -> Option<String> {
 }
 
 /// The first position of a geometry, to guess its CRS.
-fn first_position(g: &geojson::Geometry) -> Option<(f64, f64)> {
+pub(crate) fn first_position(g: &geojson::Geometry) -> Option<(f64, f64)> {
     use geojson::GeometryValue as G;
     let p = match &g.value {
         G::Polygon { coordinates } => coordinates.first()?.first()?,
         G::MultiPolygon { coordinates } => coordinates.first()?.first()?.first()?,
-        G::Point { .. }
-        | G::MultiPoint { .. }
-        | G::LineString { .. }
-        | G::MultiLineString { .. }
-        | G::GeometryCollection { .. } => return None,
+        G::Point { coordinates } => coordinates,
+        G::LineString { coordinates } | G::MultiPoint { coordinates } => coordinates.first()?,
+        G::MultiLineString { coordinates } => coordinates.first()?.first()?,
+        G::GeometryCollection { .. } => return None,
     };
     match p.as_slice() {
         [x, y, ..] => Some((*x, *y)),

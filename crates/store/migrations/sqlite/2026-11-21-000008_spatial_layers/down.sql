@@ -1,0 +1,2 @@
+DROP TABLE layer_coverage;
+DROP TABLE spatial_features;
