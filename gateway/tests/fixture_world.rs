@@ -318,9 +318,14 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
         let list = pc[case].as_array().unwrap();
         assert!(!list.is_empty(), "{case}");
         for u in list {
-            let h = terrace_property::planning_history(&t.db, uprn(u), today)
-                .await
-                .unwrap();
+            let h = terrace_property::planning_history(
+                &t.db,
+                &terrace_property::LayerCache::default(),
+                uprn(u),
+                today,
+            )
+            .await
+            .unwrap();
             assert_eq!((h.status, h.match_level), ("ok", Some(level)), "{case} {u}");
             if case == "matcher_uprns" {
                 assert!(
@@ -342,6 +347,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
         .unwrap();
     let h = terrace_property::planning_history(
         &t.db,
+        &terrace_property::LayerCache::default(),
         terrace_core::Uprn::new(uncovered.uprn).unwrap(),
         today,
     )
@@ -429,6 +435,23 @@ async fn risk_layers_answer_three_ways(db: &terrace_store::Db, m: &Value) {
         assert_eq!(v(&r, "flood", "flood_defence_within_250m"), true);
     }
     for u in cases["conservation_and_listed"].as_array().unwrap() {
+        // Planning history reads the same flags for what needs consent.
+        let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
+        let h = terrace_property::planning_history(
+            db,
+            &cache,
+            Uprn::new(u.as_i64().unwrap()).unwrap(),
+            today,
+        )
+        .await
+        .unwrap();
+        let consent = serde_json::to_value(&h.what_needs_consent).unwrap();
+        assert_eq!(
+            consent["flags"]["conservation_area"]["value"], true,
+            "{u}: {consent}"
+        );
+        assert_eq!(consent["flags"]["listed_building"]["value"], true, "{u}");
+        assert!(!h.what_needs_consent.required.is_empty(), "{u}: {consent}");
         let r = report(u).await;
         assert_eq!(v(&r, "heritage", "conservation_area"), true, "{u}");
         assert_eq!(v(&r, "heritage", "listed_building"), true, "{u}");

@@ -17,10 +17,6 @@ use crate::PropertyError;
 /// the property's point are listed when none is linked to the unit or its building.
 pub const RADIUS_M: f64 = 25.0;
 
-/// The reason every designation flag gives until the designation layers are wired in.
-pub const DESIGNATIONS_NOT_INTEGRATED: &str =
-    "designation layers are not read by this build, so the designation was never checked";
-
 /// How an application was tied to the UPRN.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct ApplicationMatch {
@@ -243,10 +239,36 @@ pub fn what_needs_consent(flags: &DesignationFlags) -> WhatNeedsConsent {
 /// The designation flags of a property. The designation layers are built elsewhere; until they
 /// are wired in here, every flag is `not_checked` with that reason, never false.
 pub async fn designation_flags(
-    _db: &Db,
-    _address: &AddressRow,
+    db: &Db,
+    layers: &crate::risk::LayerCache,
+    address: &AddressRow,
 ) -> Result<DesignationFlags, PropertyError> {
-    Ok(DesignationFlags::not_checked(DESIGNATIONS_NOT_INTEGRATED))
+    let layers = layers.current(db).await?;
+    let report = crate::risk::report_from(&layers, address);
+    let flag = |name: &str| {
+        let check = [
+            &report.heritage,
+            &report.planning,
+            &report.environmental_designations,
+        ]
+        .into_iter()
+        .find_map(|group| group.get(name));
+        match check {
+            Some(c) => DesignationFlag {
+                value: c.value,
+                source: c.sources.first().map(|s| s.source.clone()),
+                reason: c.reason.clone(),
+            },
+            None => DesignationFlag::not_checked(&format!("the risk report has no {name} flag")),
+        }
+    };
+    Ok(DesignationFlags {
+        conservation_area: flag("conservation_area"),
+        listed_building: flag("listed_building"),
+        article_4_direction: flag("article_4_direction"),
+        tree_preservation_order: flag("tree_preservation"),
+        scheduled_monument: flag("scheduled_monument"),
+    })
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -364,6 +386,7 @@ async fn lad_of(db: &Db, a: &AddressRow) -> Result<Option<String>, PropertyError
 /// coverage).
 pub async fn planning_history(
     db: &Db,
+    layers: &crate::risk::LayerCache,
     uprn: Uprn,
     today: NaiveDate,
 ) -> Result<PlanningHistory, PropertyError> {
@@ -417,7 +440,7 @@ pub async fn planning_history(
             }
         }
     };
-    let flags = designation_flags(db, &address).await?;
+    let flags = designation_flags(db, layers, &address).await?;
     let official = OfficialCoverage {
         covered,
         reason: coverage_reason.clone(),
@@ -490,6 +513,7 @@ pub struct PlanningBatch {
 /// Answers each UPRN as the single call would; one item's failure never fails the batch.
 pub async fn planning_history_batch(
     db: &Db,
+    layers: &crate::risk::LayerCache,
     uprns: &[serde_json::Value],
     today: NaiveDate,
 ) -> Result<PlanningBatch, PropertyError> {
@@ -502,7 +526,7 @@ pub async fn planning_history_batch(
                 result: None,
                 error: Some("not a UPRN: a positive integer of at most 12 digits".into()),
             },
-            Some(u) => match planning_history(db, u, today).await {
+            Some(u) => match planning_history(db, layers, u, today).await {
                 Ok(r) => PlanningBatchItem {
                     uprn: given.clone(),
                     outcome: r.status,

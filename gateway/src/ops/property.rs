@@ -485,7 +485,13 @@ pub static PLANNING_HISTORY: OpDecl = OpDecl {
 fn run_planning_history<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let uprn = uprn_param(&input)?;
-        let r = property::planning_history(&ctx.state.db, uprn, ctx.now.date_naive()).await?;
+        let r = property::planning_history(
+            &ctx.state.db,
+            &ctx.state.layers,
+            uprn,
+            ctx.now.date_naive(),
+        )
+        .await?;
         let mut answer = Answer::of(&r)?;
         if r.status == "not_covered" {
             answer.charged_items = Some(0);
@@ -517,9 +523,13 @@ fn run_planning_history_batch<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
         let body: UprnBatch = input
             .body_as(true)?
             .ok_or_else(|| ApiError::Internal("the batch body was not checked".into()))?;
-        let batch =
-            property::planning_history_batch(&ctx.state.db, &body.uprns, ctx.now.date_naive())
-                .await?;
+        let batch = property::planning_history_batch(
+            &ctx.state.db,
+            &ctx.state.layers,
+            &body.uprns,
+            ctx.now.date_naive(),
+        )
+        .await?;
         let mut answer = Answer::of(&batch)?;
         answer.charged_items = Some(batch.answered as i64);
         Ok(answer)
