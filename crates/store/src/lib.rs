@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod bulk;
 pub mod db;
 pub mod loads;
+pub mod oauth;
 pub mod register;
 pub mod schema;
 pub mod testing;
