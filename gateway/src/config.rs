@@ -21,6 +21,15 @@ pub struct Config {
     pub pool_size: usize,
     /// `TERRACE_WORKERS`, default the number of cores.
     pub workers: Option<usize>,
+    /// `TERRACE_PUBLIC_URL`, default `http://` + `addr`: the base URL clients reach the service
+    /// at; the OAuth issuer, and the MCP resource is this plus `/mcp`.
+    pub public_url: String,
+    /// `TERRACE_OAUTH_SIGNING_KEY` (at least 32 characters): the access-token signing key. Unset:
+    /// a key generated once and kept in the store's `meta` table (embedded mode).
+    pub oauth_signing_key: Option<String>,
+    /// `TERRACE_OAUTH_INSECURE_CLIENT_IDS=1`: accept http client ID metadata URLs on loopback
+    /// (local development and tests only).
+    pub oauth_insecure_client_ids: bool,
 }
 
 fn env(name: &str) -> Option<String> {
@@ -41,8 +50,20 @@ fn env_num<T: std::str::FromStr>(name: &str) -> Result<Option<T>, String> {
 impl Config {
     pub fn from_env() -> Result<Config, String> {
         let default_rate = RateLimit::default();
+        let addr = env("TERRACE_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into());
+        let oauth_signing_key = env("TERRACE_OAUTH_SIGNING_KEY");
+        if oauth_signing_key.as_ref().is_some_and(|k| k.len() < 32) {
+            return Err("TERRACE_OAUTH_SIGNING_KEY must be at least 32 characters".into());
+        }
         Ok(Config {
-            addr: env("TERRACE_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into()),
+            public_url: env("TERRACE_PUBLIC_URL")
+                .unwrap_or_else(|| format!("http://{addr}"))
+                .trim_end_matches('/')
+                .to_string(),
+            oauth_signing_key,
+            oauth_insecure_client_ids: env("TERRACE_OAUTH_INSECURE_CLIENT_IDS")
+                .is_some_and(|v| v == "1" || v == "true"),
+            addr,
             data_dir: env("TERRACE_DATA_DIR")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| "./data".into()),

@@ -2,7 +2,8 @@
 
 use crate::error::{ApiError, FieldError};
 use crate::params::{self, Raw};
-use crate::registry::{Ctx, Input, Method, OpDecl, operations};
+use crate::pipeline;
+use crate::registry::{Input, Method, OpDecl, operations};
 use crate::state::AppState;
 use crate::telemetry::record_call;
 use actix_web::http::header;
@@ -137,6 +138,8 @@ async fn dispatch(
 
 type Failure = (ApiError, Option<i64>);
 
+/// The HTTP side of a call: authenticate the API key, read the query, path and body, then the
+/// shared pipeline ([`pipeline::execute`]), keeping the key cache in step with the ledger.
 async fn handle(
     op: &'static OpDecl,
     req: &HttpRequest,
@@ -144,50 +147,23 @@ async fn handle(
     state: &AppState,
     rid: &str,
 ) -> Result<(serde_json::Map<String, Value>, i64, i64), Failure> {
-    let upfront = op.price.upfront();
-    let (caller, key_hash) = authenticate(req, state, upfront)
+    let (caller, key_hash) = authenticate(req, state, op.price.upfront())
         .await
         .map_err(|e| (e, None))?;
-    let bal = Some(caller.balance);
-    if let Some(key) = caller.key_id {
-        state
-            .check_rate(key)
-            .map_err(|retry_after_secs| (ApiError::RateLimited { retry_after_secs }, bal))?;
+    let input = body.and_then(|body| parse_input(op, req, &body).map_err(ApiError::Validation));
+    match pipeline::execute(op, state, caller, input, rid, Surface::Http).await {
+        Ok(done) => {
+            state.keys.set_balance(&key_hash, done.credits_remaining);
+            Ok((done.body, done.credits_charged, done.credits_remaining))
+        }
+        Err(f) => {
+            if f.refused_at_commit {
+                // A key refused at commit (revoked elsewhere) must not stay cached.
+                state.keys.forget(&key_hash);
+            }
+            Err((f.error, f.remaining))
+        }
     }
-    let body = body.map_err(|e| (e, bal))?;
-    let input = parse_input(op, req, &body).map_err(|e| (ApiError::Validation(e), bal))?;
-    if let Some(check) = op.check {
-        check(&input).map_err(|e| (e, bal))?;
-    }
-    if caller.balance < upfront {
-        return Err((
-            ApiError::InsufficientCredits {
-                required: upfront,
-                remaining: caller.balance,
-            },
-            bal,
-        ));
-    }
-    let now = state.clock.now();
-    let ctx = Ctx {
-        state: state.clone(),
-        caller,
-        request_id: rid.to_string(),
-        now,
-    };
-    let answer = (op.run)(&ctx, input).await.map_err(|e| (e, bal))?;
-    let credits = answer.credits(op.price);
-    let remaining = state
-        .ledger
-        .charge(&ctx.caller, op.id, credits, rid, Surface::Http, now)
-        .await
-        .map_err(|e| {
-            // A key refused at commit (revoked elsewhere) must not stay cached.
-            state.keys.forget(&key_hash);
-            (ApiError::from(e), bal)
-        })?;
-    state.keys.set_balance(&key_hash, remaining);
-    Ok((answer.body, credits, remaining))
 }
 
 /// The successor's path with this request's path parameters filled in.

@@ -26,17 +26,7 @@ fn operation(op: &OpDecl, g: &mut schemars::SchemaGenerator) -> Value {
         })
         .collect();
     let credits = op.price.credits();
-    let price_text = match op.price {
-        crate::registry::Price::Free => "Free (0 credits).".to_string(),
-        crate::registry::Price::PerCall(n) => format!(
-            "Costs {n} credit{} per successful call.",
-            if n == 1 { "" } else { "s" }
-        ),
-        crate::registry::Price::PerItem(n) => format!(
-            "Costs {n} credit{} per answered item.",
-            if n == 1 { "" } else { "s" }
-        ),
-    };
+    let price_text = op.price.sentence();
     let response = (op.response)(g);
     let mut o = json!({
         "operationId": op.id,

@@ -60,6 +60,16 @@ impl Price {
         }
     }
 
+    /// The price as a sentence, for descriptions (OpenAPI and MCP tools).
+    pub fn sentence(self) -> String {
+        let plural = |n: i64| if n == 1 { "" } else { "s" };
+        match self {
+            Price::Free => "Free (0 credits).".to_string(),
+            Price::PerCall(n) => format!("Costs {n} credit{} per successful call.", plural(n)),
+            Price::PerItem(n) => format!("Costs {n} credit{} per answered item.", plural(n)),
+        }
+    }
+
     /// The most a call can cost before it runs (for the early 402): a batch's minimum is one item.
     pub fn upfront(self) -> i64 {
         self.credits()

@@ -60,12 +60,33 @@ pub async fn prepare(config: &Config) -> anyhow::Result<AppState> {
         index: index.clone(),
     };
     spawn_index_refresher(db.clone(), index);
-    Ok(AppState::new(
-        db,
-        Arc::new(SystemClock),
-        address,
-        config.rate,
-    ))
+    let oauth = oauth_settings(&db, config).await?;
+    Ok(AppState::new(db, Arc::new(SystemClock), address, config.rate).with_oauth(oauth))
+}
+
+/// The meta key under which the embedded mode keeps its generated signing key.
+const SIGNING_KEY_META: &str = "oauth_signing_key";
+
+/// OAuth settings from the configuration; without a configured signing key, the one generated
+/// by the first start and kept in the store (so tokens survive restarts).
+pub async fn oauth_settings(
+    db: &Db,
+    config: &Config,
+) -> anyhow::Result<crate::oauth::OAuthSettings> {
+    let key = match &config.oauth_signing_key {
+        Some(k) => k.clone(),
+        None => {
+            terrace_store::oauth::meta_get_or_insert(
+                db,
+                SIGNING_KEY_META,
+                &crate::oauth::random_token(),
+            )
+            .await?
+        }
+    };
+    let mut s = crate::oauth::OAuthSettings::new(&config.public_url, key.into_bytes());
+    s.insecure_client_ids = config.oauth_insecure_client_ids;
+    Ok(s)
 }
 
 /// Rebuilds the index when a loader changes the register (checked every 30 s).
@@ -89,7 +110,11 @@ fn spawn_index_refresher(db: Db, index: Arc<IndexHandle>) {
 /// Mounts everything on an app (used by `serve` and by the tests).
 pub fn app_config(state: AppState) -> impl FnOnce(&mut web::ServiceConfig) {
     move |cfg| {
+        let mcp = crate::mcp::http_service(&state);
         cfg.app_data(web::Data::new(state))
+            .configure(crate::oauth::routes::configure)
+            .configure(crate::hub::configure)
+            .service(mcp)
             .configure(crate::http::configure)
             .default_service(web::to(crate::http::not_found));
     }

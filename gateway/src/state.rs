@@ -97,6 +97,10 @@ pub struct AppState {
     pub openapi: Arc<serde_json::Value>,
     /// The spatial layers of the risk report, rebuilt when a load changes them.
     pub layers: terrace_property::LayerCache,
+    /// OAuth settings (issuer, resource, signing key, lifetimes).
+    pub oauth: Arc<crate::oauth::OAuthSettings>,
+    /// Outbound HTTP, for fetching client ID metadata documents.
+    pub http_client: reqwest::Client,
 }
 
 impl AppState {
@@ -116,7 +120,22 @@ impl AppState {
             metrics: crate::telemetry::metrics_handle(),
             openapi: Arc::new(crate::openapi::document()),
             layers: terrace_property::LayerCache::default(),
+            oauth: Arc::new(crate::oauth::OAuthSettings::new(
+                "http://127.0.0.1:8080",
+                crate::oauth::random_token().into_bytes(),
+            )),
+            http_client: reqwest::Client::builder()
+                .timeout(std::time::Duration::from_secs(5))
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap_or_default(),
         }
+    }
+
+    /// The same state with these OAuth settings.
+    pub fn with_oauth(mut self, oauth: crate::oauth::OAuthSettings) -> AppState {
+        self.oauth = Arc::new(oauth);
+        self
     }
 
     /// Ok, or the whole seconds to wait before the key may call again.

@@ -33,6 +33,18 @@ pub fn init_logging() {
         .try_init();
 }
 
+/// JSON logs on standard error (for `terrace mcp --stdio`, whose standard output is the protocol).
+pub fn init_logging_stderr() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .json()
+        .with_target(false)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
 pub fn record_call(operation: &str, status: u16, seconds: f64, credits: i64) {
     let labels = [
         ("operation", operation.to_string()),

@@ -5,7 +5,7 @@
 //!   cargo xtask build                             derive areas, link sales to UPRNs, build the market tables
 //!   cargo xtask validate index                    compare local authority indices with the loaded UK HPI
 //!   cargo xtask migrate                           apply migrations
-//!   cargo xtask openapi [--check]                 write (or check) docs/openapi.json
+//!   cargo xtask openapi [--check]                 write (or check) docs/openapi.json and docs/mcp-tools.json
 //!   cargo xtask bench address [--addresses N]     benchmark the address endpoints
 //!   cargo xtask bench market [--districts N] [--years Y] [--per-month R]   benchmark the market build and endpoints
 //!
@@ -25,10 +25,25 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|validate|migrate|op
   build                                derive each address's area, link sales to UPRNs, build the market indices and volumes
   validate index                       compare the local authority indices with the loaded UK HPI (correlation, largest annual gap)
   migrate                              apply pending migrations
-  openapi [--check]                    write docs/openapi.json (or fail if it differs from the code)
+  openapi [--check]                    write docs/openapi.json and docs/mcp-tools.json (or fail if they differ from the code)
   bench address [--addresses N]        benchmark the address endpoints on a generated register
   bench market [--districts N] [--years Y] [--per-month R]
                                        time the market build and the market endpoints on synthetic sales";
+
+/// The documents generated from the operation declarations: the OpenAPI document and the MCP
+/// `tools/list` snapshot beside it.
+fn generated_docs() -> [(&'static str, String); 2] {
+    [
+        (
+            "docs/openapi.json",
+            terrace_gateway::openapi::document_text(),
+        ),
+        (
+            "docs/mcp-tools.json",
+            terrace_gateway::mcp::tools_document_text(),
+        ),
+    ]
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -154,18 +169,21 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
             Ok(())
         }
         ["openapi"] => {
-            let path = root().join("docs/openapi.json");
-            std::fs::write(&path, terrace_gateway::openapi::document_text())?;
-            eprintln!("wrote {}", path.display());
+            for (file, text) in generated_docs() {
+                let path = root().join(file);
+                std::fs::write(&path, text)?;
+                eprintln!("wrote {}", path.display());
+            }
             Ok(())
         }
         ["openapi", "--check"] => {
-            let path = root().join("docs/openapi.json");
-            let committed = std::fs::read_to_string(&path).unwrap_or_default();
-            if committed != terrace_gateway::openapi::document_text() {
-                bail!("docs/openapi.json differs from the code; run `cargo xtask openapi`");
+            for (file, text) in generated_docs() {
+                let committed = std::fs::read_to_string(root().join(file)).unwrap_or_default();
+                if committed != text {
+                    bail!("{file} differs from the code; run `cargo xtask openapi`");
+                }
+                eprintln!("{file} matches the code");
             }
-            eprintln!("docs/openapi.json matches the code");
             Ok(())
         }
         ["bench", "market", rest @ ..] => {

@@ -204,24 +204,32 @@ fn round3(x: f64) -> f64 {
 pub struct ResolveInput {
     /// The address as free text, e.g. "Flat 2, 10 High St, Exeter EX1 1AA".
     #[serde(default)]
+    #[schemars(length(max = 500))]
     pub address: Option<String>,
     /// Secondary addressable object: flat or unit ("Flat 2").
     #[serde(default)]
+    #[schemars(length(max = 500))]
     pub saon: Option<String>,
     /// Primary addressable object: house number, range or building name ("10", "63-65", "Rose Cottage").
     #[serde(default)]
+    #[schemars(length(max = 500))]
     pub paon: Option<String>,
     #[serde(default)]
+    #[schemars(length(max = 500))]
     pub street: Option<String>,
     #[serde(default)]
+    #[schemars(length(max = 500))]
     pub locality: Option<String>,
     #[serde(default)]
+    #[schemars(length(max = 500))]
     pub town: Option<String>,
     /// With or without the space, any case; a wrong postcode lowers scores but does not stop a match.
     #[serde(default)]
+    #[schemars(length(max = 500))]
     pub postcode: Option<String>,
     /// How many candidates to return, 1-25 (default 5).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 25))]
     pub max_candidates: Option<u32>,
 }
 

@@ -8,6 +8,7 @@ pub mod bulk;
 pub mod db;
 pub mod loads;
 pub mod market;
+pub mod oauth;
 pub mod planning;
 pub mod rating;
 pub mod register;

@@ -338,8 +338,70 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    oauth_clients (client_id) {
+        client_id -> Text,
+        client_name -> Nullable<Text>,
+        redirect_uris -> Text,
+        metadata_document -> Bool,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    oauth_grants (id) {
+        id -> BigInt,
+        account_id -> BigInt,
+        client_id -> Text,
+        resource -> Text,
+        scope -> Text,
+        created_at -> Timestamp,
+        revoked_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    oauth_codes (code_hash) {
+        code_hash -> Text,
+        client_id -> Text,
+        account_id -> BigInt,
+        redirect_uri -> Text,
+        code_challenge -> Text,
+        resource -> Text,
+        scope -> Text,
+        expires_at -> Timestamp,
+        used_at -> Nullable<Timestamp>,
+        grant_id -> Nullable<BigInt>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    oauth_refresh_tokens (token_hash) {
+        token_hash -> Text,
+        grant_id -> BigInt,
+        expires_at -> Timestamp,
+        used_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    web_sessions (id_hash) {
+        id_hash -> Text,
+        account_id -> BigInt,
+        csrf_token -> Text,
+        created_at -> Timestamp,
+        expires_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(api_keys -> accounts (account_id));
 diesel::joinable!(ledger -> accounts (account_id));
+diesel::joinable!(oauth_grants -> accounts (account_id));
+diesel::joinable!(oauth_refresh_tokens -> oauth_grants (grant_id));
+diesel::joinable!(web_sessions -> accounts (account_id));
 diesel::joinable!(load_rejections -> load_runs (run_id));
 
 diesel::table! {
@@ -451,6 +513,11 @@ diesel::allow_tables_to_appear_in_same_query!(
     hpi_reference,
     rating_list_entries,
     uarn_uprn_links,
+    oauth_clients,
+    oauth_grants,
+    oauth_codes,
+    oauth_refresh_tokens,
+    web_sessions,
 );
 
 diesel::table! {

@@ -95,6 +95,7 @@ fn run_usage<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
 pub struct NewKeyBody {
     /// A label for the key, up to 100 characters.
     #[serde(default)]
+    #[schemars(length(max = 100))]
     pub name: Option<String>,
 }
 

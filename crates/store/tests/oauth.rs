@@ -1,0 +1,119 @@
+//! OAuth storage: a code and a refresh token are each used at most once, even when presented
+//! concurrently, and a reused refresh token revokes its grant (on SQLite and PostgreSQL).
+
+use chrono::{Duration, NaiveDateTime, Utc};
+use terrace_store::oauth::{self as q, ClientRow, CodeRow, NewRefresh, Rotated, TakenCode};
+use terrace_store::testing::TestDb;
+
+fn now() -> NaiveDateTime {
+    Utc::now().naive_utc()
+}
+
+async fn setup(t: &TestDb) -> CodeRow {
+    let account =
+        terrace_store::accounts::create_account(&t.db, "a", Some("a@example.test"), None, 5, now())
+            .await
+            .unwrap();
+    q::upsert_client(
+        &t.db,
+        &ClientRow {
+            client_id: "tc_1".into(),
+            client_name: Some("Agent".into()),
+            redirect_uris: "[\"https://app.example/cb\"]".into(),
+            metadata_document: false,
+            created_at: now(),
+            updated_at: now(),
+        },
+    )
+    .await
+    .unwrap();
+    let code = CodeRow {
+        code_hash: "code-hash".into(),
+        client_id: "tc_1".into(),
+        account_id: account,
+        redirect_uri: "https://app.example/cb".into(),
+        code_challenge: "c".repeat(43),
+        resource: "https://api.example/mcp".into(),
+        scope: "terrace".into(),
+        expires_at: now() + Duration::seconds(60),
+        used_at: None,
+        grant_id: None,
+        created_at: now(),
+    };
+    q::insert_code(&t.db, &code).await.unwrap();
+    code
+}
+
+#[tokio::test]
+async fn a_code_is_taken_once_even_concurrently() {
+    let t = TestDb::new().await;
+    setup(&t).await;
+    let takes =
+        futures_util::future::join_all((0..8).map(|_| q::take_code(&t.db, "code-hash", now())))
+            .await;
+    let fresh = takes
+        .iter()
+        .filter(|r| matches!(r, Ok(TakenCode::Fresh(_))))
+        .count();
+    let reused = takes
+        .iter()
+        .filter(|r| matches!(r, Ok(TakenCode::Reused(_))))
+        .count();
+    assert_eq!((fresh, reused), (1, 7));
+    assert_eq!(
+        q::take_code(&t.db, "unknown", now()).await.unwrap(),
+        TakenCode::Unknown
+    );
+}
+
+#[tokio::test]
+async fn refresh_tokens_rotate_and_a_reuse_revokes_the_grant() {
+    let t = TestDb::new().await;
+    let code = setup(&t).await;
+    let first = NewRefresh {
+        token_hash: "r1",
+        expires_at: now() + Duration::days(30),
+    };
+    let grant = q::create_grant(&t.db, &code, &first, now()).await.unwrap();
+    assert!(q::live_grant(&t.db, grant).await.unwrap().is_some());
+
+    let second = NewRefresh {
+        token_hash: "r2",
+        expires_at: now() + Duration::days(30),
+    };
+    match q::rotate_refresh(&t.db, "r1", &second, now())
+        .await
+        .unwrap()
+    {
+        Rotated::Rotated(g) => assert_eq!(g.id, grant),
+        other @ (Rotated::Reused | Rotated::Dead | Rotated::Unknown) => panic!("{other:?}"),
+    }
+    let third = NewRefresh {
+        token_hash: "r3",
+        expires_at: now() + Duration::days(30),
+    };
+    assert_eq!(
+        q::rotate_refresh(&t.db, "r1", &third, now()).await.unwrap(),
+        Rotated::Reused
+    );
+    assert!(q::live_grant(&t.db, grant).await.unwrap().is_none());
+    assert_eq!(
+        q::rotate_refresh(&t.db, "r2", &third, now()).await.unwrap(),
+        Rotated::Dead
+    );
+    assert_eq!(
+        q::rotate_refresh(&t.db, "nope", &third, now())
+            .await
+            .unwrap(),
+        Rotated::Unknown
+    );
+    assert_eq!(q::grant_of_refresh(&t.db, "r2").await.unwrap(), Some(grant));
+}
+
+#[tokio::test]
+async fn the_generated_secret_is_kept_once() {
+    let t = TestDb::new().await;
+    let a = q::meta_get_or_insert(&t.db, "k", "first").await.unwrap();
+    let b = q::meta_get_or_insert(&t.db, "k", "second").await.unwrap();
+    assert_eq!((a.as_str(), b.as_str()), ("first", "first"));
+}

@@ -1,0 +1,837 @@
+//! The OAuth endpoints: metadata (RFC 9728, RFC 8414), dynamic client registration (RFC 7591),
+//! client ID metadata documents, the authorize step with its sign-in and consent pages, the token
+//! endpoint (authorization code with PKCE S256, rotating refresh tokens) and revocation (RFC 7009).
+
+use super::{
+    ClientMetadata, SCOPE, check_metadata, fetchable_metadata_url, hash_secret, is_metadata_url,
+    issue_access_token, pkce_matches, random_token, valid_challenge, valid_redirect_uri,
+    verify_access_token,
+};
+use crate::state::AppState;
+use crate::web::{self, esc, hidden};
+use actix_web::http::{StatusCode, header};
+use actix_web::{HttpRequest, HttpResponse, web as aw};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use terrace_store::oauth::{self as q, ClientRow, CodeRow, NewRefresh, Rotated, TakenCode};
+
+pub fn configure(cfg: &mut aw::ServiceConfig) {
+    cfg.route(
+        "/.well-known/oauth-protected-resource",
+        aw::get().to(protected_resource),
+    )
+    .route(
+        "/.well-known/oauth-protected-resource/mcp",
+        aw::get().to(protected_resource),
+    )
+    .route(
+        "/.well-known/oauth-authorization-server",
+        aw::get().to(authorization_server),
+    )
+    .route("/oauth/register", aw::post().to(register))
+    .route("/oauth/authorize", aw::get().to(authorize_get))
+    .route("/oauth/authorize", aw::post().to(authorize_post))
+    .route("/oauth/token", aw::post().to(token))
+    .route("/oauth/revoke", aw::post().to(revoke));
+}
+
+fn json_no_store(status: StatusCode, v: Value) -> HttpResponse {
+    HttpResponse::build(status)
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::PRAGMA, "no-cache"))
+        .json(v)
+}
+
+/// RFC 9728: where the MCP resource's authorization server is.
+async fn protected_resource(state: aw::Data<AppState>) -> HttpResponse {
+    let s = &state.oauth;
+    HttpResponse::Ok().json(json!({
+        "resource": s.resource(),
+        "authorization_servers": [s.issuer()],
+        "scopes_supported": [SCOPE],
+        "bearer_methods_supported": ["header"],
+        "resource_name": "Terrace MCP tool server",
+        "resource_documentation": format!("{}/docs/", s.public_url),
+    }))
+}
+
+/// RFC 8414: the authorization server's endpoints and what it supports.
+async fn authorization_server(state: aw::Data<AppState>) -> HttpResponse {
+    let base = &state.oauth.public_url;
+    HttpResponse::Ok().json(json!({
+        "issuer": state.oauth.issuer(),
+        "authorization_endpoint": format!("{base}/oauth/authorize"),
+        "token_endpoint": format!("{base}/oauth/token"),
+        "registration_endpoint": format!("{base}/oauth/register"),
+        "revocation_endpoint": format!("{base}/oauth/revoke"),
+        "scopes_supported": [SCOPE],
+        "response_types_supported": ["code"],
+        "response_modes_supported": ["query"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "code_challenge_methods_supported": ["S256"],
+        "token_endpoint_auth_methods_supported": ["none"],
+        "revocation_endpoint_auth_methods_supported": ["none"],
+        "authorization_response_iss_parameter_supported": true,
+        "client_id_metadata_document_supported": true,
+    }))
+}
+
+fn register_error(code: &str, description: &str) -> HttpResponse {
+    json_no_store(
+        StatusCode::BAD_REQUEST,
+        json!({"error": code, "error_description": description}),
+    )
+}
+
+#[derive(Debug, Deserialize)]
+struct Registration {
+    #[serde(default)]
+    redirect_uris: Vec<String>,
+    #[serde(default)]
+    client_name: Option<String>,
+    #[serde(default)]
+    token_endpoint_auth_method: Option<String>,
+    #[serde(default)]
+    grant_types: Option<Vec<String>>,
+    #[serde(default)]
+    response_types: Option<Vec<String>>,
+}
+
+/// RFC 7591 dynamic client registration, for public clients (PKCE, no client secret).
+async fn register(state: aw::Data<AppState>, body: aw::Bytes) -> HttpResponse {
+    let Ok(reg) = serde_json::from_slice::<Registration>(&body) else {
+        return register_error(
+            "invalid_client_metadata",
+            "the body must be a JSON object of client metadata",
+        );
+    };
+    if reg.redirect_uris.is_empty() || reg.redirect_uris.len() > 10 {
+        return register_error("invalid_redirect_uri", "give 1 to 10 redirect_uris");
+    }
+    if let Some(bad) = reg.redirect_uris.iter().find(|u| !valid_redirect_uri(u)) {
+        return register_error(
+            "invalid_redirect_uri",
+            &format!(
+                "{bad} is not allowed: use https, http on a loopback host, or a private-use scheme, with no fragment"
+            ),
+        );
+    }
+    match reg.token_endpoint_auth_method.as_deref() {
+        None | Some("none") => {}
+        Some(other) => {
+            return register_error(
+                "invalid_client_metadata",
+                &format!(
+                    "token_endpoint_auth_method {other} is not supported: clients are public and use PKCE (\"none\")"
+                ),
+            );
+        }
+    }
+    let grants_ok = reg.grant_types.as_ref().is_none_or(|g| {
+        g.iter()
+            .all(|t| t == "authorization_code" || t == "refresh_token")
+    });
+    let responses_ok = reg
+        .response_types
+        .as_ref()
+        .is_none_or(|r| r.iter().all(|t| t == "code"));
+    if !grants_ok || !responses_ok {
+        return register_error(
+            "invalid_client_metadata",
+            "only the authorization_code and refresh_token grants (response type code) are supported",
+        );
+    }
+    let name = reg
+        .client_name
+        .map(|n| n.trim().chars().take(100).collect::<String>())
+        .filter(|n| !n.is_empty());
+    let now = state.clock.now();
+    let client_id = format!("tc_{}", &hash_secret(&random_token())[..32]);
+    let row = ClientRow {
+        client_id: client_id.clone(),
+        client_name: name.clone(),
+        redirect_uris: serde_json::to_string(&reg.redirect_uris).unwrap_or_default(),
+        metadata_document: false,
+        created_at: now.naive_utc(),
+        updated_at: now.naive_utc(),
+    };
+    if let Err(e) = q::upsert_client(&state.db, &row).await {
+        tracing::warn!(error = %e, "client registration failed");
+        return json_no_store(
+            StatusCode::SERVICE_UNAVAILABLE,
+            json!({"error": "temporarily_unavailable"}),
+        );
+    }
+    json_no_store(
+        StatusCode::CREATED,
+        json!({
+            "client_id": client_id,
+            "client_id_issued_at": now.timestamp(),
+            "client_name": name,
+            "redirect_uris": reg.redirect_uris,
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+            "scope": SCOPE,
+        }),
+    )
+}
+
+/// The parameters of an authorization request (query on GET, form fields on POST).
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct AuthzParams {
+    pub response_type: Option<String>,
+    pub client_id: Option<String>,
+    pub redirect_uri: Option<String>,
+    pub code_challenge: Option<String>,
+    pub code_challenge_method: Option<String>,
+    pub state: Option<String>,
+    pub scope: Option<String>,
+    pub resource: Option<String>,
+}
+
+impl AuthzParams {
+    fn hidden_fields(&self) -> String {
+        let fields = [
+            ("response_type", &self.response_type),
+            ("client_id", &self.client_id),
+            ("redirect_uri", &self.redirect_uri),
+            ("code_challenge", &self.code_challenge),
+            ("code_challenge_method", &self.code_challenge_method),
+            ("state", &self.state),
+            ("scope", &self.scope),
+            ("resource", &self.resource),
+        ];
+        fields
+            .iter()
+            .filter_map(|(k, v)| v.as_ref().map(|v| hidden(k, v)))
+            .collect()
+    }
+}
+
+/// A checked authorization request.
+struct Valid {
+    client: ClientRow,
+    redirect_uri: String,
+    challenge: String,
+    state: Option<String>,
+}
+
+/// Why an authorization request fails: shown on a page when the client or redirect URI cannot be
+/// trusted (never redirect there), otherwise sent back to the client's redirect URI.
+enum AuthzError {
+    Page(String),
+    Redirect {
+        redirect_uri: String,
+        error: &'static str,
+        description: String,
+        state: Option<String>,
+    },
+    Unavailable,
+}
+
+/// Finds a client: a registered one, or a client ID metadata document fetched from its URL.
+async fn find_client(state: &AppState, client_id: &str) -> Result<Option<ClientRow>, AuthzError> {
+    if !is_metadata_url(client_id) {
+        return q::client(&state.db, client_id)
+            .await
+            .map_err(|_| AuthzError::Unavailable);
+    }
+    if !fetchable_metadata_url(&state.oauth, client_id) {
+        return Err(AuthzError::Page(
+            "The client id is a URL that cannot be a client metadata document (https with a path is required)".into(),
+        ));
+    }
+    let fetched = async {
+        let resp = state
+            .http_client
+            .get(client_id)
+            .header(header::ACCEPT.as_str(), "application/json")
+            .send()
+            .await
+            .map_err(|e| format!("cannot fetch the client metadata document: {e}"))?;
+        if !resp.status().is_success() {
+            return Err(format!(
+                "the client metadata document answered {}",
+                resp.status()
+            ));
+        }
+        let bytes = resp
+            .bytes()
+            .await
+            .map_err(|e| format!("cannot read the client metadata document: {e}"))?;
+        if bytes.len() > 64 * 1024 {
+            return Err("the client metadata document is larger than 64 KiB".to_string());
+        }
+        let doc: ClientMetadata = serde_json::from_slice(&bytes)
+            .map_err(|e| format!("the client metadata document is not valid: {e}"))?;
+        check_metadata(client_id, &doc)?;
+        Ok::<ClientMetadata, String>(doc)
+    }
+    .await
+    .map_err(AuthzError::Page)?;
+    let now = state.clock.now().naive_utc();
+    let row = ClientRow {
+        client_id: client_id.to_string(),
+        client_name: fetched.client_name.map(|n| n.chars().take(100).collect()),
+        redirect_uris: serde_json::to_string(&fetched.redirect_uris).unwrap_or_default(),
+        metadata_document: true,
+        created_at: now,
+        updated_at: now,
+    };
+    q::upsert_client(&state.db, &row)
+        .await
+        .map_err(|_| AuthzError::Unavailable)?;
+    Ok(Some(row))
+}
+
+fn redirect_uris(client: &ClientRow) -> Vec<String> {
+    serde_json::from_str(&client.redirect_uris).unwrap_or_default()
+}
+
+async fn check_request(state: &AppState, p: &AuthzParams) -> Result<Valid, AuthzError> {
+    let Some(client_id) = p.client_id.as_deref().filter(|c| !c.is_empty()) else {
+        return Err(AuthzError::Page("The request has no client_id.".into()));
+    };
+    let Some(client) = find_client(state, client_id).await? else {
+        return Err(AuthzError::Page(format!("Unknown client: {client_id}")));
+    };
+    let Some(redirect_uri) = p.redirect_uri.clone() else {
+        return Err(AuthzError::Page("The request has no redirect_uri.".into()));
+    };
+    // Exact string comparison: no prefix, no normalisation.
+    if !redirect_uris(&client).contains(&redirect_uri) {
+        return Err(AuthzError::Page(
+            "The redirect_uri is not one the client registered.".into(),
+        ));
+    }
+    let fail = |error: &'static str, description: &str| AuthzError::Redirect {
+        redirect_uri: redirect_uri.clone(),
+        error,
+        description: description.to_string(),
+        state: p.state.clone(),
+    };
+    if p.response_type.as_deref() != Some("code") {
+        return Err(fail(
+            "unsupported_response_type",
+            "only response_type=code is supported",
+        ));
+    }
+    let Some(challenge) = p.code_challenge.clone() else {
+        return Err(fail(
+            "invalid_request",
+            "PKCE is required: send code_challenge with code_challenge_method=S256",
+        ));
+    };
+    if p.code_challenge_method.as_deref() != Some("S256") {
+        return Err(fail(
+            "invalid_request",
+            "only code_challenge_method=S256 is supported (plain is refused)",
+        ));
+    }
+    if !valid_challenge(&challenge) {
+        return Err(fail(
+            "invalid_request",
+            "code_challenge must be the base64url SHA-256 of the verifier (43 characters)",
+        ));
+    }
+    if let Some(scope) = &p.scope
+        && !scope.split_whitespace().all(|s| s == SCOPE)
+    {
+        return Err(fail("invalid_scope", "the only scope is `terrace`"));
+    }
+    if let Some(resource) = &p.resource
+        && *resource != state.oauth.resource()
+    {
+        return Err(fail(
+            "invalid_target",
+            "the resource must be this server's MCP endpoint",
+        ));
+    }
+    Ok(Valid {
+        client,
+        redirect_uri,
+        challenge,
+        state: p.state.clone(),
+    })
+}
+
+fn redirect_to(redirect_uri: &str, pairs: &[(&str, &str)]) -> HttpResponse {
+    let Ok(mut u) = url::Url::parse(redirect_uri) else {
+        return web::error_page(
+            StatusCode::BAD_REQUEST,
+            "Cannot return to the application",
+            "The redirect URI is not a URL.",
+        );
+    };
+    {
+        let mut q = u.query_pairs_mut();
+        for (k, v) in pairs {
+            q.append_pair(k, v);
+        }
+    }
+    HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, u.to_string()))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .finish()
+}
+
+fn authz_error_response(state: &AppState, e: AuthzError) -> HttpResponse {
+    match e {
+        AuthzError::Page(message) => web::error_page(
+            StatusCode::BAD_REQUEST,
+            "This sign-in request cannot be completed",
+            &message,
+        ),
+        AuthzError::Unavailable => web::error_page(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Temporarily unavailable",
+            "The service cannot be reached right now; try again shortly.",
+        ),
+        AuthzError::Redirect {
+            redirect_uri,
+            error,
+            description,
+            state: st,
+        } => {
+            let iss = state.oauth.issuer();
+            let mut pairs = vec![
+                ("error", error),
+                ("error_description", description.as_str()),
+                ("iss", iss.as_str()),
+            ];
+            if let Some(s) = st.as_deref() {
+                pairs.push(("state", s));
+            }
+            redirect_to(&redirect_uri, &pairs)
+        }
+    }
+}
+
+fn client_label(client: &ClientRow) -> String {
+    match (&client.client_name, client.metadata_document) {
+        (Some(n), true) => format!("{n} ({})", client.client_id),
+        (Some(n), false) => n.clone(),
+        (None, _) => client.client_id.clone(),
+    }
+}
+
+fn sign_in_page(
+    p: &AuthzParams,
+    client: &ClientRow,
+    csrf: &str,
+    error: Option<&str>,
+    status: StatusCode,
+) -> HttpResponse {
+    let err = error
+        .map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>", esc(e)))
+        .unwrap_or_default();
+    let body = format!(
+        "<section class=\"narrow\"><h2>Sign in to Terrace</h2>\
+         <p><strong>{}</strong> wants to use your Terrace account.</p>{err}\
+         <form method=\"post\" action=\"/oauth/authorize\">{}{}{}\
+         <label for=\"email\">Email</label><input id=\"email\" type=\"email\" name=\"email\" autocomplete=\"username\" required autofocus>\
+         <label for=\"password\">Password</label><input id=\"password\" type=\"password\" name=\"password\" autocomplete=\"current-password\" required>\
+         <p><button type=\"submit\" id=\"sign-in\">Sign in</button></p></form></section>",
+        esc(&client_label(client)),
+        p.hidden_fields(),
+        hidden("csrf", csrf),
+        hidden("action", "signin"),
+    );
+    web::page(HttpResponse::build(status), "Sign in", "", &body)
+}
+
+fn consent_page(p: &AuthzParams, client: &ClientRow, csrf: &str, email: &str) -> HttpResponse {
+    let body = format!(
+        "<section class=\"narrow\"><h2>Allow {} to use Terrace?</h2>\
+         <p class=\"mute\">Signed in as {}</p>\
+         <p>If you allow it, this application may:</p>\
+         <ul class=\"scopes\"><li>call every Terrace tool (address, property and account tools) as you;</li>\
+         <li>spend your credits at the listed price of each tool;</li>\
+         <li>see your balance and usage, and create or revoke your API keys.</li></ul>\
+         <p class=\"mute\">It will be sent back to <code>{}</code>. You can withdraw this at any time from the hub.</p>\
+         <form method=\"post\" action=\"/oauth/authorize\">{}{}\
+         <p class=\"row\"><button type=\"submit\" name=\"action\" value=\"allow\" id=\"allow\">Allow</button>\
+         <button type=\"submit\" name=\"action\" value=\"deny\" class=\"secondary\" id=\"deny\">Deny</button></p></form></section>",
+        esc(&client_label(client)),
+        esc(email),
+        esc(p.redirect_uri.as_deref().unwrap_or_default()),
+        p.hidden_fields(),
+        hidden("csrf", csrf),
+    );
+    web::page(HttpResponse::Ok(), "Allow access", "", &body)
+}
+
+async fn account_email(state: &AppState, account_id: i64) -> String {
+    terrace_store::accounts::account(&state.db, account_id)
+        .await
+        .ok()
+        .flatten()
+        .and_then(|a| a.email.or(Some(a.name)))
+        .unwrap_or_default()
+}
+
+async fn authorize_get(
+    req: HttpRequest,
+    state: aw::Data<AppState>,
+    query: aw::Query<AuthzParams>,
+) -> HttpResponse {
+    let p = query.into_inner();
+    let valid = match check_request(&state, &p).await {
+        Ok(v) => v,
+        Err(e) => return authz_error_response(&state, e),
+    };
+    if let Some(session) = web::current_session(&req, &state).await {
+        let email = account_email(&state, session.account_id).await;
+        return consent_page(&p, &valid.client, &session.csrf_token, &email);
+    }
+    let (csrf, cookie) = web::login_csrf(&req, &state);
+    let mut resp = sign_in_page(&p, &valid.client, &csrf, None, StatusCode::OK);
+    if let Some(c) = cookie {
+        let _ = resp.add_cookie(&c);
+    }
+    resp
+}
+
+#[derive(Debug, Deserialize)]
+struct AuthzForm {
+    #[serde(flatten)]
+    params: AuthzParams,
+    action: Option<String>,
+    csrf: Option<String>,
+    email: Option<String>,
+    password: Option<String>,
+}
+
+async fn authorize_post(
+    req: HttpRequest,
+    state: aw::Data<AppState>,
+    form: aw::Form<AuthzForm>,
+) -> HttpResponse {
+    let form = form.into_inner();
+    let p = form.params.clone();
+    let valid = match check_request(&state, &p).await {
+        Ok(v) => v,
+        Err(e) => return authz_error_response(&state, e),
+    };
+    let csrf = form.csrf.unwrap_or_default();
+    match form.action.as_deref() {
+        Some("signin") => {
+            if !web::login_csrf_ok(&req, &csrf) {
+                return web::error_page(
+                    StatusCode::FORBIDDEN,
+                    "Form expired",
+                    "The sign-in form expired or came from another site; go back to the application and start again.",
+                );
+            }
+            let email = form.email.unwrap_or_default();
+            let password = form.password.unwrap_or_default();
+            let account = match web::check_password(&state, &email, &password).await {
+                Ok(a) => a,
+                Err(_) => return authz_error_response(&state, AuthzError::Unavailable),
+            };
+            let Some(account_id) = account else {
+                return sign_in_page(
+                    &p,
+                    &valid.client,
+                    &csrf,
+                    Some("The email or password is not right."),
+                    StatusCode::UNAUTHORIZED,
+                );
+            };
+            let (session, cookie) = match web::start_session(&state, account_id).await {
+                Ok(s) => s,
+                Err(_) => return authz_error_response(&state, AuthzError::Unavailable),
+            };
+            let mut resp = consent_page(&p, &valid.client, &session.csrf_token, &email);
+            let _ = resp.add_cookie(&cookie);
+            resp
+        }
+        Some(decision @ ("allow" | "deny")) => {
+            let Some(session) = web::current_session(&req, &state).await else {
+                return web::error_page(
+                    StatusCode::FORBIDDEN,
+                    "Signed out",
+                    "Your session ended; go back to the application and start again.",
+                );
+            };
+            if !web::same(&session.csrf_token, &csrf) {
+                return web::error_page(
+                    StatusCode::FORBIDDEN,
+                    "Form expired",
+                    "The consent form expired or came from another site.",
+                );
+            }
+            let iss = state.oauth.issuer();
+            if decision == "deny" {
+                let mut pairs = vec![
+                    ("error", "access_denied"),
+                    ("error_description", "the account holder denied access"),
+                    ("iss", iss.as_str()),
+                ];
+                if let Some(s) = valid.state.as_deref() {
+                    pairs.push(("state", s));
+                }
+                return redirect_to(&valid.redirect_uri, &pairs);
+            }
+            let code = random_token();
+            let now = state.clock.now();
+            let row = CodeRow {
+                code_hash: hash_secret(&code),
+                client_id: valid.client.client_id.clone(),
+                account_id: session.account_id,
+                redirect_uri: valid.redirect_uri.clone(),
+                code_challenge: valid.challenge.clone(),
+                resource: state.oauth.resource(),
+                scope: SCOPE.to_string(),
+                expires_at: (now + state.oauth.code_ttl).naive_utc(),
+                used_at: None,
+                grant_id: None,
+                created_at: now.naive_utc(),
+            };
+            if q::insert_code(&state.db, &row).await.is_err() {
+                return authz_error_response(&state, AuthzError::Unavailable);
+            }
+            let mut pairs = vec![("code", code.as_str()), ("iss", iss.as_str())];
+            if let Some(s) = valid.state.as_deref() {
+                pairs.push(("state", s));
+            }
+            redirect_to(&valid.redirect_uri, &pairs)
+        }
+        Some(_) | None => web::error_page(
+            StatusCode::BAD_REQUEST,
+            "Unknown action",
+            "The form was not one this page sends.",
+        ),
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct TokenForm {
+    grant_type: Option<String>,
+    code: Option<String>,
+    redirect_uri: Option<String>,
+    client_id: Option<String>,
+    code_verifier: Option<String>,
+    refresh_token: Option<String>,
+    token: Option<String>,
+}
+
+fn token_error(code: &str, description: &str) -> HttpResponse {
+    let status = if code == "invalid_client" {
+        StatusCode::UNAUTHORIZED
+    } else {
+        StatusCode::BAD_REQUEST
+    };
+    json_no_store(
+        status,
+        json!({"error": code, "error_description": description}),
+    )
+}
+
+/// The client id from the form, or from HTTP Basic authentication (a public client's id with an
+/// empty secret).
+fn client_id_of(req: &HttpRequest, form: &TokenForm) -> Option<String> {
+    use base64::Engine as _;
+    if let Some(c) = form.client_id.clone().filter(|c| !c.is_empty()) {
+        return Some(c);
+    }
+    let basic = req
+        .headers()
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .strip_prefix("Basic ")?;
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(basic.trim())
+        .ok()?;
+    let text = String::from_utf8(decoded).ok()?;
+    let id = text.split(':').next()?;
+    url::form_urlencoded::parse(format!("x={id}").as_bytes())
+        .next()
+        .map(|(_, v)| v.into_owned())
+}
+
+async fn token(req: HttpRequest, state: aw::Data<AppState>, body: aw::Bytes) -> HttpResponse {
+    let form: TokenForm = match serde_urlencoded::from_bytes(&body) {
+        Ok(f) => f,
+        Err(_) => {
+            return token_error(
+                "invalid_request",
+                "the body must be application/x-www-form-urlencoded",
+            );
+        }
+    };
+    let Some(client_id) = client_id_of(&req, &form) else {
+        return token_error("invalid_client", "client_id is required");
+    };
+    match form.grant_type.as_deref() {
+        Some("authorization_code") => redeem_code(&state, &form, &client_id).await,
+        Some("refresh_token") => refresh(&state, &form, &client_id).await,
+        Some(_) | None => token_error(
+            "unsupported_grant_type",
+            "grant_type must be authorization_code or refresh_token",
+        ),
+    }
+}
+
+fn issued(
+    state: &AppState,
+    account_id: i64,
+    grant_id: i64,
+    client_id: &str,
+    refresh: &str,
+) -> HttpResponse {
+    match issue_access_token(
+        &state.oauth,
+        account_id,
+        grant_id,
+        client_id,
+        SCOPE,
+        state.clock.now(),
+    ) {
+        Ok((access, expires_in)) => json_no_store(
+            StatusCode::OK,
+            json!({
+                "access_token": access,
+                "token_type": "Bearer",
+                "expires_in": expires_in,
+                "refresh_token": refresh,
+                "scope": SCOPE,
+            }),
+        ),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot sign an access token");
+            json_no_store(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                json!({"error": "server_error"}),
+            )
+        }
+    }
+}
+
+fn unavailable() -> HttpResponse {
+    json_no_store(
+        StatusCode::SERVICE_UNAVAILABLE,
+        json!({"error": "temporarily_unavailable"}),
+    )
+}
+
+async fn redeem_code(state: &AppState, form: &TokenForm, client_id: &str) -> HttpResponse {
+    let Some(code) = form.code.as_deref() else {
+        return token_error("invalid_request", "code is required");
+    };
+    let now = state.clock.now();
+    let taken = match q::take_code(&state.db, &hash_secret(code), now.naive_utc()).await {
+        Ok(t) => t,
+        Err(_) => return unavailable(),
+    };
+    let row = match taken {
+        TakenCode::Fresh(row) => row,
+        TakenCode::Reused(row) => {
+            // A code presented twice: whatever it was exchanged for is revoked (RFC 9700 §4.1).
+            if let Some(g) = row.grant_id {
+                let _ = q::revoke_grant(&state.db, g, now.naive_utc()).await;
+            }
+            return token_error("invalid_grant", "the authorization code was already used");
+        }
+        TakenCode::Unknown => return token_error("invalid_grant", "unknown authorization code"),
+    };
+    if row.expires_at <= now.naive_utc() {
+        return token_error("invalid_grant", "the authorization code has expired");
+    }
+    if row.client_id != client_id {
+        return token_error("invalid_grant", "the code was issued to another client");
+    }
+    if form.redirect_uri.as_deref() != Some(row.redirect_uri.as_str()) {
+        return token_error(
+            "invalid_grant",
+            "redirect_uri differs from the authorization request's",
+        );
+    }
+    let Some(verifier) = form.code_verifier.as_deref() else {
+        return token_error("invalid_request", "code_verifier is required (PKCE)");
+    };
+    if !pkce_matches(verifier, &row.code_challenge) {
+        return token_error(
+            "invalid_grant",
+            "code_verifier does not match the code_challenge",
+        );
+    }
+    let refresh = random_token();
+    let refresh_hash = hash_secret(&refresh);
+    let new = NewRefresh {
+        token_hash: &refresh_hash,
+        expires_at: (now + state.oauth.refresh_ttl).naive_utc(),
+    };
+    let grant_id = match q::create_grant(&state.db, &row, &new, now.naive_utc()).await {
+        Ok(g) => g,
+        Err(_) => return unavailable(),
+    };
+    issued(state, row.account_id, grant_id, client_id, &refresh)
+}
+
+async fn refresh(state: &AppState, form: &TokenForm, client_id: &str) -> HttpResponse {
+    let Some(old) = form.refresh_token.as_deref() else {
+        return token_error("invalid_request", "refresh_token is required");
+    };
+    let now = state.clock.now();
+    let refresh = random_token();
+    let refresh_hash = hash_secret(&refresh);
+    let new = NewRefresh {
+        token_hash: &refresh_hash,
+        expires_at: (now + state.oauth.refresh_ttl).naive_utc(),
+    };
+    match q::rotate_refresh(&state.db, &hash_secret(old), &new, now.naive_utc()).await {
+        Err(_) => unavailable(),
+        Ok(Rotated::Rotated(grant)) => {
+            if grant.client_id != client_id {
+                let _ = q::revoke_grant(&state.db, grant.id, now.naive_utc()).await;
+                return token_error(
+                    "invalid_grant",
+                    "the refresh token belongs to another client",
+                );
+            }
+            issued(state, grant.account_id, grant.id, client_id, &refresh)
+        }
+        Ok(Rotated::Reused) => token_error(
+            "invalid_grant",
+            "the refresh token was already used; the grant is revoked",
+        ),
+        Ok(Rotated::Dead) => token_error(
+            "invalid_grant",
+            "the refresh token has expired or was revoked",
+        ),
+        Ok(Rotated::Unknown) => token_error("invalid_grant", "unknown refresh token"),
+    }
+}
+
+/// RFC 7009: revoking a refresh token or an access token revokes the grant behind it (its
+/// refresh tokens and access tokens). Unknown tokens are answered 200 too.
+async fn revoke(state: aw::Data<AppState>, body: aw::Bytes) -> HttpResponse {
+    let form: TokenForm = serde_urlencoded::from_bytes(&body).unwrap_or_default();
+    let Some(token) = form.token.filter(|t| !t.is_empty()) else {
+        return token_error("invalid_request", "token is required");
+    };
+    let now = state.clock.now();
+    let grant = if token.contains('.') {
+        // An access token, expired or not: its signature must verify.
+        let earlier = now - state.oauth.access_ttl;
+        verify_access_token(&state.oauth, &token, earlier)
+            .ok()
+            .map(|c| c.gid)
+    } else {
+        match q::grant_of_refresh(&state.db, &hash_secret(&token)).await {
+            Ok(g) => g,
+            Err(_) => return unavailable(),
+        }
+    };
+    if let Some(g) = grant
+        && q::revoke_grant(&state.db, g, now.naive_utc())
+            .await
+            .is_err()
+    {
+        return unavailable();
+    }
+    json_no_store(StatusCode::OK, json!({}))
+}
