@@ -138,6 +138,11 @@ async fn the_hub_works_in_a_real_browser() {
 
     // Signed out, the hub sends you to sign in.
     c.goto(&format!("{}/hub", s.base)).await.unwrap();
+    c.wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Id("sign-in"))
+        .await
+        .unwrap();
     assert!(
         c.current_url()
             .await
@@ -145,45 +150,59 @@ async fn the_hub_works_in_a_real_browser() {
             .as_str()
             .ends_with("/hub/login")
     );
-    c.find(Locator::Id("email"))
+    c.wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Id("email"))
         .await
         .unwrap()
         .send_keys(EMAIL)
         .await
         .unwrap();
-    c.find(Locator::Id("password"))
+    c.wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Id("password"))
         .await
         .unwrap()
         .send_keys("wrong password")
         .await
         .unwrap();
-    c.find(Locator::Id("sign-in"))
+    c.wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Id("sign-in"))
         .await
         .unwrap()
         .click()
         .await
         .unwrap();
     let err = c
-        .find(Locator::Css("p.error"))
+        .wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Css("p.error"))
         .await
         .unwrap()
         .text()
         .await
         .unwrap();
     assert!(err.contains("not right"), "{err}");
-    c.find(Locator::Id("email"))
+    c.wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Id("email"))
         .await
         .unwrap()
         .send_keys(EMAIL)
         .await
         .unwrap();
-    c.find(Locator::Id("password"))
+    c.wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Id("password"))
         .await
         .unwrap()
         .send_keys(PASSWORD)
         .await
         .unwrap();
-    c.find(Locator::Id("sign-in"))
+    c.wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Id("sign-in"))
         .await
         .unwrap()
         .click()
@@ -192,7 +211,9 @@ async fn the_hub_works_in_a_real_browser() {
 
     // The hub: balance, prices, keys.
     let shown = c
-        .find(Locator::Id("balance"))
+        .wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Id("balance"))
         .await
         .unwrap()
         .text()
@@ -200,7 +221,9 @@ async fn the_hub_works_in_a_real_browser() {
         .unwrap();
     assert_eq!(shown, "50");
     let prices = c
-        .find(Locator::Id("prices"))
+        .wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Id("prices"))
         .await
         .unwrap()
         .text()
@@ -209,20 +232,26 @@ async fn the_hub_works_in_a_real_browser() {
     assert!(prices.contains("address_by_postcode"));
 
     // Create a key: shown once.
-    c.find(Locator::Id("key-name"))
+    c.wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Id("key-name"))
         .await
         .unwrap()
         .send_keys("browser")
         .await
         .unwrap();
-    c.find(Locator::Id("create-key"))
+    c.wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Id("create-key"))
         .await
         .unwrap()
         .click()
         .await
         .unwrap();
     let key = c
-        .find(Locator::Id("new-key-value"))
+        .wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Id("new-key-value"))
         .await
         .unwrap()
         .text()
@@ -243,7 +272,9 @@ async fn the_hub_works_in_a_real_browser() {
     let source = c.source().await.unwrap();
     assert!(!source.contains(&key), "the key is shown only once");
     let usage = c
-        .find(Locator::Id("usage"))
+        .wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Id("usage"))
         .await
         .unwrap()
         .text()
@@ -251,7 +282,9 @@ async fn the_hub_works_in_a_real_browser() {
         .unwrap();
     assert!(usage.contains("address_by_postcode"), "{usage}");
     assert_eq!(
-        c.find(Locator::Id("balance"))
+        c.wait()
+            .at_most(std::time::Duration::from_secs(20))
+            .for_element(Locator::Id("balance"))
             .await
             .unwrap()
             .text()
@@ -267,14 +300,18 @@ async fn the_hub_works_in_a_real_browser() {
     // Revoke it: the key stops working at once.
     let prefix = &key[..10];
     let xpath = format!("//tr[td/code[starts-with(text(), '{prefix}')]]//button");
-    c.find(Locator::XPath(&xpath))
+    c.wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::XPath(&xpath))
         .await
         .unwrap()
         .click()
         .await
         .unwrap();
     let notice = c
-        .find(Locator::Id("notice"))
+        .wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Id("notice"))
         .await
         .unwrap()
         .text()
@@ -284,10 +321,17 @@ async fn the_hub_works_in_a_real_browser() {
     assert_eq!(status_of(&http, &s.base, &key).await, 401);
 
     // Sign out.
-    c.find(Locator::Id("sign-out"))
+    c.wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Id("sign-out"))
         .await
         .unwrap()
         .click()
+        .await
+        .unwrap();
+    c.wait()
+        .at_most(std::time::Duration::from_secs(20))
+        .for_element(Locator::Id("sign-in"))
         .await
         .unwrap();
     assert!(

@@ -13,6 +13,7 @@ pub mod planning;
 pub mod reconcile;
 pub mod record;
 pub mod rental;
+pub mod report;
 pub mod retrofit;
 pub mod risk;
 
@@ -25,6 +26,7 @@ pub use planning::{PlanningBatch, PlanningHistory, planning_history, planning_hi
 pub use reconcile::{Reconcile, reconcile};
 pub use record::{PropertyRecord, Summary, record, summary};
 pub use rental::{RentalEstimate, rental_estimate};
+pub use report::{PropertyReport, report};
 pub use retrofit::{RetrofitResult, retrofit};
 pub use risk::{LayerCache, RiskBatch, RiskReport, risk, risk_batch};
 

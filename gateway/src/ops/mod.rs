@@ -31,6 +31,7 @@ pub static ALL: &[&OpDecl] = &[
     &property::RISK,
     &property::RISK_BATCH,
     &property::RENTAL_ESTIMATE,
+    &property::REPORT,
     &property::RETROFIT,
     &property::TRANSACTIONS,
     &market::FORECAST,

@@ -600,3 +600,28 @@ fn run_commercial_by_uarn<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
         Answer::of(&property::commercial_by_uarn(&ctx.state.db, uarn, ctx.now.date_naive()).await?)
     })
 }
+
+pub static REPORT: OpDecl = OpDecl {
+    id: "property_report",
+    method: Method::Get,
+    path: "/v1/property/{uprn}/report",
+    tag: "property",
+    summary: "One document about a property: summary, lease, risk, rental estimate, energy, planning",
+    description: "The summary, the registered lease, the risk report, the rental estimate (with its basis, gross yield and housing-benefit cap), the energy picture (rating against potential, fabric, heating, MEES) and nearby planning decisions (unit, building or within 25 m), each exactly as its own operation answers, built by the same domain functions. Priced below the sum of those calls. UK only.",
+    price: Price::PerCall(8),
+    params: &[UPRN],
+    body: None,
+    body_required: false,
+    response: schema_of::<property::PropertyReport>,
+    deprecated: None,
+    read_only: true,
+    check: None,
+    run: run_report,
+};
+
+fn run_report<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
+    Box::pin(async move {
+        let uprn = uprn_param(&input)?;
+        Answer::of(&property::report(&ctx.state.db, &ctx.state.layers, uprn, ctx.now).await?)
+    })
+}
