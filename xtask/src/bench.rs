@@ -221,6 +221,43 @@ fn write_register(path: &Path, n: usize) -> anyhow::Result<Vec<AddressEntry>> {
     Ok(sample)
 }
 
+/// Points a command at the bench's own SQLite store, without fixtures or rate limits.
+pub(crate) fn bench_env(c: &mut Command, data_dir: &Path) {
+    c.env("TERRACE_DATA_DIR", data_dir)
+        .env_remove("DATABASE_URL")
+        .env("TERRACE_LOAD_FIXTURES", "0")
+        .env("TERRACE_ADDR", API)
+        .env("TERRACE_RATE_LIMIT", "10000000")
+        .env("TERRACE_RATE_BURST", "10000000")
+        .env("RUST_LOG", "warn");
+}
+
+/// Creates a bench account with the release `terrace` binary and returns its API key.
+pub(crate) fn bench_account(terrace: &Path, data_dir: &Path) -> anyhow::Result<String> {
+    let mut create = Command::new(terrace);
+    create.args([
+        "accounts",
+        "create",
+        "--name",
+        "bench",
+        "--credits",
+        "1000000000",
+    ]);
+    bench_env(&mut create, data_dir);
+    let created: serde_json::Value = serde_json::from_str(run(&mut create)?.trim())?;
+    Ok(created["api_key"].as_str().context("api_key")?.to_string())
+}
+
+/// Starts the release service on the bench store and waits until it answers.
+pub(crate) fn bench_serve(terrace: &Path, data_dir: &Path) -> anyhow::Result<Killed> {
+    let mut serve = Command::new(terrace);
+    serve.stdout(Stdio::null());
+    bench_env(&mut serve, data_dir);
+    let server = Killed(serve.spawn()?);
+    wait_ready(&format!("http://{API}/healthz"), Duration::from_secs(600))?;
+    Ok(server)
+}
+
 pub async fn address(n: usize) -> anyhow::Result<()> {
     let root = crate::root();
     let dir = root.join("target/bench-address");
@@ -245,15 +282,8 @@ pub async fn address(n: usize) -> anyhow::Result<()> {
     let sample = write_register(&register, n)?;
     let gen_secs = t.elapsed().as_secs_f64();
 
-    let env = |c: &mut Command| {
-        c.env("TERRACE_DATA_DIR", dir.join("data"))
-            .env_remove("DATABASE_URL")
-            .env("TERRACE_LOAD_FIXTURES", "0")
-            .env("TERRACE_ADDR", API)
-            .env("TERRACE_RATE_LIMIT", "10000000")
-            .env("TERRACE_RATE_BURST", "10000000")
-            .env("RUST_LOG", "warn");
-    };
+    let data_dir = dir.join("data");
+    let env = |c: &mut Command| bench_env(c, &data_dir);
     eprintln!("loading it through the AddressBase loader (SQLite)");
     let t = Instant::now();
     let mut load = Command::new(&xtask);
@@ -264,25 +294,10 @@ pub async fn address(n: usize) -> anyhow::Result<()> {
     run(&mut load)?;
     let load_secs = t.elapsed().as_secs_f64();
 
-    let mut create = Command::new(&terrace);
-    create.args([
-        "accounts",
-        "create",
-        "--name",
-        "bench",
-        "--credits",
-        "1000000000",
-    ]);
-    env(&mut create);
-    let created: serde_json::Value = serde_json::from_str(run(&mut create)?.trim())?;
-    let key = created["api_key"].as_str().context("api_key")?.to_string();
+    let key = bench_account(&terrace, &data_dir)?;
 
     let t = Instant::now();
-    let mut serve = Command::new(&terrace);
-    serve.stdout(Stdio::null());
-    env(&mut serve);
-    let _server = Killed(serve.spawn()?);
-    wait_ready(&format!("http://{API}/healthz"), Duration::from_secs(600))?;
+    let _server = bench_serve(&terrace, &data_dir)?;
     let start_secs = t.elapsed().as_secs_f64();
 
     // The bare route answers a fixed JSON the size of a real UPRN answer.

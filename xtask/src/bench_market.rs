@@ -7,11 +7,11 @@
 //! connections. Prints the figures and writes `target/bench-market/results.json`; asserts
 //! nothing.
 
-use crate::bench::{API, Killed, run, wait_ready, write_script, wrk};
+use crate::bench::{API, bench_account, bench_env, bench_serve, run, write_script, wrk};
 use anyhow::Context;
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use terrace_analytics::{self as an, Month, SplitMix64};
 
 fn type_code(t: an::PropertyType) -> &'static str {
@@ -105,15 +105,8 @@ pub async fn market(n_districts: usize, years: usize, per_month: f64) -> anyhow:
     let sales_file = dir.join("pp-bench.csv");
     let n_sales = write_sales(&sales_file, &codes, years, per_month)?;
     let gen_secs = t.elapsed().as_secs_f64();
-    let env = |c: &mut Command| {
-        c.env("TERRACE_DATA_DIR", dir.join("data"))
-            .env_remove("DATABASE_URL")
-            .env("TERRACE_LOAD_FIXTURES", "0")
-            .env("TERRACE_ADDR", API)
-            .env("TERRACE_RATE_LIMIT", "10000000")
-            .env("TERRACE_RATE_BURST", "10000000")
-            .env("RUST_LOG", "warn");
-    };
+    let data_dir = dir.join("data");
+    let env = |c: &mut Command| bench_env(c, &data_dir);
     eprintln!("loading {n_sales} sales through the Price Paid loader (SQLite)");
     let t = Instant::now();
     let mut load = Command::new(&xtask);
@@ -131,23 +124,8 @@ pub async fn market(n_districts: usize, years: usize, per_month: f64) -> anyhow:
     run(&mut build)?;
     let build_secs = t.elapsed().as_secs_f64();
 
-    let mut create = Command::new(&terrace);
-    create.args([
-        "accounts",
-        "create",
-        "--name",
-        "bench",
-        "--credits",
-        "1000000000",
-    ]);
-    env(&mut create);
-    let created: serde_json::Value = serde_json::from_str(run(&mut create)?.trim())?;
-    let key = created["api_key"].as_str().context("api_key")?.to_string();
-    let mut serve = Command::new(&terrace);
-    serve.stdout(Stdio::null());
-    env(&mut serve);
-    let _server = Killed(serve.spawn()?);
-    wait_ready(&format!("http://{API}/healthz"), Duration::from_secs(600))?;
+    let key = bench_account(&terrace, &data_dir)?;
+    let _server = bench_serve(&terrace, &data_dir)?;
 
     let series: Vec<String> = codes
         .iter()

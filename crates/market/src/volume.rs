@@ -262,10 +262,7 @@ pub async fn volume_series(db: &Db, q: &VolumeQuery) -> Result<VolumeSeriesRespo
         rows.iter().map(|r| (r.month.as_str(), r)).collect();
     // Months before the geography's first sale are not "no sales": the register does not
     // reach back that far for it; counts there are null, as after data_through.
-    let first_with_data = mk::volume(db, &key, "0000-01-01", "9999-12-01")
-        .await?
-        .first()
-        .map(|r| r.month.clone());
+    let first_with_data = mk::first_volume_month(db, &key).await?;
     let mut months = Vec::new();
     let mut m = start;
     while m <= end {

@@ -208,6 +208,17 @@ pub async fn volume(db: &Db, key: &str, from: &str, to: &str) -> StoreResult<Vec
     }))
 }
 
+/// The first month (`YYYY-MM-01`) a geography has volumes for, if any.
+pub async fn first_volume_month(db: &Db, key: &str) -> StoreResult<Option<String>> {
+    Ok(with_conn!(db, |c| {
+        market_volume::table
+            .filter(market_volume::geography.eq(key))
+            .select(diesel::dsl::min(market_volume::month))
+            .first::<Option<String>>(c)
+            .await?
+    }))
+}
+
 /// The monthly volumes of every geography whose key starts with `prefix` (`district:`),
 /// between two month starts (inclusive).
 pub async fn volumes_with_prefix(
