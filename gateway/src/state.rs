@@ -97,6 +97,8 @@ pub struct AppState {
     pub openapi: Arc<serde_json::Value>,
     /// The spatial layers of the risk report, rebuilt when a load changes them.
     pub layers: terrace_property::LayerCache,
+    /// The published market tables of the current build, dropped when a build runs.
+    pub market: terrace_market::MarketCache,
     /// OAuth settings (issuer, resource, signing key, lifetimes).
     pub oauth: Arc<crate::oauth::OAuthSettings>,
     /// Outbound HTTP, for fetching client ID metadata documents.
@@ -120,6 +122,7 @@ impl AppState {
             metrics: crate::telemetry::metrics_handle(),
             openapi: Arc::new(crate::openapi::document()),
             layers: terrace_property::LayerCache::default(),
+            market: terrace_market::MarketCache::default(),
             oauth: Arc::new(crate::oauth::OAuthSettings::new(
                 "http://127.0.0.1:8080",
                 crate::oauth::random_token().into_bytes(),

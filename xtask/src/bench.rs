@@ -112,6 +112,22 @@ fn ms(s: &str) -> f64 {
     }
 }
 
+/// The benches measure with Debian's `wrk`: fail at once, saying how to get it, when it is
+/// missing (not after minutes of loading).
+pub(crate) fn require_wrk() -> anyhow::Result<()> {
+    match Command::new("wrk")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+    {
+        Ok(_) => Ok(()),
+        Err(_) => {
+            anyhow::bail!("wrk is not installed: `apt-get install -y wrk` (Debian's package)")
+        }
+    }
+}
+
 pub(crate) fn wrk(
     name: &str,
     url: &str,
@@ -260,6 +276,7 @@ pub(crate) fn bench_serve(terrace: &Path, data_dir: &Path) -> anyhow::Result<Kil
 
 pub async fn address(n: usize) -> anyhow::Result<()> {
     let root = crate::root();
+    require_wrk()?;
     let dir = root.join("target/bench-address");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("data"))?;

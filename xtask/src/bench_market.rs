@@ -62,6 +62,8 @@ fn write_sales(
             an::cyclical_log_index(months, months / 2, 0.004, 0.006, 90.0, 0.002, &mut draws);
         let mut spec = an::SimSpec::typical(first, truth, (per_month * 60.0) as usize, per_month);
         spec.key_offset = d as u64 * 1_000_000;
+        // Sales registered after the last month are not in the file yet, as in a real one.
+        spec.data_through = Some(first.add_months(months as i32 - 1));
         for s in an::simulate_sales(&spec, &mut draws) {
             n += 1;
             let sale = &s.sale;
@@ -84,6 +86,7 @@ fn write_sales(
 
 pub async fn market(n_districts: usize, years: usize, per_month: f64) -> anyhow::Result<()> {
     let root = crate::root();
+    crate::bench::require_wrk()?;
     let dir = root.join("target/bench-market");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("data"))?;

@@ -3,11 +3,13 @@
 //! Architecture Invariant: this crate depends on no framework (no actix, no diesel); it is pure types.
 
 mod clock;
+mod cores;
 mod ids;
 mod postcode;
 mod status;
 
 pub use clock::{Clock, FixedClock, SystemClock};
+pub use cores::map_on_cores;
 pub use ids::{GssCode, IdError, Nation, Uarn, Uprn};
 pub use postcode::{Postcode, PostcodeError};
 pub use status::{Flag, Provenance, Unavailable};

@@ -10,7 +10,25 @@ use chrono::{Datelike, Days, NaiveDate};
 pub const PRICE_MODEL: &str = "price = base_price(district) * level(district, month of sale) / 100 \
 * type_factor (D 1.15, S 1.00, T 0.92, F 0.85) * (floor_area_m2 / 90)^0.75 * (1.05 if new build) \
 * exp(0.15 * e), e ~ approximately N(0,1) (Irwin-Hall); rounded to the nearest 250. \
-Category B and property type O sales (commercial units, repossessions) are outside the model.";
+Category B and property type O sales (commercial units, repossessions) are outside the model. \
+Registration lags completion: a sale is in the file only if it completed at least its lag before \
+the end date, the lag in whole months being 0 to 6 with cumulative shares 10, 40, 65, 80, 90, 96 \
+and 100 %, plus 0 to 29 days.";
+
+/// The cumulative share of sales registered within k whole months of completion (k = 0..=6),
+/// the same profile as `terrace_analytics::SimSpec::typical`.
+pub const REGISTRATION_LAG_CDF: [f64; 7] = [0.10, 0.40, 0.65, 0.80, 0.90, 0.96, 1.0];
+
+/// Whether a sale completed on `date` is registered, and so published, by `end`. The lag is drawn
+/// from `reg`, a stream of its own, so dropping the late registrations changes no other draw.
+fn registered_by(date: NaiveDate, end: NaiveDate, reg: &mut Rng) -> bool {
+    let u = reg.f64();
+    let months = REGISTRATION_LAG_CDF
+        .iter()
+        .position(|c| u < *c)
+        .unwrap_or(REGISTRATION_LAG_CDF.len() - 1) as u64;
+    date + Days::new(months * 30 + reg.below(30)) <= end
+}
 
 /// Category B ("additional price paid") only exists from 14 October 2013.
 fn category_b_start() -> NaiveDate {
@@ -225,6 +243,8 @@ pub fn dwelling_sales(
         let gap_days = (365.0 * (2.0 + 12.0 * rng.f64())) as u64;
         date = date + Days::new(gap_days);
     }
+    let mut reg = Rng::derive(seed, "registration", rec.uprn);
+    sales.retain(|s| registered_by(s.date, end, &mut reg));
     sales
 }
 
@@ -252,7 +272,12 @@ pub fn commercial_sales(
     s.property_type = "O";
     s.category = "B";
     s.tenure = "F";
-    vec![s]
+    let mut reg = Rng::derive(seed, "registration", rec.uprn);
+    if registered_by(s.date, end, &mut reg) {
+        vec![s]
+    } else {
+        Vec::new()
+    }
 }
 
 /// Whether a date is in the last year before `end` (candidates for the report-builder sample).

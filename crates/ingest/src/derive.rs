@@ -85,10 +85,36 @@ fn confident_match(index: &terrace_search::AddressIndex, q: &ResolveQuery) -> Op
         .map(|top| (top.uprn, top.score))
 }
 
+/// Rows read per page by the link passes.
+const PAGE: i64 = 5_000;
+
+/// Runs the matcher over `(key, query)` pairs on every core (the index is read-only), keeping
+/// the confident matches as `(key, UPRN, score)`. Returns the matches and how many missed.
+fn match_all(
+    index: &terrace_search::AddressIndex,
+    queries: Vec<(String, ResolveQuery)>,
+) -> (Vec<(String, i64, f64)>, usize) {
+    let n = queries.len();
+    let matches: Vec<(String, i64, f64)> = terrace_core::map_on_cores(&queries, |(key, q)| {
+        confident_match(index, q).map(|(uprn, score)| (key.clone(), uprn, score))
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    let missed = n - matches.len();
+    (matches, missed)
+}
+
 /// Links what the address matcher can link, with one index build: Price Paid sales and council
 /// tax entries.
 pub async fn link_to_uprns(db: &Db, progress: &mut Progress) -> Result<(), IngestError> {
     let index = terrace_address::build_index(db).await?;
+    if index.is_empty() {
+        progress.say_line(
+            "[derive] no address register loaded: sales, council tax entries, planning applications and rated properties are left unlinked",
+        );
+        return Ok(());
+    }
     link_price_paid_with(db, &index, progress).await?;
     link_council_tax_with(db, &index, progress).await?;
     link_applications_with(db, &index, progress).await?;
@@ -200,23 +226,23 @@ pub async fn link_council_tax_with(
     let (mut linked, mut unlinked) = (0usize, 0usize);
     let mut after = String::new();
     loop {
-        let page = reg::unmatched_council_tax(db, &after, 5_000).await?;
+        let page = reg::unmatched_council_tax(db, &after, PAGE).await?;
         let Some(last) = page.last() else { break };
         after = last.reference.clone();
-        for e in page {
-            let q = ResolveQuery {
-                address: Some(e.address.clone()),
-                postcode: e.postcode.clone(),
-                ..ResolveQuery::default()
-            };
-            match confident_match(index, &q) {
-                Some((uprn, score)) => {
-                    reg::set_council_tax_match(db, &e.reference, uprn, MATCHER, score).await?;
-                    linked += 1;
-                }
-                None => unlinked += 1,
-            }
-        }
+        let queries: Vec<(String, ResolveQuery)> = page
+            .into_iter()
+            .map(|e| {
+                let q = ResolveQuery {
+                    address: Some(e.address),
+                    postcode: e.postcode,
+                    ..ResolveQuery::default()
+                };
+                (e.reference, q)
+            })
+            .collect();
+        let (matches, missed) = match_all(index, queries);
+        unlinked += missed;
+        linked += reg::set_council_tax_matches(db, MATCHER, matches).await?;
     }
     progress.say_line(&format!(
         "[derive] council tax entries linked to a UPRN: {linked}; left unlinked: {unlinked}"
@@ -241,27 +267,35 @@ async fn link_price_paid_with(
 ) -> Result<(usize, usize), IngestError> {
     let (mut linked, mut unlinked) = (0usize, 0usize);
     let mut after = String::new();
+    let started = std::time::Instant::now();
     loop {
-        let page = reg::unmatched_price_paid(db, &after, 5_000).await?;
+        let page = reg::unmatched_price_paid(db, &after, PAGE).await?;
         let Some(last) = page.last() else { break };
         after = last.transaction_id.clone();
-        for s in page {
-            let q = ResolveQuery {
-                saon: s.saon.clone(),
-                paon: s.paon.clone(),
-                street: s.street.clone(),
-                locality: s.locality.clone(),
-                town: s.town.clone(),
-                postcode: s.postcode.clone(),
-                address: None,
-            };
-            match confident_match(index, &q) {
-                Some((uprn, score)) => {
-                    reg::set_price_paid_match(db, &s.transaction_id, uprn, MATCHER, score).await?;
-                    linked += 1;
-                }
-                None => unlinked += 1,
-            }
+        let queries: Vec<(String, ResolveQuery)> = page
+            .into_iter()
+            .map(|s| {
+                let q = ResolveQuery {
+                    saon: s.saon,
+                    paon: s.paon,
+                    street: s.street,
+                    locality: s.locality,
+                    town: s.town,
+                    postcode: s.postcode,
+                    address: None,
+                };
+                (s.transaction_id, q)
+            })
+            .collect();
+        let (matches, missed) = match_all(index, queries);
+        unlinked += missed;
+        linked += reg::set_price_paid_matches(db, MATCHER, matches).await?;
+        let done = linked + unlinked;
+        if done % (PAGE as usize * 20) == 0 {
+            progress.say_line(&format!(
+                "[derive] sales checked against the register: {done} ({:.0}/s)",
+                done as f64 / started.elapsed().as_secs_f64().max(1e-3)
+            ));
         }
     }
     progress.say_line(&format!(

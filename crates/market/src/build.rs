@@ -31,6 +31,8 @@ pub const META_PROVISIONAL_FROM: &str = "market.provisional_from";
 pub const META_LAST_INGESTED_AT: &str = "market.last_ingested_at";
 pub const META_BUILT_AT: &str = "market.built_at";
 pub const META_BACKTEST: &str = "market.backtest";
+/// Changes with every build (written last): servers drop their cached tables when it does.
+pub const META_BUILD_ID: &str = "market.build_id";
 
 /// What a build did, for the operator.
 #[derive(Debug, Clone, Default)]
@@ -62,20 +64,23 @@ struct Geos {
     keys: Vec<String>,
     kinds: Vec<&'static str>,
     parents: Vec<Option<usize>>,
-    by_key: HashMap<String, usize>,
+    /// kind -> code -> index (looked up by `&str`: no allocation once a code is known).
+    by_kind: HashMap<&'static str, HashMap<String, usize>>,
 }
 
 impl Geos {
     fn id(&mut self, kind: &'static str, code: &str, parent: Option<usize>) -> usize {
-        let key = format!("{kind}:{code}");
-        if let Some(i) = self.by_key.get(&key) {
+        if let Some(i) = self.by_kind.get(kind).and_then(|m| m.get(code)) {
             return *i;
         }
         let i = self.keys.len();
-        self.keys.push(key.clone());
+        self.keys.push(format!("{kind}:{code}"));
         self.kinds.push(kind);
         self.parents.push(parent);
-        self.by_key.insert(key, i);
+        self.by_kind
+            .entry(kind)
+            .or_default()
+            .insert(code.to_string(), i);
         i
     }
 }
@@ -84,23 +89,69 @@ fn month_of(d: chrono::NaiveDate) -> Option<an::Month> {
     an::Month::new(d.year(), d.month())
 }
 
-fn dwelling_key(s: &reg::PricePaidRow) -> u64 {
+/// The dwelling a sale is of: its UPRN, else its normalised address (postcode, SAON, PAON and
+/// street, trimmed and upper-cased), hashed without allocating.
+fn dwelling_key(s: &mk::MarketSaleRow) -> u64 {
     let mut h = DefaultHasher::new();
     match s.uprn {
         Some(u) => ("uprn", u).hash(&mut h),
         None => {
-            let norm = |v: &Option<String>| v.as_deref().unwrap_or("").trim().to_ascii_uppercase();
-            (
-                "addr",
-                norm(&s.postcode),
-                norm(&s.saon),
-                norm(&s.paon),
-                norm(&s.street),
-            )
-                .hash(&mut h)
+            "addr".hash(&mut h);
+            for v in [&s.postcode, &s.saon, &s.paon, &s.street] {
+                for b in v.as_deref().unwrap_or("").trim().bytes() {
+                    h.write_u8(b.to_ascii_uppercase());
+                }
+                h.write_u8(0xff);
+            }
         }
     }
     h.finish()
+}
+
+/// Sales read per page by the build.
+const SALES_PAGE: i64 = 50_000;
+
+/// Stamps a new build id (nanoseconds since the epoch: two builds never share one).
+async fn set_build_id(db: &Db) -> Result<(), MarketError> {
+    let id = chrono::Utc::now()
+        .timestamp_nanos_opt()
+        .unwrap_or_default()
+        .to_string();
+    reg::set_meta(db, META_BUILD_ID, &id).await?;
+    Ok(())
+}
+
+/// Builds the indices of `ids` (one rank: their parents are in `published`) on every core, in
+/// the order of `ids`.
+#[allow(clippy::too_many_arguments)]
+fn build_rank(
+    ids: &[usize],
+    geos: &Geos,
+    all_sales: &[an::Sale],
+    members: &HashMap<usize, Vec<u32>>,
+    national: usize,
+    published: &HashMap<usize, an::PublishedIndex>,
+    grid: &an::IndexGrid,
+    cfg: &an::IndexConfig,
+) -> Vec<(usize, Result<an::PublishedIndex, an::AnalyticsError>)> {
+    let one = |g: usize| {
+        let gathered: Vec<an::Sale>;
+        let own: &[an::Sale] = if g == national {
+            all_sales
+        } else {
+            gathered = members.get(&g).map_or_else(Vec::new, |ix| {
+                ix.iter().map(|i| all_sales[*i as usize].clone()).collect()
+            });
+            &gathered
+        };
+        let parent = geos.parents[g].and_then(|p| {
+            published
+                .get(&p)
+                .map(|pi| (geos.keys[p].as_str(), &pi.series))
+        });
+        (g, an::build_index(&geos.keys[g], own, grid, parent, cfg))
+    };
+    terrace_core::map_on_cores(ids, |g| one(*g))
 }
 
 /// Builds the market tables from what is loaded; `now` stamps the rows.
@@ -127,45 +178,75 @@ pub async fn build(
     let mut geos = Geos::default();
     let national = geos.id("national", "UK", None);
     let mut volumes: HashMap<(usize, i32), Acc> = HashMap::new();
-    let mut sales: HashMap<usize, Vec<an::Sale>> = HashMap::new();
+    // Every category A sale once; each geography below the nation keeps the positions of its
+    // sales (four bytes each instead of a copy per geography).
+    let mut all_sales: Vec<an::Sale> = Vec::new();
+    let mut members: HashMap<usize, Vec<u32>> = HashMap::new();
     let mut report = BuildReport::default();
     let mut last_ingested: Option<NaiveDateTime> = None;
     // The districts each area, county and the nation has sales in.
     let mut districts_in: HashMap<usize, std::collections::BTreeSet<usize>> = HashMap::new();
-    let mut after = String::new();
+    // Area, district and local authority of each postcode as written, worked out once.
+    let mut postcode_geos: HashMap<String, [Option<usize>; 3]> = HashMap::new();
+    // The next page is read (on another thread) while this one is counted.
+    let fetch = |after: String| {
+        let db = db.clone();
+        tokio::spawn(async move { mk::sales_page(&db, &after, SALES_PAGE).await })
+    };
+    let mut next = fetch(String::new());
     loop {
-        let page = mk::sales_page(db, &after, 50_000).await?;
+        let page = match next.await {
+            Ok(page) => page?,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        };
         let Some(last) = page.last() else { break };
-        after = last.transaction_id.clone();
+        next = fetch(last.transaction_id.clone());
         for s in page {
             report.sales_read += 1;
             last_ingested = last_ingested.max(Some(s.updated_at));
             let Some(month) = month_of(s.date) else {
                 continue;
             };
-            let pc = s.postcode.as_deref().and_then(|p| Postcode::parse(p).ok());
-            let mut at = vec![national];
-            if let Some(pc) = &pc {
-                let area = geos.id("area", pc.area(), Some(national));
-                at.push(area);
-                at.push(geos.id("district", pc.outward(), Some(area)));
-                if let Some(l) = lad_of.get(pc.as_str()) {
-                    at.push(geos.id("la", l, Some(national)));
-                }
+            // [national, area, district, local authority]
+            let mut at = [Some(national), None, None, None];
+            if let Some(raw) = s.postcode.as_deref() {
+                let found = match postcode_geos.get(raw) {
+                    Some(f) => *f,
+                    None => {
+                        let f = match Postcode::parse(raw) {
+                            Ok(pc) => {
+                                let area = geos.id("area", pc.area(), Some(national));
+                                [
+                                    Some(area),
+                                    Some(geos.id("district", pc.outward(), Some(area))),
+                                    lad_of
+                                        .get(pc.as_str())
+                                        .map(|l| geos.id("la", l, Some(national))),
+                                ]
+                            }
+                            Err(_) => [None; 3],
+                        };
+                        postcode_geos.insert(raw.to_string(), f);
+                        f
+                    }
+                };
+                at[1..].copy_from_slice(&found);
             }
             let county = s.county.as_deref().map(str::trim).unwrap_or_default();
-            let county_id =
-                (!county.is_empty()).then(|| geos.id("county", &county.to_ascii_uppercase(), None));
+            let county_id = (!county.is_empty()).then(|| {
+                if county.bytes().any(|b| b.is_ascii_lowercase()) {
+                    geos.id("county", &county.to_ascii_uppercase(), None)
+                } else {
+                    geos.id("county", county, None)
+                }
+            });
             let category_a = s.ppd_category == "A";
-            if let Some(d) = at.get(2).copied() {
-                for g in [Some(national), at.get(1).copied(), county_id]
-                    .into_iter()
-                    .flatten()
-                {
+            if let Some(d) = at[2] {
+                for g in [Some(national), at[1], county_id].into_iter().flatten() {
                     districts_in.entry(g).or_default().insert(d);
                 }
             }
-            for g in at.iter().copied().chain(county_id) {
+            for g in at.into_iter().flatten().chain(county_id) {
                 let acc = volumes.entry((g, month.ordinal())).or_default();
                 acc.count += 1;
                 if category_a {
@@ -196,12 +277,17 @@ pub async fn build(
                 new_build: s.new_build,
                 floor_area_m2: None,
             };
-            for g in at {
-                sales.entry(g).or_default().push(sale.clone());
+            let position = all_sales.len() as u32;
+            all_sales.push(sale);
+            for g in at[1..].iter().flatten() {
+                members.entry(*g).or_default().push(position);
             }
         }
-        say(&format!("[market] {} sales read", report.sales_read));
+        if report.sales_read % 1_000_000 < SALES_PAGE as usize {
+            say(&format!("[market] {} sales read", report.sales_read));
+        }
     }
+    say(&format!("[market] {} sales read", report.sales_read));
 
     // Residential stock per district and local authority, from the register.
     let mut stock: HashMap<String, i64> = HashMap::new();
@@ -235,6 +321,7 @@ pub async fn build(
         for k in [META_DATA_THROUGH, META_PROVISIONAL_FROM, META_BACKTEST] {
             reg::set_meta(db, k, "").await?;
         }
+        set_build_id(db).await?;
         say("[market] no registered sales loaded: the market tables are empty");
         return Ok(report);
     };
@@ -263,30 +350,29 @@ pub async fn build(
     // Indices: national, then areas and local authorities, then districts.
     let cfg = an::IndexConfig::default();
     let mut published: HashMap<usize, an::PublishedIndex> = HashMap::new();
-    let order: Vec<usize> = {
-        let rank = |k: &str| match k {
-            "national" => 0,
-            "area" | "la" => 1,
-            _ => 2,
-        };
-        let mut ids: Vec<usize> = (0..geos.keys.len())
-            .filter(|i| geos.kinds[*i] != "county")
-            .collect();
-        ids.sort_by_key(|i| (rank(geos.kinds[*i]), geos.keys[*i].clone()));
-        ids
+    // Each rank's parents are built by the rank before it, so a rank's geographies are
+    // independent and are built on every core.
+    let rank = |k: &str| match k {
+        "national" => 0,
+        "area" | "la" => 1,
+        "district" => 2,
+        _ => 3,
     };
-    for g in order {
-        let own = sales.get(&g).map(Vec::as_slice).unwrap_or_default();
-        let parent = geos.parents[g].and_then(|p| {
-            published
-                .get(&p)
-                .map(|pi| (geos.keys[p].as_str(), &pi.series))
-        });
-        match an::build_index(&geos.keys[g], own, &grid, parent, &cfg) {
-            Ok(pi) => {
-                published.insert(g, pi);
+    for level in 0..3 {
+        let mut ids: Vec<usize> = (0..geos.keys.len())
+            .filter(|i| rank(geos.kinds[*i]) == level)
+            .collect();
+        ids.sort_by(|a, b| geos.keys[*a].cmp(&geos.keys[*b]));
+        let built = build_rank(
+            &ids, &geos, &all_sales, &members, national, &published, &grid, &cfg,
+        );
+        for (g, result) in built {
+            match result {
+                Ok(pi) => {
+                    published.insert(g, pi);
+                }
+                Err(e) => say(&format!("[market] no index for {}: {e}", geos.keys[g])),
             }
-            Err(e) => say(&format!("[market] no index for {}: {e}", geos.keys[g])),
         }
     }
 
@@ -436,6 +522,7 @@ pub async fn build(
         report.backtest.as_deref().unwrap_or_default(),
     )
     .await?;
+    set_build_id(db).await?;
     say(&format!(
         "[market] built {} geographies, {} indices, {} volume rows from {} sales in {:.1}s; data through {}, provisional from {}; forecast method {}",
         report.geographies,

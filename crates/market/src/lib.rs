@@ -5,11 +5,13 @@
 //! `terrace-analytics`; nothing invented (a month without data is null, never zero).
 
 pub mod build;
+pub mod cache;
 pub mod ranking;
 pub mod series;
 pub mod validate;
 pub mod volume;
 
+pub use cache::MarketCache;
 pub use ranking::{RankingBody, VolumeRankingBody, ranking, volume_ranking};
 pub use series::{
     Forecast, IndexSeriesResult, TimeAdjustmentResult, forecast, index_series, time_adjustment,

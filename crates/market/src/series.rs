@@ -3,13 +3,13 @@
 
 use schemars::JsonSchema;
 use serde::Serialize;
+use std::sync::Arc;
 use terrace_analytics::Month;
 use terrace_core::{GssCode, Postcode};
 use terrace_store::Db;
-use terrace_store::market::{self as mk, GeographyRow, IndexPointRow};
-use terrace_store::register as reg;
+use terrace_store::market::GeographyRow;
 
-use crate::build::{META_DATA_THROUGH, META_PROVISIONAL_FROM};
+use crate::cache::{MarketCache, PublishedSeries, Snapshot};
 use crate::{MarketError, Violation, district_key};
 
 /// Which geography an index query names: a postcode district or a local authority.
@@ -137,24 +137,21 @@ pub struct IndexSeriesResult {
     pub provenance: IndexProvenance,
 }
 
-async fn meta_month(db: &Db, key: &str) -> Result<Option<String>, MarketError> {
-    Ok(reg::get_meta(db, key).await?.filter(|v| !v.is_empty()))
-}
-
-async fn load(db: &Db, geo: &IndexGeo) -> Result<(GeographyRow, Vec<IndexPointRow>), MarketError> {
-    let no_index = || {
-        MarketError::NotFound(format!(
+/// The current build's snapshot and the geography's published index (404 without one).
+async fn load(
+    db: &Db,
+    cache: &MarketCache,
+    geo: &IndexGeo,
+) -> Result<(Arc<Snapshot>, Arc<PublishedSeries>), MarketError> {
+    let snap = cache.snapshot(db).await?;
+    let Some((published, _)) = snap.series(db, &geo.key()).await? else {
+        return Err(MarketError::NotFound(format!(
             "a published index for {} {} (no registered sales there, or `cargo xtask build` has not run)",
             geo.kind().replace('_', " "),
             geo.code()
-        ))
+        )));
     };
-    let row = mk::geography(db, &geo.key())
-        .await?
-        .filter(|g| g.index_method.is_some())
-        .ok_or_else(no_index)?;
-    let points = mk::index_points(db, &geo.key()).await?;
-    Ok((row, points))
+    Ok((snap, published))
 }
 
 fn provenance(
@@ -191,13 +188,14 @@ fn ym(first_day: &str) -> String {
 /// The published series of a geography, optionally cut to `[from, to]`, forecasts last.
 pub async fn index_series(
     db: &Db,
+    cache: &MarketCache,
     geo: &IndexGeo,
     from: Option<Month>,
     to: Option<Month>,
 ) -> Result<IndexSeriesResult, MarketError> {
-    let (g, points) = load(db, geo).await?;
-    let pf = meta_month(db, META_PROVISIONAL_FROM).await?;
-    let through = meta_month(db, META_DATA_THROUGH).await?;
+    let (snap, published) = load(db, cache, geo).await?;
+    let (g, points) = (&published.geography, &published.points);
+    let (pf, through) = (snap.provisional_from.clone(), snap.data_through.clone());
     let in_range = |p: &str| {
         from.is_none_or(|f| p >= f.to_string().as_str())
             && to.is_none_or(|t| p <= t.to_string().as_str())
@@ -220,7 +218,7 @@ pub async fn index_series(
         geography: geo.code().to_string(),
         geography_type: geo.kind(),
         rows,
-        provenance: provenance(&g, pf, through),
+        provenance: provenance(g, pf, through),
     })
 }
 
@@ -260,10 +258,14 @@ pub struct Forecast {
 }
 
 /// The published forecast of a geography's index.
-pub async fn forecast(db: &Db, geo: &IndexGeo) -> Result<Forecast, MarketError> {
-    let (g, points) = load(db, geo).await?;
-    let pf = meta_month(db, META_PROVISIONAL_FROM).await?;
-    let through = meta_month(db, META_DATA_THROUGH).await?;
+pub async fn forecast(
+    db: &Db,
+    cache: &MarketCache,
+    geo: &IndexGeo,
+) -> Result<Forecast, MarketError> {
+    let (snap, published) = load(db, cache, geo).await?;
+    let (g, points) = (&published.geography, &published.points);
+    let (pf, through) = (snap.provisional_from.clone(), snap.data_through.clone());
     let (Some(settled), Some(method)) = (g.last_settled.clone(), g.forecast_method.clone()) else {
         return Err(MarketError::NotFound(format!(
             "a forecast for {} (too few settled periods)",
@@ -307,7 +309,7 @@ pub async fn forecast(db: &Db, geo: &IndexGeo) -> Result<Forecast, MarketError> 
         method,
         grain: g.grain.clone().unwrap_or_default(),
         interval_coverage: g.forecast_coverage.clone().unwrap_or_default(),
-        provenance: provenance(&g, pf, through),
+        provenance: provenance(g, pf, through),
     })
 }
 
@@ -341,13 +343,15 @@ pub struct TimeAdjustmentResult {
 /// the last settled period).
 pub async fn time_adjustment(
     db: &Db,
+    cache: &MarketCache,
     district: &str,
     from: Month,
     to: Option<Month>,
 ) -> Result<TimeAdjustmentResult, MarketError> {
     let geo = IndexGeo::District(district.to_string());
-    let (g, points) = load(db, &geo).await?;
-    let pf = meta_month(db, META_PROVISIONAL_FROM).await?;
+    let (snap, published) = load(db, cache, &geo).await?;
+    let (g, points) = (&published.geography, &published.points);
+    let pf = snap.provisional_from.clone();
     let to_label = match to {
         Some(t) => t.to_string(),
         None => g.last_settled.clone().ok_or_else(|| {

@@ -9,9 +9,8 @@ use terrace_analytics::Month;
 use terrace_core::Postcode;
 use terrace_store::Db;
 use terrace_store::market as mk;
-use terrace_store::register as reg;
 
-use crate::build::{META_DATA_THROUGH, META_LAST_INGESTED_AT, META_PROVISIONAL_FROM};
+use crate::cache::MarketCache;
 use crate::series::parse_month;
 use crate::{MarketError, Violation};
 
@@ -234,21 +233,22 @@ fn first_day(m: Month) -> String {
 }
 
 /// The series of a checked query.
-pub async fn volume_series(db: &Db, q: &VolumeQuery) -> Result<VolumeSeriesResponse, MarketError> {
+pub async fn volume_series(
+    db: &Db,
+    cache: &MarketCache,
+    q: &VolumeQuery,
+) -> Result<VolumeSeriesResponse, MarketError> {
     let started = std::time::Instant::now();
     let key = format!("{}:{}", q.grain, q.geography);
-    let geo = mk::geography(db, &key).await?.ok_or_else(|| {
+    let snap = cache.snapshot(db).await?;
+    let (published, cached) = snap.volumes(db, &key).await?.ok_or_else(|| {
         MarketError::NotFound(format!(
             "{} {} (no registered sales there, or `cargo xtask build` has not run)",
             q.grain, q.geography
         ))
     })?;
-    let meta = |k: &'static str| async move {
-        reg::get_meta(db, k)
-            .await
-            .map(|v| v.filter(|s| !s.is_empty()))
-    };
-    let through = meta(META_DATA_THROUGH).await?;
+    let geo = &published.geography;
+    let through = snap.data_through.clone();
     let through_month = through.as_deref().and_then(|s| Month::parse(s).ok());
     let end = q
         .end
@@ -257,12 +257,17 @@ pub async fn volume_series(db: &Db, q: &VolumeQuery) -> Result<VolumeSeriesRespo
     let start = q
         .start
         .unwrap_or_else(|| end.add_months(1 - DEFAULT_MONTHS));
-    let rows = mk::volume(db, &key, &first_day(start), &first_day(end)).await?;
+    let (from, to) = (first_day(start), first_day(end));
+    let rows: Vec<&mk::VolumeRow> = published
+        .rows
+        .iter()
+        .filter(|r| r.month >= from && r.month <= to)
+        .collect();
     let by_month: HashMap<&str, &mk::VolumeRow> =
-        rows.iter().map(|r| (r.month.as_str(), r)).collect();
+        rows.iter().map(|r| (r.month.as_str(), *r)).collect();
     // Months before the geography's first sale are not "no sales": the register does not
     // reach back that far for it; counts there are null, as after data_through.
-    let first_with_data = mk::first_volume_month(db, &key).await?;
+    let first_with_data = published.rows.first().map(|r| r.month.clone());
     let mut months = Vec::new();
     let mut m = start;
     while m <= end {
@@ -325,9 +330,9 @@ pub async fn volume_series(db: &Db, q: &VolumeQuery) -> Result<VolumeSeriesRespo
             n_districts: geo.n_districts.unwrap_or(0),
             total_transactions: total,
             data_through: through,
-            last_ingested_at: meta(META_LAST_INGESTED_AT).await?,
-            provisional_from: meta(META_PROVISIONAL_FROM).await?,
-            cached: false,
+            last_ingested_at: snap.last_ingested_at.clone(),
+            provisional_from: snap.provisional_from.clone(),
+            cached,
             time_ms: (started.elapsed().as_secs_f64() * 1e5).round() / 100.0,
         },
     })

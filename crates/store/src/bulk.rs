@@ -62,3 +62,38 @@ macro_rules! replace_rows {
         }
     }};
 }
+
+/// `execute_all!(db, items: Vec<T>, |item| statement)`: in one transaction, builds and executes
+/// one statement per item (`item` is a `&T`), on both backends. Returns the rows affected.
+#[macro_export]
+macro_rules! execute_all {
+    ($db:expr, $items:expr, |$item:ident| $stmt:expr) => {{
+        let items = $items;
+        match $db.conn().await? {
+            $crate::db::Conn::Pg(mut c) => {
+                use diesel_async::AsyncConnection;
+                c.transaction(async |c| {
+                    let mut n = 0usize;
+                    for $item in &items {
+                        n += diesel_async::RunQueryDsl::execute($stmt, c).await?;
+                    }
+                    Ok::<usize, diesel::result::Error>(n)
+                })
+                .await?
+            }
+            $crate::db::Conn::Sqlite(mut c) => {
+                c.spawn_blocking(move |c| {
+                    use diesel::Connection;
+                    c.transaction(|c| {
+                        let mut n = 0usize;
+                        for $item in &items {
+                            n += diesel::RunQueryDsl::execute($stmt, c)?;
+                        }
+                        Ok::<usize, diesel::result::Error>(n)
+                    })
+                })
+                .await?
+            }
+        }
+    }};
+}

@@ -4,12 +4,12 @@
 //! `county:DEVON`, `la:E07000041`.
 
 use crate::db::{Db, StoreResult};
-use crate::register::{PostcodeRow, PricePaidRow};
+use crate::register::PostcodeRow;
 use crate::schema::{
     hpi_reference, market_geographies, market_index_points, market_volume, postcodes, price_paid,
 };
 use crate::{replace_rows, with_conn};
-use chrono::NaiveDateTime;
+use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 
@@ -71,14 +71,35 @@ pub struct VolumeRow {
     pub mean_price: Option<f64>,
 }
 
+/// What the market build reads of a registered sale (the columns it uses, no more: the build
+/// reads every sale, and each column read is an allocation per row).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = price_paid)]
+pub struct MarketSaleRow {
+    pub transaction_id: String,
+    pub price: i64,
+    pub date: NaiveDate,
+    pub postcode: Option<String>,
+    pub property_type: String,
+    pub new_build: bool,
+    pub tenure: String,
+    pub paon: Option<String>,
+    pub saon: Option<String>,
+    pub street: Option<String>,
+    pub county: Option<String>,
+    pub ppd_category: String,
+    pub uprn: Option<i64>,
+    pub updated_at: NaiveDateTime,
+}
+
 /// A page of the registered sales in transaction-id order after `after`, for the build.
-pub async fn sales_page(db: &Db, after: &str, limit: i64) -> StoreResult<Vec<PricePaidRow>> {
+pub async fn sales_page(db: &Db, after: &str, limit: i64) -> StoreResult<Vec<MarketSaleRow>> {
     Ok(with_conn!(db, |c| {
         price_paid::table
             .filter(price_paid::transaction_id.gt(after))
             .order(price_paid::transaction_id)
             .limit(limit)
-            .select(PricePaidRow::as_select())
+            .select(MarketSaleRow::as_select())
             .load(c)
             .await?
     }))
@@ -204,17 +225,6 @@ pub async fn volume(db: &Db, key: &str, from: &str, to: &str) -> StoreResult<Vec
             .order(market_volume::month)
             .select(VolumeRow::as_select())
             .load(c)
-            .await?
-    }))
-}
-
-/// The first month (`YYYY-MM-01`) a geography has volumes for, if any.
-pub async fn first_volume_month(db: &Db, key: &str) -> StoreResult<Option<String>> {
-    Ok(with_conn!(db, |c| {
-        market_volume::table
-            .filter(market_volume::geography.eq(key))
-            .select(diesel::dsl::min(market_volume::month))
-            .first::<Option<String>>(c)
             .await?
     }))
 }

@@ -581,25 +581,24 @@ macro_rules! matchable_ops {
             }))
         }
 
-        /// Sets the UPRN match of one row: the UPRN, how it was matched and the score.
+        /// Sets the UPRN matches of many rows in one transaction: (key, UPRN, score), all
+        /// matched by `method`. Returns how many rows changed.
         pub async fn $set(
             db: &Db,
-            key: &str,
-            uprn: i64,
             method: &str,
-            score: f64,
-        ) -> StoreResult<()> {
-            with_conn!(db, |c| {
-                diesel::update($table::table.find(key))
-                    .set((
-                        $table::uprn.eq(Some(uprn)),
-                        $table::match_method.eq(Some(method)),
-                        $table::match_score.eq(Some(score)),
-                    ))
-                    .execute(c)
-                    .await?
-            });
-            Ok(())
+            matches: Vec<(String, i64, f64)>,
+        ) -> StoreResult<usize> {
+            if matches.is_empty() {
+                return Ok(0);
+            }
+            let method = method.to_string();
+            Ok($crate::execute_all!(db, matches, |m| {
+                diesel::update($table::table.find(&m.0)).set((
+                    $table::uprn.eq(Some(m.1)),
+                    $table::match_method.eq(Some(&method)),
+                    $table::match_score.eq(Some(m.2)),
+                ))
+            }))
         }
     };
 }
@@ -609,14 +608,14 @@ matchable_ops!(
     price_paid,
     transaction_id,
     unmatched_price_paid,
-    set_price_paid_match
+    set_price_paid_matches
 );
 matchable_ops!(
     CouncilTaxRow,
     council_tax,
     reference,
     unmatched_council_tax,
-    set_council_tax_match
+    set_council_tax_matches
 );
 
 /// One address by UPRN.

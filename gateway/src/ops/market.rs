@@ -124,6 +124,7 @@ fn run_index_series<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
         Answer::of(
             &market::index_series(
                 &ctx.state.db,
+                &ctx.state.market,
                 &g,
                 month(&input, "from")?,
                 month(&input, "to")?,
@@ -158,7 +159,7 @@ pub static FORECAST: OpDecl = OpDecl {
 fn run_forecast<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let g = geo(&input)?;
-        Answer::of(&market::forecast(&ctx.state.db, &g).await?)
+        Answer::of(&market::forecast(&ctx.state.db, &ctx.state.market, &g).await?)
     })
 }
 
@@ -220,7 +221,16 @@ fn run_time_adjustment<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
         };
         let from = month(&input, "from")?
             .ok_or_else(|| ApiError::Internal("`from` was not checked".into()))?;
-        Answer::of(&market::time_adjustment(&ctx.state.db, &d, from, month(&input, "to")?).await?)
+        Answer::of(
+            &market::time_adjustment(
+                &ctx.state.db,
+                &ctx.state.market,
+                &d,
+                from,
+                month(&input, "to")?,
+            )
+            .await?,
+        )
     })
 }
 
@@ -234,11 +244,36 @@ fn body<T: serde::de::DeserializeOwned>(input: &Input) -> Result<T, ApiError> {
     })
 }
 
-fn check_volume(input: &Input) -> Result<(), ApiError> {
-    body::<market::VolumeSeriesBody>(input)?
-        .check()
-        .map(|_| ())
-        .map_err(invalid)
+/// A request body whose `check` turns it into the query its domain function takes.
+trait CheckedBody: serde::de::DeserializeOwned {
+    type Query;
+    fn checked(&self) -> Result<Self::Query, Vec<Violation>>;
+}
+
+macro_rules! checked_body {
+    ($($body:ty => $query:ty),* $(,)?) => {
+        $(impl CheckedBody for $body {
+            type Query = $query;
+            fn checked(&self) -> Result<$query, Vec<Violation>> {
+                self.check()
+            }
+        })*
+    };
+}
+
+checked_body!(
+    market::VolumeSeriesBody => market::volume::VolumeQuery,
+    market::VolumeRankingBody => market::ranking::VolumeRankingQuery,
+    market::RankingBody => market::ranking::RankingQuery,
+);
+
+/// The body parsed and checked: 422 with every violation otherwise.
+fn checked<B: CheckedBody>(input: &Input) -> Result<B::Query, ApiError> {
+    body::<B>(input)?.checked().map_err(invalid)
+}
+
+fn check_body<B: CheckedBody>(input: &Input) -> Result<(), ApiError> {
+    checked::<B>(input).map(|_| ())
 }
 
 pub static VOLUME_SERIES: OpDecl = OpDecl {
@@ -255,24 +290,15 @@ pub static VOLUME_SERIES: OpDecl = OpDecl {
     response: schema_of::<market::VolumeSeriesResponse>,
     deprecated: None,
     read_only: true,
-    check: Some(check_volume),
+    check: Some(check_body::<market::VolumeSeriesBody>),
     run: run_volume,
 };
 
 fn run_volume<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
-        let q = body::<market::VolumeSeriesBody>(&input)?
-            .check()
-            .map_err(invalid)?;
-        Answer::of(&market::volume_series(&ctx.state.db, &q).await?)
+        let q = checked::<market::VolumeSeriesBody>(&input)?;
+        Answer::of(&market::volume_series(&ctx.state.db, &ctx.state.market, &q).await?)
     })
-}
-
-fn check_volume_ranking(input: &Input) -> Result<(), ApiError> {
-    body::<market::VolumeRankingBody>(input)?
-        .check()
-        .map(|_| ())
-        .map_err(invalid)
 }
 
 pub static VOLUME_RANKING: OpDecl = OpDecl {
@@ -289,24 +315,15 @@ pub static VOLUME_RANKING: OpDecl = OpDecl {
     response: schema_of::<market::ranking::Ranking>,
     deprecated: None,
     read_only: true,
-    check: Some(check_volume_ranking),
+    check: Some(check_body::<market::VolumeRankingBody>),
     run: run_volume_ranking,
 };
 
 fn run_volume_ranking<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
-        let q = body::<market::VolumeRankingBody>(&input)?
-            .check()
-            .map_err(invalid)?;
+        let q = checked::<market::VolumeRankingBody>(&input)?;
         Answer::of(&market::volume_ranking(&ctx.state.db, &q).await?)
     })
-}
-
-fn check_ranking(input: &Input) -> Result<(), ApiError> {
-    body::<market::RankingBody>(input)?
-        .check()
-        .map(|_| ())
-        .map_err(invalid)
 }
 
 pub static RANKING: OpDecl = OpDecl {
@@ -323,15 +340,13 @@ pub static RANKING: OpDecl = OpDecl {
     response: schema_of::<market::ranking::Ranking>,
     deprecated: None,
     read_only: true,
-    check: Some(check_ranking),
+    check: Some(check_body::<market::RankingBody>),
     run: run_ranking,
 };
 
 fn run_ranking<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
-        let q = body::<market::RankingBody>(&input)?
-            .check()
-            .map_err(invalid)?;
+        let q = checked::<market::RankingBody>(&input)?;
         Answer::of(&market::ranking(&ctx.state.db, &q).await?)
     })
 }

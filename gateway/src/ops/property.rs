@@ -169,6 +169,20 @@ fn check_uprn_batch(input: &Input) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// A batch body the check step has already validated.
+fn uprn_batch(input: &Input) -> Result<UprnBatch, ApiError> {
+    input
+        .body_as(true)?
+        .ok_or_else(|| ApiError::Internal("the batch body was not checked".into()))
+}
+
+/// A batch answer charged for its answered items only.
+fn batch_answer<T: serde::Serialize>(batch: &T, answered: usize) -> Result<Answer, ApiError> {
+    let mut answer = Answer::of(batch)?;
+    answer.charged_items = Some(answered as i64);
+    Ok(answer)
+}
+
 pub static LEASE_BATCH: OpDecl = OpDecl {
     id: "property_lease_batch",
     method: Method::Post,
@@ -189,13 +203,9 @@ pub static LEASE_BATCH: OpDecl = OpDecl {
 
 fn run_lease_batch<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
-        let body: UprnBatch = input
-            .body_as(true)?
-            .ok_or_else(|| ApiError::Internal("the batch body was not checked".into()))?;
+        let body = uprn_batch(&input)?;
         let batch = property::lease_batch(&ctx.state.db, &body.uprns, ctx.now.date_naive()).await?;
-        let mut answer = Answer::of(&batch)?;
-        answer.charged_items = Some(batch.answered as i64);
-        Ok(answer)
+        batch_answer(&batch, batch.answered)
     })
 }
 
@@ -247,13 +257,9 @@ pub static RISK_BATCH: OpDecl = OpDecl {
 
 fn run_risk_batch<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
-        let body: UprnBatch = input
-            .body_as(true)?
-            .ok_or_else(|| ApiError::Internal("the batch body was not checked".into()))?;
+        let body = uprn_batch(&input)?;
         let batch = property::risk_batch(&ctx.state.db, &ctx.state.layers, &body.uprns).await?;
-        let mut answer = Answer::of(&batch)?;
-        answer.charged_items = Some(batch.answered as i64);
-        Ok(answer)
+        batch_answer(&batch, batch.answered)
     })
 }
 
@@ -520,9 +526,7 @@ pub static PLANNING_HISTORY_BATCH: OpDecl = OpDecl {
 
 fn run_planning_history_batch<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
-        let body: UprnBatch = input
-            .body_as(true)?
-            .ok_or_else(|| ApiError::Internal("the batch body was not checked".into()))?;
+        let body = uprn_batch(&input)?;
         let batch = property::planning_history_batch(
             &ctx.state.db,
             &ctx.state.layers,
@@ -530,9 +534,7 @@ fn run_planning_history_batch<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
             ctx.now.date_naive(),
         )
         .await?;
-        let mut answer = Answer::of(&batch)?;
-        answer.charged_items = Some(batch.answered as i64);
-        Ok(answer)
+        batch_answer(&batch, batch.answered)
     })
 }
 
