@@ -45,6 +45,10 @@ fn generated_docs() -> [(&'static str, String); 2] {
     ]
 }
 
+/// The same allocator as the `terrace` binary (see gateway/src/main.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("bare-server") {
