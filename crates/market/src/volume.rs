@@ -215,8 +215,11 @@ pub struct VolumeData {
     pub last_ingested_at: Option<String>,
     /// The first month whose counts are still incomplete (registration lags completion).
     pub provisional_from: Option<String>,
-    /// Always false: read from the derived table built by `cargo xtask build`.
+    /// Whether the geography's volumes came from the server's memory (`true`: read from the
+    /// store earlier in the same build) rather than from the store for this call. The figures
+    /// are the same either way: a new build drops what the server holds.
     pub cached: bool,
+    /// Time the server spent on the answer, in milliseconds.
     pub time_ms: f64,
 }
 
