@@ -185,7 +185,8 @@ fn sqlite_setup(url: &str) -> diesel::ConnectionResult<SqliteConn> {
     let mut c = SqliteConnection::establish(url)?;
     c.batch_execute(
         "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000; \
-         PRAGMA foreign_keys = ON; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;",
+         PRAGMA foreign_keys = ON; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY; \
+         PRAGMA wal_autocheckpoint = 16384;",
     )
     .map_err(|e| diesel::ConnectionError::BadConnection(e.to_string()))?;
     Ok(SyncConnectionWrapper::with_runtime(c, Inline))
