@@ -4,7 +4,7 @@
 
 use anyhow::{Context, bail};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use terrace_search::{AddressEntry, noise};
@@ -123,7 +123,7 @@ pub(crate) fn require_wrk() -> anyhow::Result<()> {
     {
         Ok(_) => Ok(()),
         Err(_) => {
-            anyhow::bail!("wrk is not installed: `apt-get install -y wrk` (Debian's package)")
+            bail!("wrk is not installed: `apt-get install -y wrk` (Debian's package)")
         }
     }
 }
@@ -274,24 +274,47 @@ pub(crate) fn bench_serve(terrace: &Path, data_dir: &Path) -> anyhow::Result<Kil
     Ok(server)
 }
 
+/// A bench's scratch directory under `target/` (emptied, with `data/` for the store) and the
+/// release binaries it runs, built first.
+pub(crate) struct Bench {
+    pub dir: PathBuf,
+    pub terrace: PathBuf,
+    pub xtask: PathBuf,
+}
+
+impl Bench {
+    /// Checks for wrk (before minutes of work), empties `target/<name>` and builds the release
+    /// `terrace` and `xtask`.
+    pub(crate) fn prepare(name: &str) -> anyhow::Result<Bench> {
+        require_wrk()?;
+        let root = crate::root();
+        let dir = root.join("target").join(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("data"))?;
+        eprintln!("building the release binaries");
+        run(Command::new("cargo").current_dir(&root).args([
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "terrace-gateway",
+            "-p",
+            "xtask",
+        ]))?;
+        Ok(Bench {
+            dir,
+            terrace: root.join("target/release/terrace"),
+            xtask: root.join("target/release/xtask"),
+        })
+    }
+}
+
 pub async fn address(n: usize) -> anyhow::Result<()> {
-    let root = crate::root();
-    require_wrk()?;
-    let dir = root.join("target/bench-address");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("data"))?;
-    eprintln!("building the release binaries");
-    run(Command::new("cargo").current_dir(&root).args([
-        "build",
-        "--release",
-        "--quiet",
-        "-p",
-        "terrace-gateway",
-        "-p",
-        "xtask",
-    ]))?;
-    let terrace = root.join("target/release/terrace");
-    let xtask = root.join("target/release/xtask");
+    let Bench {
+        dir,
+        terrace,
+        xtask,
+    } = Bench::prepare("bench-address")?;
 
     eprintln!("generating a register of {n} addresses");
     let t = Instant::now();

@@ -7,7 +7,7 @@
 //! connections. Prints the figures and writes `target/bench-market/results.json`; asserts
 //! nothing.
 
-use crate::bench::{API, bench_account, bench_env, bench_serve, run, write_script, wrk};
+use crate::bench::{API, Bench, bench_account, bench_env, bench_serve, run, write_script, wrk};
 use anyhow::Context;
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -85,23 +85,11 @@ fn write_sales(
 }
 
 pub async fn market(n_districts: usize, years: usize, per_month: f64) -> anyhow::Result<()> {
-    let root = crate::root();
-    crate::bench::require_wrk()?;
-    let dir = root.join("target/bench-market");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("data"))?;
-    eprintln!("building the release binaries");
-    run(Command::new("cargo").current_dir(&root).args([
-        "build",
-        "--release",
-        "--quiet",
-        "-p",
-        "terrace-gateway",
-        "-p",
-        "xtask",
-    ]))?;
-    let terrace = root.join("target/release/terrace");
-    let xtask = root.join("target/release/xtask");
+    let Bench {
+        dir,
+        terrace,
+        xtask,
+    } = Bench::prepare("bench-market")?;
     let codes = districts(n_districts);
     eprintln!("simulating {n_districts} districts x {years} years at {per_month} sales a month");
     let t = Instant::now();
