@@ -133,28 +133,26 @@ pub async fn link_applications_with(
     let (mut linked, mut unlinked) = (0usize, 0usize);
     let mut after = String::new();
     loop {
-        let page = planning::unmatched_applications(db, &after, 5_000).await?;
+        let page = planning::unmatched_applications(db, &after, PAGE).await?;
         let Some(last) = page.last() else { break };
         after = last.application_id.clone();
-        for a in page {
-            let Some(address) = a.address.clone() else {
-                unlinked += 1;
-                continue;
-            };
-            let q = ResolveQuery {
-                address: Some(address),
-                postcode: a.postcode.clone(),
-                ..ResolveQuery::default()
-            };
-            match confident_match(index, &q) {
-                Some((uprn, score)) => {
-                    planning::set_application_match(db, &a.application_id, uprn, MATCHER, score)
-                        .await?;
-                    linked += 1;
-                }
-                None => unlinked += 1,
-            }
-        }
+        let n = page.len();
+        let queries: Vec<(String, ResolveQuery)> = page
+            .into_iter()
+            .filter_map(|a| {
+                let q = ResolveQuery {
+                    address: Some(a.address?),
+                    postcode: a.postcode,
+                    ..ResolveQuery::default()
+                };
+                Some((a.application_id, q))
+            })
+            .collect();
+        // Applications without an address text are left unlinked without a query.
+        unlinked += n - queries.len();
+        let (matches, missed) = match_all(index, queries);
+        unlinked += missed;
+        linked += planning::set_application_matches(db, MATCHER, matches).await?;
     }
     progress.say_line(&format!(
         "[derive] planning applications linked to a UPRN: {linked}; left unlinked: {unlinked}"

@@ -97,3 +97,49 @@ macro_rules! execute_all {
         }
     }};
 }
+
+/// For a table whose rows the address matcher links to UPRNs: the unlinked rows in key order
+/// after `after` (keyset pages), and the setter of many rows' matches in one transaction. The
+/// calling module has diesel's prelude and `diesel_async::RunQueryDsl` in scope.
+#[macro_export]
+macro_rules! matchable_ops {
+    ($row:ty, $table:ident, $key:ident, $unmatched:ident, $set:ident) => {
+        /// Rows with no UPRN yet, in key order after `after`, for address matching.
+        pub async fn $unmatched(
+            db: &$crate::db::Db,
+            after: &str,
+            limit: i64,
+        ) -> $crate::db::StoreResult<Vec<$row>> {
+            Ok($crate::with_conn!(db, |c| {
+                $table::table
+                    .filter($table::uprn.is_null())
+                    .filter($table::$key.gt(after))
+                    .order($table::$key)
+                    .limit(limit)
+                    .select(<$row>::as_select())
+                    .load(c)
+                    .await?
+            }))
+        }
+
+        /// Sets the UPRN matches of many rows in one transaction: (key, UPRN, score), all
+        /// matched by `method`. Returns how many rows changed.
+        pub async fn $set(
+            db: &$crate::db::Db,
+            method: &str,
+            matches: Vec<(String, i64, f64)>,
+        ) -> $crate::db::StoreResult<usize> {
+            if matches.is_empty() {
+                return Ok(0);
+            }
+            let method = method.to_string();
+            Ok($crate::execute_all!(db, matches, |m| {
+                diesel::update($table::table.find(&m.0)).set((
+                    $table::uprn.eq(Some(m.1)),
+                    $table::match_method.eq(Some(&method)),
+                    $table::match_score.eq(Some(m.2)),
+                ))
+            }))
+        }
+    };
+}

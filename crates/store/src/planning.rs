@@ -108,44 +108,13 @@ pub async fn applications_in_square(
     }))
 }
 
-/// Applications with no UPRN yet, in id order after `after` (keyset pages), for address matching.
-pub async fn unmatched_applications(
-    db: &Db,
-    after: &str,
-    limit: i64,
-) -> StoreResult<Vec<ApplicationRow>> {
-    Ok(with_conn!(db, |c| {
-        planning_applications::table
-            .filter(planning_applications::uprn.is_null())
-            .filter(planning_applications::application_id.gt(after))
-            .order(planning_applications::application_id)
-            .limit(limit)
-            .select(ApplicationRow::as_select())
-            .load(c)
-            .await?
-    }))
-}
-
-/// Sets the UPRN match of one application: the UPRN, how it was matched and the score.
-pub async fn set_application_match(
-    db: &Db,
-    id: &str,
-    uprn: i64,
-    method: &str,
-    score: f64,
-) -> StoreResult<()> {
-    with_conn!(db, |c| {
-        diesel::update(planning_applications::table.find(id))
-            .set((
-                planning_applications::uprn.eq(Some(uprn)),
-                planning_applications::match_method.eq(Some(method)),
-                planning_applications::match_score.eq(Some(score)),
-            ))
-            .execute(c)
-            .await?
-    });
-    Ok(())
-}
+crate::matchable_ops!(
+    ApplicationRow,
+    planning_applications,
+    application_id,
+    unmatched_applications,
+    set_application_matches
+);
 
 /// How many applications name one of `authorities` (a GSS code or an organisation id).
 pub async fn application_count_for(db: &Db, authorities: &[String]) -> StoreResult<i64> {

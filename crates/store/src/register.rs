@@ -563,54 +563,14 @@ pub async fn sales_for_uprn(db: &Db, uprn: i64, limit: i64) -> StoreResult<Vec<P
     }))
 }
 
-/// For a table whose rows the address matcher links to UPRNs: the unlinked rows in key order
-/// after `after` (keyset pages), and the setter of one row's match.
-macro_rules! matchable_ops {
-    ($row:ty, $table:ident, $key:ident, $unmatched:ident, $set:ident) => {
-        /// Rows with no UPRN yet, in key order after `after`, for address matching.
-        pub async fn $unmatched(db: &Db, after: &str, limit: i64) -> StoreResult<Vec<$row>> {
-            Ok(with_conn!(db, |c| {
-                $table::table
-                    .filter($table::uprn.is_null())
-                    .filter($table::$key.gt(after))
-                    .order($table::$key)
-                    .limit(limit)
-                    .select(<$row>::as_select())
-                    .load(c)
-                    .await?
-            }))
-        }
-
-        /// Sets the UPRN matches of many rows in one transaction: (key, UPRN, score), all
-        /// matched by `method`. Returns how many rows changed.
-        pub async fn $set(
-            db: &Db,
-            method: &str,
-            matches: Vec<(String, i64, f64)>,
-        ) -> StoreResult<usize> {
-            if matches.is_empty() {
-                return Ok(0);
-            }
-            let method = method.to_string();
-            Ok($crate::execute_all!(db, matches, |m| {
-                diesel::update($table::table.find(&m.0)).set((
-                    $table::uprn.eq(Some(m.1)),
-                    $table::match_method.eq(Some(&method)),
-                    $table::match_score.eq(Some(m.2)),
-                ))
-            }))
-        }
-    };
-}
-
-matchable_ops!(
+crate::matchable_ops!(
     PricePaidRow,
     price_paid,
     transaction_id,
     unmatched_price_paid,
     set_price_paid_matches
 );
-matchable_ops!(
+crate::matchable_ops!(
     CouncilTaxRow,
     council_tax,
     reference,
