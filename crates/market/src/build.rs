@@ -9,6 +9,7 @@
 //! (`county:DEVON`, volumes only).
 
 use chrono::{Datelike, NaiveDateTime};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use terrace_analytics as an;
@@ -121,37 +122,56 @@ async fn set_build_id(db: &Db) -> Result<(), MarketError> {
     Ok(())
 }
 
+/// Every category A sale once; each geography below the nation keeps the positions of its sales
+/// (four bytes each instead of a copy per geography); the nation's are all of them.
+struct SalesByGeo {
+    all: Vec<an::Sale>,
+    members: HashMap<usize, Vec<u32>>,
+    national: usize,
+}
+
+impl SalesByGeo {
+    fn push(&mut self, sale: an::Sale, below_nation: impl Iterator<Item = usize>) {
+        let position = self.all.len() as u32;
+        self.all.push(sale);
+        for g in below_nation {
+            self.members.entry(g).or_default().push(position);
+        }
+    }
+
+    /// The sales of geography `g`: borrowed for the nation, gathered for the others.
+    fn of(&self, g: usize) -> Cow<'_, [an::Sale]> {
+        if g == self.national {
+            return Cow::Borrowed(&self.all);
+        }
+        Cow::Owned(self.members.get(&g).map_or_else(Vec::new, |ix| {
+            ix.iter().map(|i| self.all[*i as usize].clone()).collect()
+        }))
+    }
+}
+
 /// Builds the indices of `ids` (one rank: their parents are in `published`) on every core, in
 /// the order of `ids`.
-#[allow(clippy::too_many_arguments)]
 fn build_rank(
     ids: &[usize],
     geos: &Geos,
-    all_sales: &[an::Sale],
-    members: &HashMap<usize, Vec<u32>>,
-    national: usize,
+    sales: &SalesByGeo,
     published: &HashMap<usize, an::PublishedIndex>,
     grid: &an::IndexGrid,
     cfg: &an::IndexConfig,
 ) -> Vec<(usize, Result<an::PublishedIndex, an::AnalyticsError>)> {
-    let one = |g: usize| {
-        let gathered: Vec<an::Sale>;
-        let own: &[an::Sale] = if g == national {
-            all_sales
-        } else {
-            gathered = members.get(&g).map_or_else(Vec::new, |ix| {
-                ix.iter().map(|i| all_sales[*i as usize].clone()).collect()
-            });
-            &gathered
-        };
+    terrace_core::map_on_cores(ids, |g| {
+        let g = *g;
         let parent = geos.parents[g].and_then(|p| {
             published
                 .get(&p)
                 .map(|pi| (geos.keys[p].as_str(), &pi.series))
         });
-        (g, an::build_index(&geos.keys[g], own, grid, parent, cfg))
-    };
-    terrace_core::map_on_cores(ids, |g| one(*g))
+        (
+            g,
+            an::build_index(&geos.keys[g], &sales.of(g), grid, parent, cfg),
+        )
+    })
 }
 
 /// Builds the market tables from what is loaded; `now` stamps the rows.
@@ -178,10 +198,11 @@ pub async fn build(
     let mut geos = Geos::default();
     let national = geos.id("national", "UK", None);
     let mut volumes: HashMap<(usize, i32), Acc> = HashMap::new();
-    // Every category A sale once; each geography below the nation keeps the positions of its
-    // sales (four bytes each instead of a copy per geography).
-    let mut all_sales: Vec<an::Sale> = Vec::new();
-    let mut members: HashMap<usize, Vec<u32>> = HashMap::new();
+    let mut sales = SalesByGeo {
+        all: Vec::new(),
+        members: HashMap::new(),
+        national,
+    };
     let mut report = BuildReport::default();
     let mut last_ingested: Option<NaiveDateTime> = None;
     // The districts each area, county and the nation has sales in.
@@ -277,11 +298,7 @@ pub async fn build(
                 new_build: s.new_build,
                 floor_area_m2: None,
             };
-            let position = all_sales.len() as u32;
-            all_sales.push(sale);
-            for g in at[1..].iter().flatten() {
-                members.entry(*g).or_default().push(position);
-            }
+            sales.push(sale, at[1..].iter().flatten().copied());
         }
         if report.sales_read % 1_000_000 < SALES_PAGE as usize {
             say(&format!("[market] {} sales read", report.sales_read));
@@ -363,9 +380,7 @@ pub async fn build(
             .filter(|i| rank(geos.kinds[*i]) == level)
             .collect();
         ids.sort_by(|a, b| geos.keys[*a].cmp(&geos.keys[*b]));
-        let built = build_rank(
-            &ids, &geos, &all_sales, &members, national, &published, &grid, &cfg,
-        );
+        let built = build_rank(&ids, &geos, &sales, &published, &grid, &cfg);
         for (g, result) in built {
             match result {
                 Ok(pi) => {

@@ -106,7 +106,7 @@ impl Snapshot {
             let Some(geography) = mk::geography(db, key).await? else {
                 return Ok(None);
             };
-            let rows = mk::volume(db, key, "0000-01-01", "9999-12-01").await?;
+            let rows = mk::volume(db, key).await?;
             Ok(Some(PublishedVolumes { geography, rows }))
         })
         .await

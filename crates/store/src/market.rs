@@ -215,13 +215,11 @@ pub async fn index_points(db: &Db, key: &str) -> StoreResult<Vec<IndexPointRow>>
     }))
 }
 
-/// A geography's monthly volumes between two month starts (inclusive), oldest first.
-pub async fn volume(db: &Db, key: &str, from: &str, to: &str) -> StoreResult<Vec<VolumeRow>> {
+/// A geography's monthly volumes, every month the build wrote, oldest first.
+pub async fn volume(db: &Db, key: &str) -> StoreResult<Vec<VolumeRow>> {
     Ok(with_conn!(db, |c| {
         market_volume::table
             .filter(market_volume::geography.eq(key))
-            .filter(market_volume::month.ge(from))
-            .filter(market_volume::month.le(to))
             .order(market_volume::month)
             .select(VolumeRow::as_select())
             .load(c)
