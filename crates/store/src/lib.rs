@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod bulk;
 pub mod db;
 pub mod loads;
+mod lookup;
 pub mod market;
 pub mod oauth;
 pub mod planning;
@@ -17,3 +18,4 @@ pub mod spatial;
 pub mod testing;
 
 pub use db::{Backend, Db, DbOptions, Location, StoreError, StoreResult};
+pub use lookup::LookupError;
