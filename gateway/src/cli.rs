@@ -98,7 +98,7 @@ async fn create_account(config: &Config, args: &[String]) -> anyhow::Result<()> 
                 anyhow::bail!("--email must be an email address");
             }
             let password = read_password()?;
-            Some(crate::oauth::hash_password(&password).map_err(|e| anyhow::anyhow!(e))?)
+            Some(terrace_oauth::hash_password(&password).map_err(|e| anyhow::anyhow!(e))?)
         }
     };
     let db = startup::open_store(config).await?;

@@ -10,8 +10,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use terrace_address::AddressError;
 use terrace_credits::CreditsError;
-use terrace_property::PropertyError;
-use terrace_store::StoreError;
+use terrace_store::{LookupError, StoreError};
 
 /// One validation failure, in FastAPI's shape.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -262,11 +261,11 @@ impl From<AddressError> for ApiError {
     }
 }
 
-impl From<PropertyError> for ApiError {
-    fn from(e: PropertyError) -> Self {
+impl From<LookupError> for ApiError {
+    fn from(e: LookupError) -> Self {
         match e {
-            PropertyError::NotFound(what) => ApiError::NotFound(what),
-            PropertyError::Store(s) => s.into(),
+            LookupError::NotFound(what) => ApiError::NotFound(what),
+            LookupError::Store(s) => s.into(),
         }
     }
 }

@@ -207,19 +207,17 @@ async fn revoke_app(
         Err(resp) => return resp,
     };
     let grant_id = path.into_inner();
-    let grants = match terrace_store::oauth::grants_of(&state.db, session.account_id).await {
-        Ok(g) => g,
+    let notice = match terrace_oauth::withdraw_grant(
+        &state.db,
+        session.account_id,
+        grant_id,
+        state.clock.now(),
+    )
+    .await
+    {
+        Ok(true) => "The application is signed out; its tokens stop working at once.".to_string(),
+        Ok(false) => "No such application on this account.".to_string(),
         Err(_) => return unavailable(),
-    };
-    let notice = if grants.iter().any(|g| g.id == grant_id) {
-        match terrace_store::oauth::revoke_grant(&state.db, grant_id, state.clock.now().naive_utc())
-            .await
-        {
-            Ok(_) => "The application is signed out; its tokens stop working at once.".to_string(),
-            Err(_) => return unavailable(),
-        }
-    } else {
-        "No such application on this account.".to_string()
     };
     render(&state, &session, None, Some(&notice)).await
 }

@@ -418,27 +418,23 @@ async fn authorize(req: &actix_web::HttpRequest, state: &AppState) -> Result<Pri
             ) => Err(Refusal::InvalidToken("Unknown or revoked API key")),
         };
     }
-    let claims = crate::oauth::verify_access_token(&state.oauth, token, state.clock.now())
-        .map_err(|e| match e {
-            crate::oauth::TokenError::Invalid => Refusal::InvalidToken("Invalid access token"),
-            crate::oauth::TokenError::WrongAudience => {
-                Refusal::InvalidToken("The access token is not for this resource")
-            }
-            crate::oauth::TokenError::Expired => {
-                Refusal::InvalidToken("The access token has expired")
-            }
-        })?;
-    let account_id: i64 = claims
-        .sub
-        .parse()
-        .map_err(|_| Refusal::InvalidToken("Invalid access token"))?;
-    match terrace_store::oauth::live_grant(&state.db, claims.gid).await {
-        Ok(Some((grant, _))) if grant.account_id == account_id => Ok(Principal::OAuth {
+    match terrace_oauth::admit(&state.db, &state.oauth, token, state.clock.now()).await {
+        Ok((account_id, grant_id)) => Ok(Principal::OAuth {
             account_id,
-            grant_id: grant.id,
+            grant_id,
         }),
-        Ok(Some(_) | None) => Err(Refusal::InvalidToken("The access token has been revoked")),
-        Err(e) => Err(Refusal::Unavailable(e.to_string())),
+        Err(terrace_oauth::AccessError::Token(e)) => Err(Refusal::InvalidToken(match e {
+            terrace_oauth::TokenError::Invalid => "Invalid access token",
+            terrace_oauth::TokenError::WrongAudience => "The access token is not for this resource",
+            terrace_oauth::TokenError::Expired => "The access token has expired",
+        })),
+        Err(terrace_oauth::AccessError::Subject) => {
+            Err(Refusal::InvalidToken("Invalid access token"))
+        }
+        Err(terrace_oauth::AccessError::Revoked) => {
+            Err(Refusal::InvalidToken("The access token has been revoked"))
+        }
+        Err(terrace_oauth::AccessError::Store(e)) => Err(Refusal::Unavailable(e.to_string())),
     }
 }
 
@@ -454,7 +450,7 @@ fn refusal_response(state: &AppState, refusal: Refusal) -> actix_web::HttpRespon
             ),
             format!(
                 "Bearer resource_metadata=\"{metadata}\", scope=\"{}\"",
-                crate::oauth::SCOPE
+                terrace_oauth::SCOPE
             ),
         ),
         Refusal::InvalidToken(why) => (

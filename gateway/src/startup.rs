@@ -69,19 +69,19 @@ pub async fn prepare(config: &Config) -> anyhow::Result<AppState> {
 pub async fn oauth_settings(
     db: &Db,
     config: &Config,
-) -> anyhow::Result<crate::oauth::OAuthSettings> {
+) -> anyhow::Result<terrace_oauth::OAuthSettings> {
     let key = match &config.oauth_signing_key {
         Some(k) => k.clone(),
         None => {
             terrace_store::meta::get_or_insert(
                 db,
                 terrace_store::meta::Key::OauthSigningKey,
-                &crate::oauth::random_token(),
+                &terrace_oauth::random_token(),
             )
             .await?
         }
     };
-    let mut s = crate::oauth::OAuthSettings::new(&config.public_url, key.into_bytes());
+    let mut s = terrace_oauth::OAuthSettings::new(&config.public_url, key.into_bytes());
     s.insecure_client_ids = config.oauth_insecure_client_ids;
     Ok(s)
 }

@@ -96,11 +96,11 @@ pub struct AppState {
     pub keys: Arc<KeyCache>,
     pub openapi: Arc<serde_json::Value>,
     /// The spatial layers of the risk report, rebuilt when a load changes them.
-    pub layers: terrace_property::LayerCache,
+    pub layers: terrace_layers::LayerCache,
     /// The published market tables of the current build, dropped when a build runs.
     pub market: terrace_market::MarketCache,
     /// OAuth settings (issuer, resource, signing key, lifetimes).
-    pub oauth: Arc<crate::oauth::OAuthSettings>,
+    pub oauth: Arc<terrace_oauth::OAuthSettings>,
     /// Outbound HTTP, for fetching client ID metadata documents.
     pub http_client: reqwest::Client,
 }
@@ -121,11 +121,11 @@ impl AppState {
             )),
             metrics: crate::telemetry::metrics_handle(),
             openapi: Arc::new(crate::openapi::document()),
-            layers: terrace_property::LayerCache::default(),
+            layers: terrace_layers::LayerCache::default(),
             market: terrace_market::MarketCache::default(),
-            oauth: Arc::new(crate::oauth::OAuthSettings::new(
+            oauth: Arc::new(terrace_oauth::OAuthSettings::new(
                 "http://127.0.0.1:8080",
-                crate::oauth::random_token().into_bytes(),
+                terrace_oauth::random_token().into_bytes(),
             )),
             http_client: reqwest::Client::builder()
                 .timeout(std::time::Duration::from_secs(5))
@@ -136,7 +136,7 @@ impl AppState {
     }
 
     /// The same state with these OAuth settings.
-    pub fn with_oauth(mut self, oauth: crate::oauth::OAuthSettings) -> AppState {
+    pub fn with_oauth(mut self, oauth: terrace_oauth::OAuthSettings) -> AppState {
         self.oauth = Arc::new(oauth);
         self
     }

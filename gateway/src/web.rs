@@ -6,11 +6,11 @@
 //! CSRF token that every state-changing form carries. Forms shown before sign-in use a
 //! double-submit CSRF cookie. No JavaScript anywhere.
 
-use crate::oauth::{hash_secret, random_token};
 use crate::state::AppState;
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
+use terrace_oauth::{hash_secret, random_token};
 use terrace_store::oauth::{self as q, SessionRow};
 
 pub const SESSION_COOKIE: &str = "terrace_session";
@@ -180,10 +180,10 @@ pub async fn check_password(
     let stored = account.as_ref().and_then(|a| a.password_hash.clone());
     let password = password.to_string();
     let ok = tokio::task::spawn_blocking(move || match stored {
-        Some(h) => crate::oauth::verify_password(&password, &h),
+        Some(h) => terrace_oauth::verify_password(&password, &h),
         None => {
             // The same work as a real check, against a hash nobody's password matches.
-            let _ = crate::oauth::hash_password(&password);
+            let _ = terrace_oauth::hash_password(&password);
             false
         }
     })

@@ -64,10 +64,7 @@ async fn accounts_create_with_email_and_mcp_over_stdio() {
         .expect("the email is stored in lower case");
     let hash = account.password_hash.unwrap();
     assert!(hash.starts_with("$argon2id$"));
-    assert!(terrace_gateway::oauth::verify_password(
-        "a long cli password",
-        &hash
-    ));
+    assert!(terrace_oauth::verify_password("a long cli password", &hash));
 
     let mut child = terrace(dir.path())
         .args(["mcp", "--stdio"])

@@ -154,7 +154,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
     let uprn = |v: &Value| terrace_core::Uprn::new(v.as_i64().unwrap()).unwrap();
     let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
     for u in m["lease_cases"]["unreadable"].as_array().unwrap() {
-        let l = terrace_property::lease(&t.db, uprn(u), today)
+        let l = terrace_ownership::lease(&t.db, uprn(u), today)
             .await
             .unwrap();
         let lease = l.lease.expect("an unreadable term is still a lease");
@@ -165,7 +165,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
     }
     for (case, short, very) in [("short", true, false), ("very_short", true, true)] {
         for c in m["lease_cases"][case].as_array().unwrap().iter().take(20) {
-            let l = terrace_property::lease(&t.db, uprn(&c["uprn"]), today)
+            let l = terrace_ownership::lease(&t.db, uprn(&c["uprn"]), today)
                 .await
                 .unwrap()
                 .lease
@@ -183,7 +183,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
         }
     }
     for u in m["lease_cases"]["long"].as_array().unwrap().iter().take(20) {
-        let l = terrace_property::lease(&t.db, uprn(u), today)
+        let l = terrace_ownership::lease(&t.db, uprn(u), today)
             .await
             .unwrap()
             .lease
@@ -290,7 +290,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
             continue;
         }
         let p = terrace_core::Postcode::parse(pc).unwrap();
-        let cap = terrace_property::lha::housing_benefit_cap(&t.db, Some(&p), Some(2), today)
+        let cap = terrace_listings::lha::housing_benefit_cap(&t.db, Some(&p), Some(2), today)
             .await
             .unwrap();
         match (kind, cap) {
@@ -320,9 +320,9 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
         let list = pc[case].as_array().unwrap();
         assert!(!list.is_empty(), "{case}");
         for u in list {
-            let h = terrace_property::planning_history(
+            let h = terrace_planning::planning_history(
                 &t.db,
-                &terrace_property::LayerCache::default(),
+                &terrace_layers::LayerCache::default(),
                 uprn(u),
                 today,
             )
@@ -347,9 +347,9 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
         .iter()
         .find(|a| a.lad_code.as_deref() == pc["not_covered_lad"].as_str())
         .unwrap();
-    let h = terrace_property::planning_history(
+    let h = terrace_planning::planning_history(
         &t.db,
-        &terrace_property::LayerCache::default(),
+        &terrace_layers::LayerCache::default(),
         terrace_core::Uprn::new(uncovered.uprn).unwrap(),
         today,
     )
@@ -360,19 +360,19 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
     // Rated commercial units: linked by the lookup, or by the matcher, with the 2026 entry.
     let uarn = |v: &Value| terrace_core::Uarn::new(v.as_i64().unwrap()).unwrap();
     for pair in pc["lookup_examples"].as_array().unwrap() {
-        let r = terrace_property::commercial_by_uarn(&t.db, uarn(&pair[0]), today)
+        let r = terrace_commercial::commercial_by_uarn(&t.db, uarn(&pair[0]), today)
             .await
             .unwrap();
         assert_eq!(r.uprn, pair[1].as_i64(), "{pair}");
         assert_eq!(r.uprn_link.unwrap().method, "uarn_uprn_lookup");
         assert!(matches!(
             r.hereditament,
-            terrace_property::commercial::Block::Available(_)
+            terrace_commercial::Block::Available(_)
         ));
     }
     let mut by_matcher = 0;
     for pair in pc["matcher_examples"].as_array().unwrap() {
-        let r = terrace_property::commercial_by_uarn(&t.db, uarn(&pair[0]), today)
+        let r = terrace_commercial::commercial_by_uarn(&t.db, uarn(&pair[0]), today)
             .await
             .unwrap();
         if let Some(link) = r.uprn_link {
@@ -444,7 +444,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
 /// where its authority has the layer and not_checked where it does not.
 async fn risk_layers_answer_three_ways(db: &terrace_store::Db, m: &Value) {
     use terrace_core::Uprn;
-    use terrace_property::{LayerCache, RiskReport, risk};
+    use terrace_layers::{LayerCache, RiskReport, risk};
     let cases = &m["risk_cases"];
     let cache = LayerCache::default();
     let report = |u: &Value| {
@@ -467,7 +467,7 @@ async fn risk_layers_answer_three_ways(db: &terrace_store::Db, m: &Value) {
     for u in cases["conservation_and_listed"].as_array().unwrap() {
         // Planning history reads the same flags for what needs consent.
         let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
-        let h = terrace_property::planning_history(
+        let h = terrace_planning::planning_history(
             db,
             &cache,
             Uprn::new(u.as_i64().unwrap()).unwrap(),

@@ -14,8 +14,8 @@ use fantoccini::{ClientBuilder, Locator};
 use serde_json::json;
 use std::process::{Child, Command, Stdio};
 use support::*;
-use terrace_gateway::oauth::{OAuthSettings, hash_password};
 use terrace_gateway::startup::app_config;
+use terrace_oauth::{OAuthSettings, hash_password};
 
 const EMAIL: &str = "hub@example.test";
 const PASSWORD: &str = "a long hub password";

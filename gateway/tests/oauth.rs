@@ -14,9 +14,9 @@ use oauth2::{
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use support::*;
-use terrace_gateway::oauth::{OAuthSettings, hash_password, issue_access_token};
 use terrace_gateway::startup::app_config;
 use terrace_gateway::state::AppState;
+use terrace_oauth::{OAuthSettings, hash_password, issue_access_token};
 
 const EMAIL: &str = "holder@example.test";
 const PASSWORD: &str = "correct horse battery";
@@ -556,7 +556,7 @@ async fn expired_wrong_audience_and_revoked_tokens_get_401() {
         .request_async(&s.http)
         .await
         .unwrap();
-    let claims = terrace_gateway::oauth::verify_access_token(
+    let claims = terrace_oauth::verify_access_token(
         &s.state.oauth,
         token.access_token().secret(),
         chrono::Utc::now(),

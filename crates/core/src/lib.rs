@@ -2,12 +2,14 @@
 //!
 //! Architecture Invariant: this crate depends on no framework (no actix, no diesel); it is pure types.
 
+mod batch;
 mod clock;
 mod cores;
 mod ids;
 mod postcode;
 mod status;
 
+pub use batch::batch_uprn;
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use cores::map_on_cores;
 pub use ids::{GssCode, IdError, Nation, Uarn, Uprn};

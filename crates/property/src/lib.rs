@@ -1,52 +1,41 @@
-//! The property resource family: what is known about one property by its UPRN.
+//! The property resource family: what is known about one property by its UPRN, and the composer
+//! of the documents that draw on the other families: the record and summary (`record.rs`), the
+//! report (`report.rs`) and reconcile (`reconcile.rs`), plus the property's own operations
+//! (registered sales, comparables, council tax, retrofit, the deprecated flood-risk placeholder).
+//! Planning (`terrace-planning`), the spatial layers and risk report (`terrace-layers`), listings
+//! (`terrace-listings`), leases (`terrace-ownership`) and the rating lists (`terrace-commercial`)
+//! are families of their own, which this crate calls and which never call it.
 //!
 //! Architecture Invariant: plain functions over the store; no HTTP or MCP types; nothing invented
 //! (a field the data cannot support is absent or null, never zero).
 
-pub mod changes;
-pub mod commercial;
 pub mod comps;
 pub mod council_tax;
-pub mod lease;
-pub mod lha;
-pub mod planning;
 pub mod reconcile;
 pub mod record;
-pub mod rental;
 pub mod report;
 pub mod retrofit;
-pub mod risk;
 
-pub use changes::{ChangesPage, changes_since};
-pub use commercial::{CommercialReport, commercial_by_uarn, commercial_by_uprn};
 pub use comps::{Comps, comps};
 pub use council_tax::{CouncilTaxResult, council_tax};
-pub use lease::{LeaseBatch, LeaseResult, lease, lease_batch};
-pub use planning::{PlanningBatch, PlanningHistory, planning_history, planning_history_batch};
 pub use reconcile::{Reconcile, reconcile};
 pub use record::{PropertyRecord, Summary, record, summary};
-pub use rental::{RentalEstimate, rental_estimate};
 pub use report::{PropertyReport, report};
 pub use retrofit::{RetrofitResult, retrofit};
-pub use risk::{LayerCache, RiskBatch, RiskReport, risk, risk_batch};
 
 use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_core::Uprn;
-use terrace_store::{Db, StoreError};
+use terrace_store::Db;
 use terrace_store::{
     address,
     sales::{self, PricePaidRow},
 };
 
-#[derive(Debug, thiserror::Error)]
-pub enum PropertyError {
-    #[error("{0} not found")]
-    NotFound(String),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
+/// The family's error: the store's shared lookup error (`NotFound`, `Store`), so the composed
+/// documents pass the other families' errors through unchanged.
+pub type PropertyError = terrace_store::LookupError;
 
 /// The address a sale was registered under, as HM Land Registry wrote it.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]

@@ -17,7 +17,7 @@ use terrace_store::{
 };
 
 use crate::PropertyError;
-use crate::risk::{Check, LayerCache, RiskReport};
+use terrace_layers::{Check, LayerCache, RiskReport};
 
 /// The tiers of the record, in order.
 pub const TIERS: [&str; 10] = [
@@ -452,7 +452,7 @@ pub async fn record(
             None,
         );
         if let Some(end) = l.term_end {
-            let years = crate::lease::years_between(today, end);
+            let years = terrace_ownership::years_between(today, end);
             b.put(
                 "ownership",
                 "lease_unexpired_years",
@@ -471,7 +471,7 @@ pub async fn record(
     }
 
     // Risk, designations and infrastructure: the risk report's own functions.
-    let risk = crate::risk::report_from(&*layers.current(db).await?, &a);
+    let risk = terrace_layers::report_from(&*layers.current(db).await?, &a);
     put_risk(&mut b, &risk);
 
     let tiers_without_data: Vec<&'static str> = TIERS

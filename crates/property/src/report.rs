@@ -8,11 +8,12 @@ use serde::Serialize;
 use terrace_core::Uprn;
 use terrace_store::Db;
 
-use crate::risk::LayerCache;
-use crate::{
-    LeaseResult, PlanningHistory, PropertyError, RentalEstimate, RetrofitResult, RiskReport,
-    Summary,
-};
+use terrace_layers::{LayerCache, RiskReport};
+use terrace_listings::RentalEstimate;
+use terrace_ownership::LeaseResult;
+use terrace_planning::PlanningHistory;
+
+use crate::{PropertyError, RetrofitResult, Summary};
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct PropertyReport {
@@ -49,11 +50,11 @@ pub async fn report(
         uprn: uprn.get(),
         country: "UK",
         summary,
-        registered_lease: crate::lease(db, uprn, today).await?,
-        risk: crate::risk::risk(db, layers, uprn).await?,
-        rental_estimate: crate::rental_estimate(db, uprn, None, now).await?,
+        registered_lease: terrace_ownership::lease(db, uprn, today).await?,
+        risk: terrace_layers::risk(db, layers, uprn).await?,
+        rental_estimate: terrace_listings::rental_estimate(db, uprn, None, now).await?,
         energy: crate::retrofit(db, uprn).await?,
-        nearby_planning: crate::planning_history(db, layers, uprn, today).await?,
+        nearby_planning: terrace_planning::planning_history(db, layers, uprn, today).await?,
         as_of: today,
     })
 }

@@ -32,6 +32,7 @@ pub mod leases;
 pub mod lha;
 pub mod listings;
 pub mod loads;
+mod lookup;
 pub mod market;
 pub mod meta;
 pub mod oauth;
@@ -43,3 +44,4 @@ pub mod spatial;
 pub mod testing;
 
 pub use db::{Backend, Db, DbOptions, Location, StoreError, StoreResult};
+pub use lookup::LookupError;

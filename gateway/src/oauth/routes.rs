@@ -2,18 +2,18 @@
 //! client ID metadata documents, the authorize step with its sign-in and consent pages, the token
 //! endpoint (authorization code with PKCE S256, rotating refresh tokens) and revocation (RFC 7009).
 
-use super::{
-    ClientMetadata, SCOPE, check_metadata, fetchable_metadata_url, hash_secret, is_metadata_url,
-    issue_access_token, pkce_matches, random_token, valid_challenge, valid_redirect_uri,
-    verify_access_token,
-};
 use crate::state::AppState;
 use crate::web::{self, esc, hidden};
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web as aw};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use terrace_store::oauth::{self as q, ClientRow, CodeRow, NewRefresh, Rotated, TakenCode};
+use terrace_oauth::{
+    AuthzError, AuthzParams, ClientMetadata, GrantError, RegisterError, Registration, SCOPE,
+    Tokens, ValidAuthz, check_metadata, fetchable_metadata_url, is_metadata_url,
+};
+use terrace_store::StoreError;
+use terrace_store::oauth::{self as q, ClientRow};
 
 pub fn configure(cfg: &mut aw::ServiceConfig) {
     cfg.route(
@@ -83,20 +83,6 @@ fn register_error(code: &str, description: &str) -> HttpResponse {
     )
 }
 
-#[derive(Debug, Deserialize)]
-struct Registration {
-    #[serde(default)]
-    redirect_uris: Vec<String>,
-    #[serde(default)]
-    client_name: Option<String>,
-    #[serde(default)]
-    token_endpoint_auth_method: Option<String>,
-    #[serde(default)]
-    grant_types: Option<Vec<String>>,
-    #[serde(default)]
-    response_types: Option<Vec<String>>,
-}
-
 /// RFC 7591 dynamic client registration, for public clients (PKCE, no client secret).
 async fn register(state: aw::Data<AppState>, body: aw::Bytes) -> HttpResponse {
     let Ok(reg) = serde_json::from_slice::<Registration>(&body) else {
@@ -105,70 +91,26 @@ async fn register(state: aw::Data<AppState>, body: aw::Bytes) -> HttpResponse {
             "the body must be a JSON object of client metadata",
         );
     };
-    if reg.redirect_uris.is_empty() || reg.redirect_uris.len() > 10 {
-        return register_error("invalid_redirect_uri", "give 1 to 10 redirect_uris");
-    }
-    if let Some(bad) = reg.redirect_uris.iter().find(|u| !valid_redirect_uri(u)) {
-        return register_error(
-            "invalid_redirect_uri",
-            &format!(
-                "{bad} is not allowed: use https, http on a loopback host, or a private-use scheme, with no fragment"
-            ),
-        );
-    }
-    match reg.token_endpoint_auth_method.as_deref() {
-        None | Some("none") => {}
-        Some(other) => {
-            return register_error(
-                "invalid_client_metadata",
-                &format!(
-                    "token_endpoint_auth_method {other} is not supported: clients are public and use PKCE (\"none\")"
-                ),
+    let registered = match terrace_oauth::register_client(&state.db, reg, state.clock.now()).await {
+        Ok(r) => r,
+        Err(RegisterError::Refused { error, description }) => {
+            return register_error(error, &description);
+        }
+        Err(RegisterError::Store(e)) => {
+            tracing::warn!(error = %e, "client registration failed");
+            return json_no_store(
+                StatusCode::SERVICE_UNAVAILABLE,
+                json!({"error": "temporarily_unavailable"}),
             );
         }
-    }
-    let grants_ok = reg.grant_types.as_ref().is_none_or(|g| {
-        g.iter()
-            .all(|t| t == "authorization_code" || t == "refresh_token")
-    });
-    let responses_ok = reg
-        .response_types
-        .as_ref()
-        .is_none_or(|r| r.iter().all(|t| t == "code"));
-    if !grants_ok || !responses_ok {
-        return register_error(
-            "invalid_client_metadata",
-            "only the authorization_code and refresh_token grants (response type code) are supported",
-        );
-    }
-    let name = reg
-        .client_name
-        .map(|n| n.trim().chars().take(100).collect::<String>())
-        .filter(|n| !n.is_empty());
-    let now = state.clock.now();
-    let client_id = format!("tc_{}", &hash_secret(&random_token())[..32]);
-    let row = ClientRow {
-        client_id: client_id.clone(),
-        client_name: name.clone(),
-        redirect_uris: serde_json::to_string(&reg.redirect_uris).unwrap_or_default(),
-        metadata_document: false,
-        created_at: now.naive_utc(),
-        updated_at: now.naive_utc(),
     };
-    if let Err(e) = q::upsert_client(&state.db, &row).await {
-        tracing::warn!(error = %e, "client registration failed");
-        return json_no_store(
-            StatusCode::SERVICE_UNAVAILABLE,
-            json!({"error": "temporarily_unavailable"}),
-        );
-    }
     json_no_store(
         StatusCode::CREATED,
         json!({
-            "client_id": client_id,
-            "client_id_issued_at": now.timestamp(),
-            "client_name": name,
-            "redirect_uris": reg.redirect_uris,
+            "client_id": registered.client_id,
+            "client_id_issued_at": registered.issued_at.timestamp(),
+            "client_name": registered.client_name,
+            "redirect_uris": registered.redirect_uris,
             "grant_types": ["authorization_code", "refresh_token"],
             "response_types": ["code"],
             "token_endpoint_auth_method": "none",
@@ -177,57 +119,22 @@ async fn register(state: aw::Data<AppState>, body: aw::Bytes) -> HttpResponse {
     )
 }
 
-/// The parameters of an authorization request (query on GET, form fields on POST).
-#[derive(Debug, Default, Clone, Deserialize)]
-pub struct AuthzParams {
-    pub response_type: Option<String>,
-    pub client_id: Option<String>,
-    pub redirect_uri: Option<String>,
-    pub code_challenge: Option<String>,
-    pub code_challenge_method: Option<String>,
-    pub state: Option<String>,
-    pub scope: Option<String>,
-    pub resource: Option<String>,
-}
-
-impl AuthzParams {
-    fn hidden_fields(&self) -> String {
-        let fields = [
-            ("response_type", &self.response_type),
-            ("client_id", &self.client_id),
-            ("redirect_uri", &self.redirect_uri),
-            ("code_challenge", &self.code_challenge),
-            ("code_challenge_method", &self.code_challenge_method),
-            ("state", &self.state),
-            ("scope", &self.scope),
-            ("resource", &self.resource),
-        ];
-        fields
-            .iter()
-            .filter_map(|(k, v)| v.as_ref().map(|v| hidden(k, v)))
-            .collect()
-    }
-}
-
-/// A checked authorization request.
-struct Valid {
-    client: ClientRow,
-    redirect_uri: String,
-    challenge: String,
-    state: Option<String>,
-}
-
-/// Why an authorization request fails: shown on a page when the client or redirect URI cannot be
-/// trusted (never redirect there), otherwise sent back to the client's redirect URI.
-enum AuthzError {
-    Page(String),
-    Redirect {
-        redirect_uri: String,
-        error: &'static str,
-        description: String,
-        state: Option<String>,
-    },
-    Unavailable,
+/// The authorization request's parameters as the hidden fields of the sign-in and consent forms.
+fn hidden_fields(p: &AuthzParams) -> String {
+    let fields = [
+        ("response_type", &p.response_type),
+        ("client_id", &p.client_id),
+        ("redirect_uri", &p.redirect_uri),
+        ("code_challenge", &p.code_challenge),
+        ("code_challenge_method", &p.code_challenge_method),
+        ("state", &p.state),
+        ("scope", &p.scope),
+        ("resource", &p.resource),
+    ];
+    fields
+        .iter()
+        .filter_map(|(k, v)| v.as_ref().map(|v| hidden(k, v)))
+        .collect()
 }
 
 /// Finds a client: a registered one, or a client ID metadata document fetched from its URL.
@@ -235,7 +142,7 @@ async fn find_client(state: &AppState, client_id: &str) -> Result<Option<ClientR
     if !is_metadata_url(client_id) {
         return q::client(&state.db, client_id)
             .await
-            .map_err(|_| AuthzError::Unavailable);
+            .map_err(AuthzError::Unavailable);
     }
     if !fetchable_metadata_url(&state.oauth, client_id) {
         return Err(AuthzError::Page(
@@ -270,90 +177,21 @@ async fn find_client(state: &AppState, client_id: &str) -> Result<Option<ClientR
     }
     .await
     .map_err(AuthzError::Page)?;
-    let now = state.clock.now().naive_utc();
-    let row = ClientRow {
-        client_id: client_id.to_string(),
-        client_name: fetched.client_name.map(|n| n.chars().take(100).collect()),
-        redirect_uris: serde_json::to_string(&fetched.redirect_uris).unwrap_or_default(),
-        metadata_document: true,
-        created_at: now,
-        updated_at: now,
-    };
-    q::upsert_client(&state.db, &row)
-        .await
-        .map_err(|_| AuthzError::Unavailable)?;
+    let row =
+        terrace_oauth::accept_metadata_client(&state.db, client_id, fetched, state.clock.now())
+            .await
+            .map_err(AuthzError::Unavailable)?;
     Ok(Some(row))
 }
 
-fn redirect_uris(client: &ClientRow) -> Vec<String> {
-    serde_json::from_str(&client.redirect_uris).unwrap_or_default()
-}
-
-async fn check_request(state: &AppState, p: &AuthzParams) -> Result<Valid, AuthzError> {
+async fn check_request(state: &AppState, p: &AuthzParams) -> Result<ValidAuthz, AuthzError> {
     let Some(client_id) = p.client_id.as_deref().filter(|c| !c.is_empty()) else {
         return Err(AuthzError::Page("The request has no client_id.".into()));
     };
     let Some(client) = find_client(state, client_id).await? else {
         return Err(AuthzError::Page(format!("Unknown client: {client_id}")));
     };
-    let Some(redirect_uri) = p.redirect_uri.clone() else {
-        return Err(AuthzError::Page("The request has no redirect_uri.".into()));
-    };
-    // Exact string comparison: no prefix, no normalisation.
-    if !redirect_uris(&client).contains(&redirect_uri) {
-        return Err(AuthzError::Page(
-            "The redirect_uri is not one the client registered.".into(),
-        ));
-    }
-    let fail = |error: &'static str, description: &str| AuthzError::Redirect {
-        redirect_uri: redirect_uri.clone(),
-        error,
-        description: description.to_string(),
-        state: p.state.clone(),
-    };
-    if p.response_type.as_deref() != Some("code") {
-        return Err(fail(
-            "unsupported_response_type",
-            "only response_type=code is supported",
-        ));
-    }
-    let Some(challenge) = p.code_challenge.clone() else {
-        return Err(fail(
-            "invalid_request",
-            "PKCE is required: send code_challenge with code_challenge_method=S256",
-        ));
-    };
-    if p.code_challenge_method.as_deref() != Some("S256") {
-        return Err(fail(
-            "invalid_request",
-            "only code_challenge_method=S256 is supported (plain is refused)",
-        ));
-    }
-    if !valid_challenge(&challenge) {
-        return Err(fail(
-            "invalid_request",
-            "code_challenge must be the base64url SHA-256 of the verifier (43 characters)",
-        ));
-    }
-    if let Some(scope) = &p.scope
-        && !scope.split_whitespace().all(|s| s == SCOPE)
-    {
-        return Err(fail("invalid_scope", "the only scope is `terrace`"));
-    }
-    if let Some(resource) = &p.resource
-        && *resource != state.oauth.resource()
-    {
-        return Err(fail(
-            "invalid_target",
-            "the resource must be this server's MCP endpoint",
-        ));
-    }
-    Ok(Valid {
-        client,
-        redirect_uri,
-        challenge,
-        state: p.state.clone(),
-    })
+    terrace_oauth::check_authorization(&state.oauth, client, p)
 }
 
 fn redirect_to(redirect_uri: &str, pairs: &[(&str, &str)]) -> HttpResponse {
@@ -383,11 +221,14 @@ fn authz_error_response(state: &AppState, e: AuthzError) -> HttpResponse {
             "This sign-in request cannot be completed",
             &message,
         ),
-        AuthzError::Unavailable => web::error_page(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Temporarily unavailable",
-            "The service cannot be reached right now; try again shortly.",
-        ),
+        AuthzError::Unavailable(e) => {
+            tracing::warn!(error = %e, "the authorization step cannot reach the store");
+            web::error_page(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Temporarily unavailable",
+                "The service cannot be reached right now; try again shortly.",
+            )
+        }
         AuthzError::Redirect {
             redirect_uri,
             error,
@@ -434,7 +275,7 @@ fn sign_in_page(
          <label for=\"password\">Password</label><input id=\"password\" type=\"password\" name=\"password\" autocomplete=\"current-password\" required>\
          <p><button type=\"submit\" id=\"sign-in\">Sign in</button></p></form></section>",
         esc(&client_label(client)),
-        p.hidden_fields(),
+        hidden_fields(p),
         hidden("csrf", csrf),
         hidden("action", "signin"),
     );
@@ -456,7 +297,7 @@ fn consent_page(p: &AuthzParams, client: &ClientRow, csrf: &str, email: &str) ->
         esc(&client_label(client)),
         esc(email),
         esc(p.redirect_uri.as_deref().unwrap_or_default()),
-        p.hidden_fields(),
+        hidden_fields(p),
         hidden("csrf", csrf),
     );
     web::page(HttpResponse::Ok(), "Allow access", "", &body)
@@ -528,7 +369,7 @@ async fn authorize_post(
             let password = form.password.unwrap_or_default();
             let account = match web::check_password(&state, &email, &password).await {
                 Ok(a) => a,
-                Err(_) => return authz_error_response(&state, AuthzError::Unavailable),
+                Err(e) => return authz_error_response(&state, AuthzError::Unavailable(e)),
             };
             let Some(account_id) = account else {
                 return sign_in_page(
@@ -541,7 +382,7 @@ async fn authorize_post(
             };
             let (session, cookie) = match web::start_session(&state, account_id).await {
                 Ok(s) => s,
-                Err(_) => return authz_error_response(&state, AuthzError::Unavailable),
+                Err(e) => return authz_error_response(&state, AuthzError::Unavailable(e)),
             };
             let mut resp = consent_page(&p, &valid.client, &session.csrf_token, &email);
             let _ = resp.add_cookie(&cookie);
@@ -574,24 +415,18 @@ async fn authorize_post(
                 }
                 return redirect_to(&valid.redirect_uri, &pairs);
             }
-            let code = random_token();
-            let now = state.clock.now();
-            let row = CodeRow {
-                code_hash: hash_secret(&code),
-                client_id: valid.client.client_id.clone(),
-                account_id: session.account_id,
-                redirect_uri: valid.redirect_uri.clone(),
-                code_challenge: valid.challenge.clone(),
-                resource: state.oauth.resource(),
-                scope: SCOPE.to_string(),
-                expires_at: (now + state.oauth.code_ttl).naive_utc(),
-                used_at: None,
-                grant_id: None,
-                created_at: now.naive_utc(),
+            let code = match terrace_oauth::issue_code(
+                &state.db,
+                &state.oauth,
+                session.account_id,
+                &valid,
+                state.clock.now(),
+            )
+            .await
+            {
+                Ok(c) => c,
+                Err(e) => return authz_error_response(&state, AuthzError::Unavailable(e)),
             };
-            if q::insert_code(&state.db, &row).await.is_err() {
-                return authz_error_response(&state, AuthzError::Unavailable);
-            }
             let mut pairs = vec![("code", code.as_str()), ("iss", iss.as_str())];
             if let Some(s) = valid.state.as_deref() {
                 pairs.push(("state", s));
@@ -666,8 +501,28 @@ async fn token(req: HttpRequest, state: aw::Data<AppState>, body: aw::Bytes) -> 
         return token_error("invalid_client", "client_id is required");
     };
     match form.grant_type.as_deref() {
-        Some("authorization_code") => redeem_code(&state, &form, &client_id).await,
-        Some("refresh_token") => refresh(&state, &form, &client_id).await,
+        Some("authorization_code") => token_response(
+            terrace_oauth::redeem_code(
+                &state.db,
+                &state.oauth,
+                &client_id,
+                form.code.as_deref(),
+                form.redirect_uri.as_deref(),
+                form.code_verifier.as_deref(),
+                state.clock.now(),
+            )
+            .await,
+        ),
+        Some("refresh_token") => token_response(
+            terrace_oauth::refresh(
+                &state.db,
+                &state.oauth,
+                &client_id,
+                form.refresh_token.as_deref(),
+                state.clock.now(),
+            )
+            .await,
+        ),
         Some(_) | None => token_error(
             "unsupported_grant_type",
             "grant_type must be authorization_code or refresh_token",
@@ -675,135 +530,37 @@ async fn token(req: HttpRequest, state: aw::Data<AppState>, body: aw::Bytes) -> 
     }
 }
 
-fn issued(
-    state: &AppState,
-    account_id: i64,
-    grant_id: i64,
-    client_id: &str,
-    refresh: &str,
-) -> HttpResponse {
-    match issue_access_token(
-        &state.oauth,
-        account_id,
-        grant_id,
-        client_id,
-        SCOPE,
-        state.clock.now(),
-    ) {
-        Ok((access, expires_in)) => json_no_store(
+/// The token endpoint's answer to a grant flow.
+fn token_response(outcome: Result<Tokens, GrantError>) -> HttpResponse {
+    match outcome {
+        Ok(t) => json_no_store(
             StatusCode::OK,
             json!({
-                "access_token": access,
+                "access_token": t.access_token,
                 "token_type": "Bearer",
-                "expires_in": expires_in,
-                "refresh_token": refresh,
+                "expires_in": t.expires_in,
+                "refresh_token": t.refresh_token,
                 "scope": SCOPE,
             }),
         ),
-        Err(e) => {
+        Err(GrantError::Refused { error, description }) => token_error(error, description),
+        Err(GrantError::Signing(e)) => {
             tracing::error!(error = %e, "cannot sign an access token");
             json_no_store(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 json!({"error": "server_error"}),
             )
         }
+        Err(GrantError::Store(e)) => unavailable(&e),
     }
 }
 
-fn unavailable() -> HttpResponse {
+fn unavailable(e: &StoreError) -> HttpResponse {
+    tracing::warn!(error = %e, "the token endpoint cannot reach the store");
     json_no_store(
         StatusCode::SERVICE_UNAVAILABLE,
         json!({"error": "temporarily_unavailable"}),
     )
-}
-
-async fn redeem_code(state: &AppState, form: &TokenForm, client_id: &str) -> HttpResponse {
-    let Some(code) = form.code.as_deref() else {
-        return token_error("invalid_request", "code is required");
-    };
-    let now = state.clock.now();
-    let taken = match q::take_code(&state.db, &hash_secret(code), now.naive_utc()).await {
-        Ok(t) => t,
-        Err(_) => return unavailable(),
-    };
-    let row = match taken {
-        TakenCode::Fresh(row) => row,
-        TakenCode::Reused(row) => {
-            // A code presented twice: whatever it was exchanged for is revoked (RFC 9700 §4.1).
-            if let Some(g) = row.grant_id {
-                let _ = q::revoke_grant(&state.db, g, now.naive_utc()).await;
-            }
-            return token_error("invalid_grant", "the authorization code was already used");
-        }
-        TakenCode::Unknown => return token_error("invalid_grant", "unknown authorization code"),
-    };
-    if row.expires_at <= now.naive_utc() {
-        return token_error("invalid_grant", "the authorization code has expired");
-    }
-    if row.client_id != client_id {
-        return token_error("invalid_grant", "the code was issued to another client");
-    }
-    if form.redirect_uri.as_deref() != Some(row.redirect_uri.as_str()) {
-        return token_error(
-            "invalid_grant",
-            "redirect_uri differs from the authorization request's",
-        );
-    }
-    let Some(verifier) = form.code_verifier.as_deref() else {
-        return token_error("invalid_request", "code_verifier is required (PKCE)");
-    };
-    if !pkce_matches(verifier, &row.code_challenge) {
-        return token_error(
-            "invalid_grant",
-            "code_verifier does not match the code_challenge",
-        );
-    }
-    let refresh = random_token();
-    let refresh_hash = hash_secret(&refresh);
-    let new = NewRefresh {
-        token_hash: &refresh_hash,
-        expires_at: (now + state.oauth.refresh_ttl).naive_utc(),
-    };
-    let grant_id = match q::create_grant(&state.db, &row, &new, now.naive_utc()).await {
-        Ok(g) => g,
-        Err(_) => return unavailable(),
-    };
-    issued(state, row.account_id, grant_id, client_id, &refresh)
-}
-
-async fn refresh(state: &AppState, form: &TokenForm, client_id: &str) -> HttpResponse {
-    let Some(old) = form.refresh_token.as_deref() else {
-        return token_error("invalid_request", "refresh_token is required");
-    };
-    let now = state.clock.now();
-    let refresh = random_token();
-    let refresh_hash = hash_secret(&refresh);
-    let new = NewRefresh {
-        token_hash: &refresh_hash,
-        expires_at: (now + state.oauth.refresh_ttl).naive_utc(),
-    };
-    match q::rotate_refresh(&state.db, &hash_secret(old), &new, now.naive_utc()).await {
-        Err(_) => unavailable(),
-        Ok(Rotated::Rotated(grant)) => {
-            if grant.client_id != client_id {
-                let _ = q::revoke_grant(&state.db, grant.id, now.naive_utc()).await;
-                return token_error(
-                    "invalid_grant",
-                    "the refresh token belongs to another client",
-                );
-            }
-            issued(state, grant.account_id, grant.id, client_id, &refresh)
-        }
-        Ok(Rotated::Reused) => token_error(
-            "invalid_grant",
-            "the refresh token was already used; the grant is revoked",
-        ),
-        Ok(Rotated::Dead) => token_error(
-            "invalid_grant",
-            "the refresh token has expired or was revoked",
-        ),
-        Ok(Rotated::Unknown) => token_error("invalid_grant", "unknown refresh token"),
-    }
 }
 
 /// RFC 7009: revoking a refresh token or an access token revokes the grant behind it (its
@@ -813,25 +570,9 @@ async fn revoke(state: aw::Data<AppState>, body: aw::Bytes) -> HttpResponse {
     let Some(token) = form.token.filter(|t| !t.is_empty()) else {
         return token_error("invalid_request", "token is required");
     };
-    let now = state.clock.now();
-    let grant = if token.contains('.') {
-        // An access token, expired or not: its signature must verify.
-        let earlier = now - state.oauth.access_ttl;
-        verify_access_token(&state.oauth, &token, earlier)
-            .ok()
-            .map(|c| c.gid)
-    } else {
-        match q::grant_of_refresh(&state.db, &hash_secret(&token)).await {
-            Ok(g) => g,
-            Err(_) => return unavailable(),
-        }
-    };
-    if let Some(g) = grant
-        && q::revoke_grant(&state.db, g, now.naive_utc())
-            .await
-            .is_err()
+    if let Err(e) = terrace_oauth::revoke(&state.db, &state.oauth, &token, state.clock.now()).await
     {
-        return unavailable();
+        return unavailable(&e);
     }
     json_no_store(StatusCode::OK, json!({}))
 }

@@ -3,7 +3,7 @@
 use crate::error::{ApiError, FieldError};
 use crate::registry::{Answer, Ctx, Input, Method, OpDecl, OpFuture, Price, schema_of};
 use serde_json::{Value, json};
-use terrace_property as property;
+use terrace_listings as listings;
 
 /// The most events one page may carry, and the default.
 pub const PAGE_MAX: i64 = 1_000;
@@ -110,7 +110,7 @@ pub static CHANGES_SINCE: OpDecl = OpDecl {
     params: &[],
     body: Some(schema_of::<ChangesSince>),
     body_required: true,
-    response: schema_of::<property::ChangesPage>,
+    response: schema_of::<listings::ChangesPage>,
     deprecated: None,
     read_only: true,
     check: Some(check_changes),
@@ -120,9 +120,9 @@ pub static CHANGES_SINCE: OpDecl = OpDecl {
 fn run_changes<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let (cursor, limit) = parse(&input)?;
-        match property::changes_since(&ctx.state.db, cursor, limit).await? {
+        match listings::changes_since(&ctx.state.db, cursor, limit).await? {
             Ok(page) => Answer::of(&page),
-            Err(property::changes::UnknownCursor(c)) => Err(ApiError::Validation(vec![
+            Err(listings::changes::UnknownCursor(c)) => Err(ApiError::Validation(vec![
                 FieldError::new(
                     &["body", "cursor"],
                     "value_error",

@@ -6,6 +6,11 @@ use crate::params::{In, Kind, Param};
 use crate::registry::{
     Answer, Ctx, Deprecation, Input, Method, OpDecl, OpFuture, Price, schema_of,
 };
+use terrace_commercial as commercial;
+use terrace_layers as layers;
+use terrace_listings as listings;
+use terrace_ownership as ownership;
+use terrace_planning as planning;
 use terrace_property as property;
 
 const UPRN: Param = Param {
@@ -120,7 +125,7 @@ pub static LEASE: OpDecl = OpDecl {
     params: &[UPRN],
     body: None,
     body_required: false,
-    response: schema_of::<property::LeaseResult>,
+    response: schema_of::<ownership::LeaseResult>,
     deprecated: None,
     read_only: true,
     check: None,
@@ -130,7 +135,7 @@ pub static LEASE: OpDecl = OpDecl {
 fn run_lease<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let uprn = uprn_param(&input)?;
-        Answer::of(&property::lease(&ctx.state.db, uprn, ctx.now.date_naive()).await?)
+        Answer::of(&ownership::lease(&ctx.state.db, uprn, ctx.now.date_naive()).await?)
     })
 }
 
@@ -194,7 +199,7 @@ pub static LEASE_BATCH: OpDecl = OpDecl {
     params: &[],
     body: Some(schema_of::<UprnBatch>),
     body_required: true,
-    response: schema_of::<property::LeaseBatch>,
+    response: schema_of::<ownership::LeaseBatch>,
     deprecated: None,
     read_only: true,
     check: Some(check_uprn_batch),
@@ -204,7 +209,8 @@ pub static LEASE_BATCH: OpDecl = OpDecl {
 fn run_lease_batch<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let body = uprn_batch(&input)?;
-        let batch = property::lease_batch(&ctx.state.db, &body.uprns, ctx.now.date_naive()).await?;
+        let batch =
+            ownership::lease_batch(&ctx.state.db, &body.uprns, ctx.now.date_naive()).await?;
         batch_answer(&batch, batch.answered)
     })
 }
@@ -223,7 +229,7 @@ pub static RISK: OpDecl = OpDecl {
     params: &[UPRN],
     body: None,
     body_required: false,
-    response: schema_of::<property::RiskReport>,
+    response: schema_of::<layers::RiskReport>,
     deprecated: None,
     read_only: true,
     check: None,
@@ -233,7 +239,7 @@ pub static RISK: OpDecl = OpDecl {
 fn run_risk<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let uprn = uprn_param(&input)?;
-        Answer::of(&property::risk(&ctx.state.db, &ctx.state.layers, uprn).await?)
+        Answer::of(&layers::risk(&ctx.state.db, &ctx.state.layers, uprn).await?)
     })
 }
 
@@ -248,7 +254,7 @@ pub static RISK_BATCH: OpDecl = OpDecl {
     params: &[],
     body: Some(schema_of::<UprnBatch>),
     body_required: true,
-    response: schema_of::<property::RiskBatch>,
+    response: schema_of::<layers::RiskBatch>,
     deprecated: None,
     read_only: true,
     check: Some(check_uprn_batch),
@@ -258,7 +264,7 @@ pub static RISK_BATCH: OpDecl = OpDecl {
 fn run_risk_batch<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let body = uprn_batch(&input)?;
-        let batch = property::risk_batch(&ctx.state.db, &ctx.state.layers, &body.uprns).await?;
+        let batch = layers::risk_batch(&ctx.state.db, &ctx.state.layers, &body.uprns).await?;
         batch_answer(&batch, batch.answered)
     })
 }
@@ -452,7 +458,7 @@ pub static RENTAL_ESTIMATE: OpDecl = OpDecl {
     ],
     body: None,
     body_required: false,
-    response: schema_of::<property::RentalEstimate>,
+    response: schema_of::<listings::RentalEstimate>,
     deprecated: None,
     read_only: true,
     check: None,
@@ -463,7 +469,7 @@ fn run_rental_estimate<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let uprn = uprn_param(&input)?;
         let beds = input.params.int("beds").and_then(|b| i32::try_from(b).ok());
-        Answer::of(&property::rental_estimate(&ctx.state.db, uprn, beds, ctx.now).await?)
+        Answer::of(&listings::rental_estimate(&ctx.state.db, uprn, beds, ctx.now).await?)
     })
 }
 
@@ -481,7 +487,7 @@ pub static PLANNING_HISTORY: OpDecl = OpDecl {
     params: &[UPRN],
     body: None,
     body_required: false,
-    response: schema_of::<property::PlanningHistory>,
+    response: schema_of::<planning::PlanningHistory>,
     deprecated: None,
     read_only: true,
     check: None,
@@ -491,7 +497,7 @@ pub static PLANNING_HISTORY: OpDecl = OpDecl {
 fn run_planning_history<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let uprn = uprn_param(&input)?;
-        let r = property::planning_history(
+        let r = planning::planning_history(
             &ctx.state.db,
             &ctx.state.layers,
             uprn,
@@ -517,7 +523,7 @@ pub static PLANNING_HISTORY_BATCH: OpDecl = OpDecl {
     params: &[],
     body: Some(schema_of::<UprnBatch>),
     body_required: true,
-    response: schema_of::<property::PlanningBatch>,
+    response: schema_of::<planning::PlanningBatch>,
     deprecated: None,
     read_only: true,
     check: Some(check_uprn_batch),
@@ -527,7 +533,7 @@ pub static PLANNING_HISTORY_BATCH: OpDecl = OpDecl {
 fn run_planning_history_batch<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let body = uprn_batch(&input)?;
-        let batch = property::planning_history_batch(
+        let batch = planning::planning_history_batch(
             &ctx.state.db,
             &ctx.state.layers,
             &body.uprns,
@@ -554,7 +560,7 @@ pub static COMMERCIAL: OpDecl = OpDecl {
     params: &[UPRN],
     body: None,
     body_required: false,
-    response: schema_of::<property::CommercialReport>,
+    response: schema_of::<commercial::CommercialReport>,
     deprecated: None,
     read_only: true,
     check: None,
@@ -564,7 +570,9 @@ pub static COMMERCIAL: OpDecl = OpDecl {
 fn run_commercial<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let uprn = uprn_param(&input)?;
-        Answer::of(&property::commercial_by_uprn(&ctx.state.db, uprn, ctx.now.date_naive()).await?)
+        Answer::of(
+            &commercial::commercial_by_uprn(&ctx.state.db, uprn, ctx.now.date_naive()).await?,
+        )
     })
 }
 
@@ -585,7 +593,7 @@ pub static COMMERCIAL_BY_UARN: OpDecl = OpDecl {
     }],
     body: None,
     body_required: false,
-    response: schema_of::<property::CommercialReport>,
+    response: schema_of::<commercial::CommercialReport>,
     deprecated: None,
     read_only: true,
     check: None,
@@ -599,7 +607,9 @@ fn run_commercial_by_uarn<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
             .int("uarn")
             .and_then(|v| terrace_core::Uarn::new(v).ok())
             .ok_or_else(|| ApiError::Internal("uarn parameter was not validated".into()))?;
-        Answer::of(&property::commercial_by_uarn(&ctx.state.db, uarn, ctx.now.date_naive()).await?)
+        Answer::of(
+            &commercial::commercial_by_uarn(&ctx.state.db, uarn, ctx.now.date_naive()).await?,
+        )
     })
 }
 

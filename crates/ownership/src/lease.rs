@@ -3,14 +3,14 @@
 use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Serialize;
-use terrace_core::Uprn;
+use terrace_core::{Uprn, batch_uprn};
 use terrace_store::Db;
 use terrace_store::{
     address,
     leases::{self, LeaseRow},
 };
 
-use crate::PropertyError;
+use terrace_store::LookupError;
 
 /// Under this many unexpired years a lease is short (`is_short_lease`).
 pub const SHORT_LEASE_YEARS: f64 = 80.0;
@@ -77,7 +77,7 @@ const ENFRANCHISEMENT_NOTE: &str = "Qualifying leaseholders may have statutory r
 const VALUATION_NOTE: &str = "Short leases (under 80 years) usually cost more to extend and many lenders restrict lending on them, more so under 60 years; the flags state the remaining term only and are not a valuation adjustment.";
 
 /// Years from `today` to the term's end, to two decimals (negative when expired).
-pub(crate) fn years_between(today: NaiveDate, end: NaiveDate) -> f64 {
+pub fn years_between(today: NaiveDate, end: NaiveDate) -> f64 {
     let days = (end - today).num_days() as f64;
     let years = days / 365.2425;
     (years * 100.0).round() / 100.0
@@ -120,10 +120,10 @@ fn lease_of(r: LeaseRow, today: NaiveDate) -> Lease {
 }
 
 /// The lease result of a UPRN, with unexpired years computed for `today` (the injected clock).
-pub async fn lease(db: &Db, uprn: Uprn, today: NaiveDate) -> Result<LeaseResult, PropertyError> {
+pub async fn lease(db: &Db, uprn: Uprn, today: NaiveDate) -> Result<LeaseResult, LookupError> {
     let rows = leases::leases_for_uprn(db, uprn.get()).await?;
     if rows.is_empty() && address::address(db, uprn.get()).await?.is_none() {
-        return Err(PropertyError::NotFound(format!("UPRN {uprn}")));
+        return Err(LookupError::NotFound(format!("UPRN {uprn}")));
     }
     let registered_leases = rows.len();
     let (status, reason, lease) = match rows.into_iter().next() {
@@ -170,24 +170,12 @@ pub struct LeaseBatch {
     pub answered: usize,
 }
 
-/// A UPRN as a batch item gives it: an integer or a string of digits; anything else is `None`.
-pub(crate) fn batch_uprn(given: &serde_json::Value) -> Option<Uprn> {
-    match given {
-        serde_json::Value::Number(n) => n.as_i64().and_then(|v| Uprn::new(v).ok()),
-        serde_json::Value::String(s) => Uprn::parse(s).ok(),
-        serde_json::Value::Null
-        | serde_json::Value::Bool(_)
-        | serde_json::Value::Array(_)
-        | serde_json::Value::Object(_) => None,
-    }
-}
-
 /// Answers each UPRN as the single call would; one item's failure never fails the batch.
 pub async fn lease_batch(
     db: &Db,
     uprns: &[serde_json::Value],
     today: NaiveDate,
-) -> Result<LeaseBatch, PropertyError> {
+) -> Result<LeaseBatch, LookupError> {
     let mut items = Vec::with_capacity(uprns.len());
     for given in uprns {
         let item = match batch_uprn(given) {
@@ -204,13 +192,13 @@ pub async fn lease_batch(
                     result: Some(r),
                     error: None,
                 },
-                Err(PropertyError::NotFound(_)) => LeaseBatchItem {
+                Err(LookupError::NotFound(_)) => LeaseBatchItem {
                     uprn: given.clone(),
                     outcome: "not_found",
                     result: None,
                     error: None,
                 },
-                Err(PropertyError::Store(e)) => LeaseBatchItem {
+                Err(LookupError::Store(e)) => LeaseBatchItem {
                     uprn: given.clone(),
                     outcome: "error",
                     result: None,

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use terrace_store::Db;
 use terrace_store::listings;
 
-use crate::PropertyError;
+use terrace_store::LookupError;
 
 /// The event kinds the log records.
 pub const EVENT_TYPES: [&str; 4] = [
@@ -96,7 +96,7 @@ pub async fn changes_since(
     db: &Db,
     cursor: i64,
     limit: i64,
-) -> Result<Result<ChangesPage, UnknownCursor>, PropertyError> {
+) -> Result<Result<ChangesPage, UnknownCursor>, LookupError> {
     if cursor != 0 && !listings::event_exists(db, cursor).await? {
         return Ok(Err(UnknownCursor(cursor)));
     }

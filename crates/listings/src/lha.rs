@@ -14,7 +14,7 @@ use terrace_core::{Postcode, Unavailable};
 use terrace_store::Db;
 use terrace_store::lha::{self, LhaRateRow};
 
-use crate::PropertyError;
+use terrace_store::LookupError;
 
 /// What a monthly equivalent of a weekly rate is: weekly × 52 / 12, as housing benefit converts.
 const WEEKS_PER_YEAR: i64 = 52;
@@ -75,7 +75,7 @@ pub async fn housing_benefit_cap(
     postcode: Option<&Postcode>,
     bedrooms: Option<i32>,
     today: NaiveDate,
-) -> Result<Result<HousingBenefitCap, Unavailable>, PropertyError> {
+) -> Result<Result<HousingBenefitCap, Unavailable>, LookupError> {
     let Some(pc) = postcode else {
         return Ok(Err(Unavailable::new(
             "the property has no postcode, so its broad rental market area is unknown",

@@ -1,7 +1,12 @@
-//! The planning history of a property (specification part 2.8): the applications linked to the
-//! unit, else to its building, else lying within 25 m of its point; the local planning
-//! authority; whether official planning data covers it; and what needs consent, computed from
-//! the three-valued designation flags.
+//! The planning family: the planning history of a property (specification part 2.8): the
+//! applications linked to the unit, else to its building, else lying within 25 m of its point;
+//! the local planning authority; whether official planning data covers it; and what needs
+//! consent, computed from the three-valued designation flags that the spatial layers
+//! (`terrace-layers`) evaluate.
+//!
+//! Architecture Invariant: plain functions over the store, no HTTP or MCP types;
+//! `what_needs_consent` is a pure function of the flags, and a flag that was not checked never
+//! becomes "no consent needed". Errors are the store's shared `LookupError` (`NotFound`, `Store`).
 
 use chrono::NaiveDate;
 use schemars::JsonSchema;
@@ -11,7 +16,7 @@ use terrace_store::Db;
 use terrace_store::address::{self, AddressRow};
 use terrace_store::planning::{self as pl, ApplicationRow};
 
-use crate::PropertyError;
+use terrace_store::LookupError;
 
 /// The planning fallback radius (specification part 8): applications within this distance of
 /// the property's point are listed when none is linked to the unit or its building.
@@ -240,11 +245,11 @@ pub fn what_needs_consent(flags: &DesignationFlags) -> WhatNeedsConsent {
 /// are wired in here, every flag is `not_checked` with that reason, never false.
 pub async fn designation_flags(
     db: &Db,
-    layers: &crate::risk::LayerCache,
+    layers: &terrace_layers::LayerCache,
     address: &AddressRow,
-) -> Result<DesignationFlags, PropertyError> {
+) -> Result<DesignationFlags, LookupError> {
     let layers = layers.current(db).await?;
-    let report = crate::risk::report_from(&layers, address);
+    let report = terrace_layers::report_from(&layers, address);
     let flag = |name: &str| {
         let check = [
             &report.heritage,
@@ -328,7 +333,7 @@ fn application_of(r: ApplicationRow, level: &'static str, distance_m: Option<f64
 async fn applications_of(
     db: &Db,
     a: &AddressRow,
-) -> Result<(Option<&'static str>, Vec<Application>), PropertyError> {
+) -> Result<(Option<&'static str>, Vec<Application>), LookupError> {
     let unit = pl::applications_for_uprn(db, a.uprn).await?;
     if !unit.is_empty() {
         let apps = unit
@@ -374,7 +379,7 @@ fn newest_first(apps: &mut [Application]) {
 }
 
 /// The local authority district of an address: its own, else its postcode's.
-async fn lad_of(db: &Db, a: &AddressRow) -> Result<Option<String>, PropertyError> {
+async fn lad_of(db: &Db, a: &AddressRow) -> Result<Option<String>, LookupError> {
     Ok(match (&a.lad_code, &a.postcode) {
         (Some(l), _) => Some(l.clone()),
         (None, Some(pc)) => address::postcode(db, pc).await?.and_then(|p| p.lad_code),
@@ -386,12 +391,12 @@ async fn lad_of(db: &Db, a: &AddressRow) -> Result<Option<String>, PropertyError
 /// coverage).
 pub async fn planning_history(
     db: &Db,
-    layers: &crate::risk::LayerCache,
+    layers: &terrace_layers::LayerCache,
     uprn: Uprn,
     today: NaiveDate,
-) -> Result<PlanningHistory, PropertyError> {
+) -> Result<PlanningHistory, LookupError> {
     let Some(address) = address::address(db, uprn.get()).await? else {
-        return Err(PropertyError::NotFound(format!("UPRN {uprn}")));
+        return Err(LookupError::NotFound(format!("UPRN {uprn}")));
     };
     let lad = lad_of(db, &address).await?;
     let listed = pl::coverage_count(db).await? > 0;
@@ -513,13 +518,13 @@ pub struct PlanningBatch {
 /// Answers each UPRN as the single call would; one item's failure never fails the batch.
 pub async fn planning_history_batch(
     db: &Db,
-    layers: &crate::risk::LayerCache,
+    layers: &terrace_layers::LayerCache,
     uprns: &[serde_json::Value],
     today: NaiveDate,
-) -> Result<PlanningBatch, PropertyError> {
+) -> Result<PlanningBatch, LookupError> {
     let mut items = Vec::with_capacity(uprns.len());
     for given in uprns {
-        let item = match crate::lease::batch_uprn(given) {
+        let item = match terrace_core::batch_uprn(given) {
             None => PlanningBatchItem {
                 uprn: given.clone(),
                 outcome: "error",
@@ -533,13 +538,13 @@ pub async fn planning_history_batch(
                     result: Some(r),
                     error: None,
                 },
-                Err(PropertyError::NotFound(_)) => PlanningBatchItem {
+                Err(LookupError::NotFound(_)) => PlanningBatchItem {
                     uprn: given.clone(),
                     outcome: "not_found",
                     result: None,
                     error: None,
                 },
-                Err(PropertyError::Store(e)) => PlanningBatchItem {
+                Err(LookupError::Store(e)) => PlanningBatchItem {
                     uprn: given.clone(),
                     outcome: "error",
                     result: None,

@@ -9,7 +9,7 @@ use terrace_core::{Postcode, Unavailable, Uprn};
 use terrace_store::Db;
 use terrace_store::{address, listings, sales};
 
-use crate::PropertyError;
+use terrace_store::LookupError;
 
 /// Fewer comparable listings than this and no district figure is given.
 pub const MIN_SAMPLE: usize = 5;
@@ -80,10 +80,10 @@ pub async fn rental_estimate(
     uprn: Uprn,
     beds: Option<i32>,
     now: DateTime<Utc>,
-) -> Result<RentalEstimate, PropertyError> {
+) -> Result<RentalEstimate, LookupError> {
     let a = address::address(db, uprn.get())
         .await?
-        .ok_or_else(|| PropertyError::NotFound(format!("UPRN {uprn}")))?;
+        .ok_or_else(|| LookupError::NotFound(format!("UPRN {uprn}")))?;
     let since = now
         .naive_utc()
         .checked_sub_months(Months::new(WINDOW_MONTHS))

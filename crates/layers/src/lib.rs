@@ -1,5 +1,7 @@
-//! The risk report (specification part 2.8): flood, coal, heritage, environmental designations,
-//! planning constraints and infrastructure, every flag three-valued, and the risk batch.
+//! The spatial layers: designations, flood, coal, heritage, substations and renewable projects,
+//! held in memory as R-trees, and the risk report evaluated over them (specification part 2.8):
+//! flood, coal, heritage, environmental designations, planning constraints and infrastructure,
+//! every flag three-valued, and the risk batch.
 //!
 //! A flag is `true` when a loaded feature of one of its datasets matches the property's point
 //! (a polygon contains it, or a point feature lies within [`POINT_RADIUS_M`]); `false` only when
@@ -10,6 +12,12 @@
 //!
 //! The spatial work runs on in-memory indices ([`Layers`]) built from the store and cached in a
 //! [`LayerCache`], rebuilt when a load changes a layer (`spatial_layers_version` in `meta`).
+//! [`report_from`] is the one flag evaluation: the risk report, the record's risk, designation
+//! and infrastructure tiers, and planning's designation flags all read it.
+//!
+//! Architecture Invariant: plain functions over the store, no HTTP or MCP types; `false` is only
+//! ever said where a dataset of the flag is loaded for the property's local authority. Errors
+//! are the store's shared `LookupError` (`NotFound`, `Store`).
 
 use chrono::{NaiveDate, NaiveDateTime};
 use schemars::JsonSchema;
@@ -22,7 +30,7 @@ use terrace_store::Db;
 use terrace_store::spatial;
 use terrace_store::{address, meta};
 
-use crate::PropertyError;
+use terrace_store::LookupError;
 
 /// A point feature (a protected tree, a listed building's point) matches a property within this
 /// many metres of the property's point.
@@ -66,7 +74,7 @@ pub struct Layers {
 impl Layers {
     /// Reads every feature and coverage row from the store and builds the indices.
     /// Features that have ended (planning.data.gov.uk `end-date`) are left out.
-    pub async fn build(db: &Db) -> Result<Layers, PropertyError> {
+    pub async fn build(db: &Db) -> Result<Layers, LookupError> {
         let mut layers = Layers::default();
         let mut areas: BTreeMap<String, Vec<(geo::MultiPolygon<f64>, usize)>> = BTreeMap::new();
         let mut points: BTreeMap<String, Vec<PointSlot>> = BTreeMap::new();
@@ -180,7 +188,7 @@ pub struct LayerCache {
 
 impl LayerCache {
     /// The current layers (one `meta` read; a rebuild when a load changed them).
-    pub async fn current(&self, db: &Db) -> Result<Arc<Layers>, PropertyError> {
+    pub async fn current(&self, db: &Db) -> Result<Arc<Layers>, LookupError> {
         let version = meta::get(db, meta::Key::SpatialLayersVersion).await?;
         if let Ok(guard) = self.inner.read()
             && let Some((v, layers)) = guard.as_ref()
@@ -572,7 +580,7 @@ fn highest_band(c: &Check) -> Option<String> {
 }
 
 /// The risk report of one property from the given layers.
-pub(crate) fn report_from(layers: &Layers, a: &address::AddressRow) -> RiskReport {
+pub fn report_from(layers: &Layers, a: &address::AddressRow) -> RiskReport {
     let at = At {
         point: a.x.zip(a.y),
         lad: a.lad_code.as_deref(),
@@ -665,10 +673,10 @@ pub(crate) fn report_from(layers: &Layers, a: &address::AddressRow) -> RiskRepor
 }
 
 /// The risk report of a UPRN.
-pub async fn risk(db: &Db, cache: &LayerCache, uprn: Uprn) -> Result<RiskReport, PropertyError> {
+pub async fn risk(db: &Db, cache: &LayerCache, uprn: Uprn) -> Result<RiskReport, LookupError> {
     let a = address::address(db, uprn.get())
         .await?
-        .ok_or_else(|| PropertyError::NotFound(format!("UPRN {uprn}")))?;
+        .ok_or_else(|| LookupError::NotFound(format!("UPRN {uprn}")))?;
     let layers = cache.current(db).await?;
     Ok(report_from(&layers, &a))
 }
@@ -698,7 +706,7 @@ pub async fn risk_batch(
     db: &Db,
     cache: &LayerCache,
     uprns: &[serde_json::Value],
-) -> Result<RiskBatch, PropertyError> {
+) -> Result<RiskBatch, LookupError> {
     let layers = cache.current(db).await?;
     let mut items = Vec::with_capacity(uprns.len());
     for given in uprns {
@@ -708,7 +716,7 @@ pub async fn risk_batch(
             result,
             error,
         };
-        items.push(match crate::lease::batch_uprn(given) {
+        items.push(match terrace_core::batch_uprn(given) {
             None => item(
                 "error",
                 None,

@@ -1,8 +1,12 @@
-//! The commercial report (specification part 2.8): the hereditament as the 2026 rating list
+//! The commercial family: the VOA non-domestic rating lists, the UARN to UPRN links and the
+//! commercial report (specification part 2.8): the hereditament as the 2026 rating list
 //! describes it, the sector rent index across the four lists, capital index, income-basis value
 //! with the yield's receipt, auction history and the district's commercial auction market,
-//! registered owner and lease. Each block is `not_available` with a reason when its data is
-//! missing; nothing is estimated without its source (no yield source, no income value).
+//! registered owner and lease (from `terrace-ownership`).
+//!
+//! Architecture Invariant: plain functions over the store, no HTTP or MCP types. Each block is
+//! `not_available` with a reason when its data is missing; nothing is estimated without its
+//! source (no yield source, no income value). Errors are the store's shared `LookupError`.
 
 use chrono::NaiveDate;
 use schemars::JsonSchema;
@@ -12,8 +16,8 @@ use terrace_store::Db;
 use terrace_store::address;
 use terrace_store::rating::{self as rt, RatingEntryRow, UarnLinkRow};
 
-use crate::PropertyError;
-use crate::lease::LeaseResult;
+use terrace_ownership::LeaseResult;
+use terrace_store::LookupError;
 
 /// The four rating lists, oldest first.
 pub const LISTS: [i32; 4] = [2010, 2017, 2023, 2026];
@@ -155,7 +159,7 @@ fn median(mut v: Vec<i64>) -> Option<i64> {
 async fn sector_index(
     db: &Db,
     entries: &[RatingEntryRow],
-) -> Result<Block<SectorRentIndex>, PropertyError> {
+) -> Result<Block<SectorRentIndex>, LookupError> {
     let Some(newest) = entries.last() else {
         return Ok(na("no rating list entry, so no sector"));
     };
@@ -220,7 +224,7 @@ async fn report(
     link: Option<UarnLinkRow>,
     other_uarns: Vec<i64>,
     today: NaiveDate,
-) -> Result<CommercialReport, PropertyError> {
+) -> Result<CommercialReport, LookupError> {
     let entries = match uarn {
         Some(u) => rt::entries_for_uarn(db, u).await?,
         None => Vec::new(),
@@ -242,15 +246,15 @@ async fn report(
         None => na("no UPRN is linked to this rated property, so no registered lease can be found"),
         Some(u) => match Uprn::new(u) {
             Err(_) => na("the linked UPRN is not valid"),
-            Ok(u) => match crate::lease::lease(db, u, today).await {
+            Ok(u) => match terrace_ownership::lease(db, u, today).await {
                 Ok(l) if l.lease.is_some() => Block::Available(l),
                 Ok(l) => na(l
                     .reason
                     .unwrap_or_else(|| "no registered lease is linked".into())),
-                Err(PropertyError::NotFound(_)) => {
+                Err(LookupError::NotFound(_)) => {
                     na("the linked UPRN is not in the address register")
                 }
-                Err(e @ PropertyError::Store(_)) => return Err(e),
+                Err(e @ LookupError::Store(_)) => return Err(e),
             },
         },
     };
@@ -287,10 +291,10 @@ pub async fn commercial_by_uprn(
     db: &Db,
     uprn: Uprn,
     today: NaiveDate,
-) -> Result<CommercialReport, PropertyError> {
+) -> Result<CommercialReport, LookupError> {
     let mut links = rt::links_for_uprn(db, uprn.get()).await?;
     if links.is_empty() && address::address(db, uprn.get()).await?.is_none() {
-        return Err(PropertyError::NotFound(format!("UPRN {uprn}")));
+        return Err(LookupError::NotFound(format!("UPRN {uprn}")));
     }
     let first = if links.is_empty() {
         None
@@ -314,14 +318,14 @@ pub async fn commercial_by_uarn(
     db: &Db,
     uarn: Uarn,
     today: NaiveDate,
-) -> Result<CommercialReport, PropertyError> {
+) -> Result<CommercialReport, LookupError> {
     let entries = rt::entries_for_uarn(db, uarn.get()).await?;
     let link = rt::links_by_uarn(db, &[uarn.get()])
         .await?
         .into_iter()
         .next();
     if entries.is_empty() && link.is_none() {
-        return Err(PropertyError::NotFound(format!("UARN {uarn}")));
+        return Err(LookupError::NotFound(format!("UARN {uarn}")));
     }
     let uprn = link.as_ref().map(|l| l.uprn);
     let others = match uprn {

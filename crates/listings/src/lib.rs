@@ -1,0 +1,19 @@
+//! The listings family: what the listings feed says about a property and its market.
+//!
+//! `changes` reads the append-only listing change log after a caller-held cursor
+//! (`changes_since`); `rental` is the rental estimate (the property's own live rental listing,
+//! else the district's median asking rent for its bedroom band, with a gross yield); `lha` is the
+//! Local Housing Allowance block (the housing-benefit cap of the broad rental market area).
+//!
+//! Architecture Invariant: plain functions over the store, no HTTP or MCP types; an asking rent
+//! is never presented as a market rent and the LHA is never presented as either: each block
+//! names its basis, and a block without data is `not_available` with a reason, never a guess.
+//! Errors are the store's shared `LookupError` (`NotFound`, `Store`).
+
+pub mod changes;
+pub mod lha;
+pub mod rental;
+
+pub use changes::{ChangesPage, changes_since};
+pub use lha::{HousingBenefitCap, housing_benefit_cap};
+pub use rental::{RentalEstimate, rental_estimate};
