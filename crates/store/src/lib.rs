@@ -16,4 +16,4 @@ pub mod schema;
 pub mod spatial;
 pub mod testing;
 
-pub use db::{Backend, Db, DbOptions, Location, StoreError, StoreResult};
+pub use db::{Backend, Db, DbOptions, Location, StoreConfig, StoreError, StoreResult};
