@@ -58,7 +58,7 @@ pub fn main(args: Vec<String>) -> ExitCode {
             };
         }
         ["migrate"] => rt.block_on(async {
-            startup::open_store(&config).await?;
+            config.store.open().await?;
             println!("{}", json!({"migrated": true}));
             Ok(())
         }),
@@ -101,7 +101,7 @@ async fn create_account(config: &Config, args: &[String]) -> anyhow::Result<()> 
             Some(terrace_oauth::hash_password(&password).map_err(|e| anyhow::anyhow!(e))?)
         }
     };
-    let db = startup::open_store(config).await?;
+    let db = config.store.open().await?;
     let (account_id, key) = terrace_credits::create_account(
         &db,
         &name,
@@ -125,7 +125,7 @@ async fn grant(config: &Config, account: &str, n: &str) -> anyhow::Result<()> {
     let n: i64 = n
         .parse()
         .map_err(|_| anyhow::anyhow!("N must be a whole number"))?;
-    let db = startup::open_store(config).await?;
+    let db = config.store.open().await?;
     let balance = terrace_credits::grant(&db, account, n, chrono::Utc::now()).await?;
     println!(
         "{}",

@@ -7,18 +7,14 @@ use std::path::PathBuf;
 pub struct Config {
     /// `TERRACE_ADDR`, default `127.0.0.1:8080`.
     pub addr: String,
-    /// `TERRACE_DATA_DIR`, default `./data`: where the embedded SQLite store lives.
-    pub data_dir: PathBuf,
-    /// `DATABASE_URL`: `postgres://...` for PostgreSQL; unset for the embedded SQLite store.
-    pub database_url: Option<String>,
+    /// `DATABASE_URL`, `TERRACE_DATA_DIR`, `TERRACE_DB_POOL`: where the store lives.
+    pub store: terrace_store::StoreConfig,
     /// `TERRACE_FIXTURES_DIR`, default `./fixtures`: loaded into an empty store on first start.
     pub fixtures_dir: PathBuf,
     /// `TERRACE_LOAD_FIXTURES`, default true: set `0` to start an empty store empty.
     pub load_fixtures: bool,
     /// `TERRACE_RATE_LIMIT` (requests per second per key) and `TERRACE_RATE_BURST`.
     pub rate: RateLimit,
-    /// `TERRACE_DB_POOL`, default 16.
-    pub pool_size: usize,
     /// `TERRACE_WORKERS`, default the number of cores.
     pub workers: Option<usize>,
     /// `TERRACE_PUBLIC_URL`, default `http://` + `addr`: the base URL clients reach the service
@@ -64,10 +60,7 @@ impl Config {
             oauth_insecure_client_ids: env("TERRACE_OAUTH_INSECURE_CLIENT_IDS")
                 .is_some_and(|v| v == "1" || v == "true"),
             addr,
-            data_dir: env("TERRACE_DATA_DIR")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| "./data".into()),
-            database_url: env("DATABASE_URL"),
+            store: terrace_store::StoreConfig::from_env()?,
             fixtures_dir: env("TERRACE_FIXTURES_DIR")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| "./fixtures".into()),
@@ -76,7 +69,6 @@ impl Config {
                 per_second: env_num("TERRACE_RATE_LIMIT")?.unwrap_or(default_rate.per_second),
                 burst: env_num("TERRACE_RATE_BURST")?.unwrap_or(default_rate.burst),
             },
-            pool_size: env_num("TERRACE_DB_POOL")?.unwrap_or(16),
             workers: env_num("TERRACE_WORKERS")?,
         })
     }

@@ -8,20 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 use terrace_address::{AddressCtx, IndexHandle};
 use terrace_core::SystemClock;
-use terrace_store::{Db, DbOptions, Location};
+use terrace_store::Db;
 
-pub async fn open_store(config: &Config) -> anyhow::Result<Db> {
-    let location = Location::from_env_or(config.database_url.as_deref(), &config.data_dir)?;
-    let opts = DbOptions {
-        max_connections: config.pool_size,
-        ..DbOptions::default()
-    };
-    let db = Db::open(&location, &opts)?;
-    db.migrate().await?;
-    Ok(db)
-}
-
-/// Loads `fixtures/` through the real loaders when the register is empty (first start).
+/// Loads `fixtures/` through the real loaders when the register is empty (first start); the
+/// manifest loader runs the derived steps (areas, links, the market build) after.
 pub async fn ensure_fixtures(db: &Db, config: &Config) -> anyhow::Result<()> {
     let counts = terrace_store::address::register_counts(db).await?;
     if counts.addresses > 0 || !config.load_fixtures {
@@ -41,16 +31,12 @@ pub async fn ensure_fixtures(db: &Db, config: &Config) -> anyhow::Result<()> {
     for r in &reports {
         tracing::info!(dataset = %r.dataset, file = %r.file, counts = ?r.counts, "fixture loaded");
     }
-    terrace_market::build::build(db, chrono::Utc::now().naive_utc(), &mut |s| {
-        tracing::info!("{s}")
-    })
-    .await?;
     Ok(())
 }
 
 /// The state a gateway serves from: index built, ready to answer.
 pub async fn prepare(config: &Config) -> anyhow::Result<AppState> {
-    let db = open_store(config).await?;
+    let db = config.store.open().await?;
     ensure_fixtures(&db, config).await?;
     let index = Arc::new(IndexHandle::default());
     index.refresh(&db).await?;

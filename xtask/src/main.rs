@@ -2,6 +2,7 @@
 //!
 //!   cargo xtask fixtures [--seed N] [--out DIR]   generate the synthetic fixture world
 //!   cargo xtask load DATASET FILE...              load real files (progress + row accounting)
+//!   cargo xtask load --list                       the datasets (from terrace_ingest::DATASETS)
 //!   cargo xtask build                             derive areas, link sales to UPRNs, build the market tables
 //!   cargo xtask validate index                    compare local authority indices with the loaded UK HPI
 //!   cargo xtask migrate                           apply migrations
@@ -21,7 +22,8 @@ use terrace_ingest::{Dataset, Progress};
 
 const USAGE: &str = "usage: cargo xtask <fixtures|load|build|validate|migrate|openapi|bench> ...
   fixtures [--seed N] [--out DIR]      generate the synthetic fixture world into fixtures/
-  load DATASET FILE...                 load files; DATASET is one of the names `cargo xtask load` lists in docs/DATA.md
+  load DATASET FILE...                 load files; DATASET is a name or alias `cargo xtask load --list` lists
+  load --list                          list the datasets (name, provenance source, aliases)
   build                                derive each address's area, link sales to UPRNs, build the market indices and volumes
   validate index                       compare the local authority indices with the loaded UK HPI (correlation, largest annual gap)
   migrate                              apply pending migrations
@@ -102,8 +104,24 @@ fn opt(args: &[String], name: &str) -> Option<String> {
 }
 
 async fn store() -> anyhow::Result<terrace_store::Db> {
-    let config = terrace_gateway::config::Config::from_env().map_err(anyhow::Error::msg)?;
-    terrace_gateway::startup::open_store(&config).await
+    let config = terrace_store::StoreConfig::from_env().map_err(anyhow::Error::msg)?;
+    Ok(config.open().await?)
+}
+
+/// The datasets `load` accepts: one line each, from the dataset table.
+fn dataset_list() -> String {
+    terrace_ingest::DATASETS
+        .iter()
+        .map(|d| {
+            format!(
+                "  {:<24} {:<44} aliases: {}",
+                d.name,
+                d.source,
+                d.aliases.join(", ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 async fn run(args: Vec<String>) -> anyhow::Result<()> {
@@ -146,17 +164,14 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        ["load"] | ["load", "--list"] => {
+            println!("{}", dataset_list());
+            Ok(())
+        }
         ["build"] => {
             let db = store().await?;
-            let mut progress = Progress::stderr();
-            terrace_ingest::derive::derive_areas(&db, &mut progress).await?;
-            terrace_ingest::derive::link_to_uprns(&db, &mut progress).await?;
-            let report =
-                terrace_market::build::build(&db, chrono::Utc::now().naive_utc(), &mut |s| {
-                    eprintln!("{s}")
-                })
-                .await?;
-            if let Some(table) = report.backtest {
+            let derived = terrace_ingest::derive::derive_all(&db, &mut Progress::stderr()).await?;
+            if let Some(table) = derived.market.backtest {
                 eprintln!("[market] national backtest (log index, rolling origin):\n{table}");
             }
             Ok(())

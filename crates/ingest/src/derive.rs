@@ -1,5 +1,7 @@
-//! Derived links computed after loading: each address's local authority and LSOA, and each sale's
-//! UPRN. Run by `cargo xtask build` and after the fixtures load.
+//! The derived steps after loading: each address's local authority and LSOA, the UPRN links
+//! the address matcher makes, and the market tables. [`derive_all`] runs them all; it is called
+//! by `cargo xtask build` and by the manifest loader (which the embedded default's first start
+//! runs).
 
 use crate::load::{IngestError, Progress};
 use std::collections::HashMap;
@@ -10,6 +12,37 @@ use terrace_store::{
     address::{self, AddressRow},
     council_tax, meta, sales,
 };
+
+/// A derived step a later family adds: it runs after the UPRN links, before the market build.
+pub type Step =
+    for<'a> fn(
+        &'a Db,
+        &'a mut Progress,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<(), IngestError>> + Send + 'a>>;
+
+/// The derived steps families add (one line each), in order.
+pub const FAMILY_STEPS: &[(&str, Step)] = &[];
+
+/// What [`derive_all`] did that its callers report.
+#[derive(Debug)]
+pub struct Derived {
+    /// The market build's report (its national backtest is printed by `cargo xtask build`).
+    pub market: terrace_market::build::BuildReport,
+}
+
+/// Runs every derived step, in order: areas, UPRN links, the families' steps, the market build.
+pub async fn derive_all(db: &Db, progress: &mut Progress) -> Result<Derived, IngestError> {
+    derive_areas(db, progress).await?;
+    link_to_uprns(db, progress).await?;
+    for (_name, step) in FAMILY_STEPS {
+        step(db, progress).await?;
+    }
+    let market = terrace_market::build::build(db, chrono::Utc::now().naive_utc(), &mut |s| {
+        progress.say_line(s)
+    })
+    .await?;
+    Ok(Derived { market })
+}
 
 async fn polygon_index(db: &Db, kind: &str) -> Result<PolygonIndex<String>, IngestError> {
     let mut items = Vec::new();

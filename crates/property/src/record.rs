@@ -33,30 +33,13 @@ pub const TIERS: [&str; 10] = [
     "provenance",
 ];
 
-/// Confidence by source, before any match score (written down in docs/DATA.md).
+/// Confidence by source, before any match score: the dataset table's (docs/DATA.md); a flag
+/// that was never checked carries none.
 fn base_confidence(source: &str) -> f64 {
-    let s = source.trim_start_matches("fixture:");
-    match s {
-        "os_addressbase_plus" | "os_open_uprn" => 0.99,
-        "hmlr_price_paid" | "hmlr_registered_leases" => 0.95,
-        "voa_council_tax_list" => 0.95,
-        "ons_postcode_directory" | "os_codepoint_open" | "ons_boundaries" => 0.95,
-        "epc_domestic" => 0.8,
-        // Spatial layers: official designations and hazard maps; a substation's headroom is the
-        // operator's own estimate.
-        "planning_data_gov_uk"
-        | "ea_flood_zones"
-        | "ea_historic_flood_map"
-        | "ea_spatial_flood_defences"
-        | "ea_risk_of_flooding_rivers_sea"
-        | "ea_risk_of_flooding_surface_water"
-        | "coal_authority_development_high_risk_areas"
-        | "desnz_repd" => 0.9,
-        "dno_substation_headroom" => 0.8,
-        // A flag that was never checked: its value says so, and carries no confidence.
-        NOT_LOADED => 0.0,
-        _ => 0.5,
+    if source.trim_start_matches("fixture:") == NOT_LOADED {
+        return 0.0;
     }
+    terrace_ingest::confidence_of(source).unwrap_or(terrace_ingest::datasets::DEFAULT_CONFIDENCE)
 }
 
 #[derive(Default)]

@@ -179,6 +179,50 @@ impl Location {
     }
 }
 
+/// Where and how the service and `cargo xtask` open the store, from the environment.
+#[derive(Debug, Clone)]
+pub struct StoreConfig {
+    /// `DATABASE_URL`: `postgres://...` for PostgreSQL; unset for the embedded SQLite store.
+    pub database_url: Option<String>,
+    /// `TERRACE_DATA_DIR`, default `./data`: where the embedded SQLite store lives.
+    pub data_dir: PathBuf,
+    /// `TERRACE_DB_POOL`, default 16.
+    pub pool_size: usize,
+}
+
+impl StoreConfig {
+    /// Reads `DATABASE_URL`, `TERRACE_DATA_DIR` and `TERRACE_DB_POOL`.
+    pub fn from_env() -> Result<Self, String> {
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let pool_size = match env("TERRACE_DB_POOL") {
+            None => 16,
+            Some(v) => v
+                .trim()
+                .parse()
+                .map_err(|_| format!("TERRACE_DB_POOL={v:?} is not a number"))?,
+        };
+        Ok(StoreConfig {
+            database_url: env("DATABASE_URL"),
+            data_dir: env("TERRACE_DATA_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| "./data".into()),
+            pool_size,
+        })
+    }
+
+    /// Opens the store and applies pending migrations.
+    pub async fn open(&self) -> StoreResult<Db> {
+        let location = Location::from_env_or(self.database_url.as_deref(), &self.data_dir)?;
+        let opts = DbOptions {
+            max_connections: self.pool_size,
+            ..DbOptions::default()
+        };
+        let db = Db::open(&location, &opts)?;
+        db.migrate().await?;
+        Ok(db)
+    }
+}
+
 fn sqlite_setup(url: &str) -> diesel::ConnectionResult<SqliteConn> {
     use diesel::Connection;
     use diesel::connection::SimpleConnection;

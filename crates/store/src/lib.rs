@@ -43,5 +43,5 @@ pub mod schema;
 pub mod spatial;
 pub mod testing;
 
-pub use db::{Backend, Db, DbOptions, Location, StoreError, StoreResult};
+pub use db::{Backend, Db, DbOptions, Location, StoreConfig, StoreError, StoreResult};
 pub use lookup::LookupError;

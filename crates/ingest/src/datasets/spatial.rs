@@ -1,0 +1,145 @@
+//! The merge the spatial datasets share (designations, flood layers, coal areas, substations,
+//! renewable projects): features by `<dataset>:<reference>`, and the coverage they imply.
+
+use crate::formats::spatial::SpatialRow;
+use crate::merge::{Change, LoadCtx, merge, stored};
+use chrono::{NaiveDate, Utc};
+use std::collections::BTreeMap;
+use terrace_geo::{PolygonIndex, Shape};
+use terrace_store::StoreError;
+use terrace_store::loads::RowCounts;
+use terrace_store::{address, meta};
+use terrace_store::spatial::{self, CoverageRow, FeatureRow};
+
+stored!(
+    FeatureRow,
+    String,
+    |r| r.id.clone(),
+    spatial::features_by_id,
+    spatial::replace_features
+);
+stored!(
+    CoverageRow,
+    String,
+    |r| r.id.clone(),
+    spatial::coverage_by_id,
+    spatial::replace_coverage
+);
+
+/// The local authority boundaries as an index (read once per load).
+async fn lad_index<'a>(ctx: &'a LoadCtx<'a>) -> Result<&'a PolygonIndex<String>, StoreError> {
+    ctx.lads
+        .get_or_try_init(|| async {
+            let rows = address::boundaries_of_kind(ctx.db, "lad").await?;
+            let items = rows
+                .into_iter()
+                .filter_map(|b| {
+                    terrace_geo::multipolygon_from_wkb(&b.wkb)
+                        .ok()
+                        .map(|mp| (mp, b.code))
+                })
+                .collect();
+            Ok(PolygonIndex::build(items))
+        })
+        .await
+}
+
+fn feature_id(r: &SpatialRow) -> String {
+    format!("{}:{}", r.dataset, r.reference)
+}
+
+/// Merges spatial features by `<dataset>:<reference>`, and records the coverage they imply: each
+/// local authority that holds a feature's representative point (a point inside a polygon, or the
+/// point itself) is covered by the feature's dataset, with the newest entry date as its vintage.
+pub(super) async fn apply(
+    ctx: &LoadCtx<'_>,
+    rows: Vec<SpatialRow>,
+    counts: &mut RowCounts,
+) -> Result<bool, StoreError> {
+    use geo::InteriorPoint;
+    let lads = lad_index(ctx).await?;
+    if lads.is_empty() {
+        ctx.note(
+            "no local authority boundaries are loaded: coverage is not recorded, so the risk \
+             report answers not_checked for these features everywhere; load boundaries first"
+                .into(),
+        );
+    }
+    let mut cover: BTreeMap<(String, String), Option<NaiveDate>> = Default::default();
+    let features = merge(ctx.db, rows, counts, feature_id, |r, _| {
+        let (wkb, x, y, bbox, rep) = match &r.shape {
+            Shape::Area(mp) => (
+                Some(terrace_geo::multipolygon_to_wkb(mp)),
+                None,
+                None,
+                terrace_geo::bbox(mp).unwrap_or([f64::NAN; 4]),
+                mp.interior_point(),
+            ),
+            Shape::Point(x, y) => (
+                None,
+                Some(*x),
+                Some(*y),
+                [*x, *y, *x, *y],
+                Some(geo::Point::new(*x, *y)),
+            ),
+        };
+        if let Some(p) = rep {
+            for lad in lads.containing(p) {
+                let v = cover.entry((r.dataset.clone(), lad.clone())).or_default();
+                *v = (*v).max(r.entry_date);
+            }
+        }
+        let attributes: serde_json::Map<String, serde_json::Value> = r
+            .attributes
+            .into_iter()
+            .map(|(k, v)| (k, serde_json::Value::String(v)))
+            .collect();
+        let [min_x, min_y, max_x, max_y] = bbox;
+        Change::Put(FeatureRow {
+            id: format!("{}:{}", r.dataset, r.reference),
+            dataset: r.dataset,
+            reference: Some(r.reference),
+            name: r.name,
+            category: r.category,
+            status: r.status,
+            value: r.value,
+            organisation: r.organisation,
+            entry_date: r.entry_date,
+            wkb,
+            x,
+            y,
+            min_x,
+            min_y,
+            max_x,
+            max_y,
+            attributes_json: serde_json::Value::Object(attributes).to_string(),
+            source: ctx.source.to_string(),
+            updated_at: ctx.now,
+        })
+    })
+    .await?;
+    // Coverage: new authorities, or a newer vintage, are written; the rest stand (uncounted:
+    // the file's rows are the features).
+    let coverage = merge(
+        ctx.db,
+        cover.into_iter().collect(),
+        &mut RowCounts::default(),
+        |((dataset, lad), _)| CoverageRow::key(dataset, lad),
+        |((dataset, lad), vintage), prev: Option<&CoverageRow>| {
+            Change::Put(CoverageRow {
+                id: CoverageRow::key(&dataset, &lad),
+                vintage: prev.and_then(|p| p.vintage).max(vintage),
+                dataset,
+                lad_code: lad,
+                source: ctx.source.to_string(),
+                updated_at: ctx.now,
+            })
+        },
+    )
+    .await?;
+    if features.changed() || coverage.changed() {
+        let version = format!("{}", Utc::now().timestamp_nanos_opt().unwrap_or_default());
+        meta::set(ctx.db, meta::Key::SpatialLayersVersion, &version).await?;
+    }
+    Ok(false)
+}
