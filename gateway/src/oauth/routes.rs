@@ -156,11 +156,7 @@ async fn register(state: aw::Data<AppState>, body: aw::Bytes) -> HttpResponse {
         updated_at: now.naive_utc(),
     };
     if let Err(e) = q::upsert_client(&state.db, &row).await {
-        tracing::warn!(error = %e, "client registration failed");
-        return json_no_store(
-            StatusCode::SERVICE_UNAVAILABLE,
-            json!({"error": "temporarily_unavailable"}),
-        );
+        return store_failure(&e);
     }
     json_no_store(
         StatusCode::CREATED,
@@ -227,7 +223,8 @@ enum AuthzError {
         description: String,
         state: Option<String>,
     },
-    Unavailable,
+    /// The store failed: a page that says whether to try again (503) or not (500).
+    Store(terrace_store::StoreError),
 }
 
 /// Finds a client: a registered one, or a client ID metadata document fetched from its URL.
@@ -235,7 +232,7 @@ async fn find_client(state: &AppState, client_id: &str) -> Result<Option<ClientR
     if !is_metadata_url(client_id) {
         return q::client(&state.db, client_id)
             .await
-            .map_err(|_| AuthzError::Unavailable);
+            .map_err(AuthzError::Store);
     }
     if !fetchable_metadata_url(&state.oauth, client_id) {
         return Err(AuthzError::Page(
@@ -281,7 +278,7 @@ async fn find_client(state: &AppState, client_id: &str) -> Result<Option<ClientR
     };
     q::upsert_client(&state.db, &row)
         .await
-        .map_err(|_| AuthzError::Unavailable)?;
+        .map_err(AuthzError::Store)?;
     Ok(Some(row))
 }
 
@@ -383,11 +380,7 @@ fn authz_error_response(state: &AppState, e: AuthzError) -> HttpResponse {
             "This sign-in request cannot be completed",
             &message,
         ),
-        AuthzError::Unavailable => web::error_page(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Temporarily unavailable",
-            "The service cannot be reached right now; try again shortly.",
-        ),
+        AuthzError::Store(e) => web::store_error_page(&e),
         AuthzError::Redirect {
             redirect_uri,
             error,
@@ -528,7 +521,7 @@ async fn authorize_post(
             let password = form.password.unwrap_or_default();
             let account = match web::check_password(&state, &email, &password).await {
                 Ok(a) => a,
-                Err(_) => return authz_error_response(&state, AuthzError::Unavailable),
+                Err(e) => return authz_error_response(&state, AuthzError::Store(e)),
             };
             let Some(account_id) = account else {
                 return sign_in_page(
@@ -541,7 +534,7 @@ async fn authorize_post(
             };
             let (session, cookie) = match web::start_session(&state, account_id).await {
                 Ok(s) => s,
-                Err(_) => return authz_error_response(&state, AuthzError::Unavailable),
+                Err(e) => return authz_error_response(&state, AuthzError::Store(e)),
             };
             let mut resp = consent_page(&p, &valid.client, &session.csrf_token, &email);
             let _ = resp.add_cookie(&cookie);
@@ -589,8 +582,8 @@ async fn authorize_post(
                 grant_id: None,
                 created_at: now.naive_utc(),
             };
-            if q::insert_code(&state.db, &row).await.is_err() {
-                return authz_error_response(&state, AuthzError::Unavailable);
+            if let Err(e) = q::insert_code(&state.db, &row).await {
+                return authz_error_response(&state, AuthzError::Store(e));
             }
             let mut pairs = vec![("code", code.as_str()), ("iss", iss.as_str())];
             if let Some(s) = valid.state.as_deref() {
@@ -710,11 +703,26 @@ fn issued(
     }
 }
 
-fn unavailable() -> HttpResponse {
-    json_no_store(
-        StatusCode::SERVICE_UNAVAILABLE,
-        json!({"error": "temporarily_unavailable"}),
-    )
+/// A store failure at the token or revocation endpoint: `temporarily_unavailable` (503) when the
+/// store cannot be reached, `server_error` (500, logged) for any other fault.
+fn store_failure(e: &terrace_store::StoreError) -> HttpResponse {
+    use terrace_store::StoreError as E;
+    match e {
+        E::Unavailable(detail) => {
+            tracing::warn!(error = %detail, "oauth: the store is unavailable");
+            json_no_store(
+                StatusCode::SERVICE_UNAVAILABLE,
+                json!({"error": "temporarily_unavailable"}),
+            )
+        }
+        E::NotFound | E::Conflict(_) | E::Internal(_) | E::Setup(_) => {
+            tracing::error!(error = %e, "oauth: store error");
+            json_no_store(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                json!({"error": "server_error"}),
+            )
+        }
+    }
 }
 
 async fn redeem_code(state: &AppState, form: &TokenForm, client_id: &str) -> HttpResponse {
@@ -724,7 +732,7 @@ async fn redeem_code(state: &AppState, form: &TokenForm, client_id: &str) -> Htt
     let now = state.clock.now();
     let taken = match q::take_code(&state.db, &hash_secret(code), now.naive_utc()).await {
         Ok(t) => t,
-        Err(_) => return unavailable(),
+        Err(e) => return store_failure(&e),
     };
     let row = match taken {
         TakenCode::Fresh(row) => row,
@@ -766,7 +774,7 @@ async fn redeem_code(state: &AppState, form: &TokenForm, client_id: &str) -> Htt
     };
     let grant_id = match q::create_grant(&state.db, &row, &new, now.naive_utc()).await {
         Ok(g) => g,
-        Err(_) => return unavailable(),
+        Err(e) => return store_failure(&e),
     };
     issued(state, row.account_id, grant_id, client_id, &refresh)
 }
@@ -783,7 +791,7 @@ async fn refresh(state: &AppState, form: &TokenForm, client_id: &str) -> HttpRes
         expires_at: (now + state.oauth.refresh_ttl).naive_utc(),
     };
     match q::rotate_refresh(&state.db, &hash_secret(old), &new, now.naive_utc()).await {
-        Err(_) => unavailable(),
+        Err(e) => store_failure(&e),
         Ok(Rotated::Rotated(grant)) => {
             if grant.client_id != client_id {
                 let _ = q::revoke_grant(&state.db, grant.id, now.naive_utc()).await;
@@ -823,15 +831,13 @@ async fn revoke(state: aw::Data<AppState>, body: aw::Bytes) -> HttpResponse {
     } else {
         match q::grant_of_refresh(&state.db, &hash_secret(&token)).await {
             Ok(g) => g,
-            Err(_) => return unavailable(),
+            Err(e) => return store_failure(&e),
         }
     };
     if let Some(g) = grant
-        && q::revoke_grant(&state.db, g, now.naive_utc())
-            .await
-            .is_err()
+        && let Err(e) = q::revoke_grant(&state.db, g, now.naive_utc()).await
     {
-        return unavailable();
+        return store_failure(&e);
     }
     json_no_store(StatusCode::OK, json!({}))
 }
