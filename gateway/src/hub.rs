@@ -77,14 +77,14 @@ async fn login(
         );
     }
     match web::check_password(&state, &form.email, &form.password).await {
-        Err(_) => unavailable(),
+        Err(e) => web::store_error_page(&e),
         Ok(None) => login_form(
             &form.csrf,
             Some("The email or password is not right."),
             StatusCode::UNAUTHORIZED,
         ),
         Ok(Some(account_id)) => match web::start_session(&state, account_id).await {
-            Err(_) => unavailable(),
+            Err(e) => web::store_error_page(&e),
             Ok((_, cookie)) => {
                 let mut resp = see_other("/hub");
                 let _ = resp.add_cookie(&cookie);
@@ -92,14 +92,6 @@ async fn login(
             }
         },
     }
-}
-
-fn unavailable() -> HttpResponse {
-    web::error_page(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "Temporarily unavailable",
-        "The service cannot be reached right now; try again shortly.",
-    )
 }
 
 #[derive(Debug, Deserialize)]
@@ -167,7 +159,7 @@ async fn create_key(
     {
         // The key is shown in this response only: not in a URL, not stored in clear.
         Ok(key) => render(&state, &session, Some(&key), None).await,
-        Err(_) => unavailable(),
+        Err(e) => web::credits_error_page(&e),
     }
 }
 
@@ -191,7 +183,7 @@ async fn revoke_key(
             Err(credits::CreditsError::NoKey) => {
                 format!("Key {key_id} is not an active key of this account.")
             }
-            Err(_) => return unavailable(),
+            Err(e) => return web::credits_error_page(&e),
         };
     render(&state, &session, None, Some(&notice)).await
 }
@@ -217,7 +209,7 @@ async fn revoke_app(
     {
         Ok(true) => "The application is signed out; its tokens stop working at once.".to_string(),
         Ok(false) => "No such application on this account.".to_string(),
-        Err(_) => return unavailable(),
+        Err(e) => return web::store_error_page(&e),
     };
     render(&state, &session, None, Some(&notice)).await
 }
@@ -237,14 +229,17 @@ async fn render(
     notice: Option<&str>,
 ) -> HttpResponse {
     let account = session.account_id;
-    let (balance, usage, keys, grants) = match (
-        credits::balance(&state.db, account).await,
-        credits::usage(&state.db, account, 25, None).await,
-        credits::list_keys(&state.db, account).await,
-        terrace_store::oauth::grants_of(&state.db, account).await,
-    ) {
-        (Ok(b), Ok((u, _)), Ok(k), Ok(g)) => (b, u, k, g),
-        _ => return unavailable(),
+    let read = async {
+        Ok::<_, credits::CreditsError>((
+            credits::balance(&state.db, account).await?,
+            credits::usage(&state.db, account, 25, None).await?.0,
+            credits::list_keys(&state.db, account).await?,
+            terrace_store::oauth::grants_of(&state.db, account).await?,
+        ))
+    };
+    let (balance, usage, keys, grants) = match read.await {
+        Ok(r) => r,
+        Err(e) => return web::credits_error_page(&e),
     };
     let csrf = hidden("csrf", &session.csrf_token);
     let mut html = String::new();

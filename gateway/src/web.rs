@@ -205,3 +205,48 @@ pub fn error_page(status: actix_web::http::StatusCode, title: &str, message: &st
         ),
     )
 }
+
+/// The page for a store failure, matched so that only unavailability is a 503 ("try again
+/// shortly"); any other store fault is a 500, logged at error level.
+pub fn store_error_page(e: &terrace_store::StoreError) -> HttpResponse {
+    use terrace_store::StoreError as E;
+    match e {
+        E::Unavailable(detail) => {
+            tracing::warn!(error = %detail, "page: the store is unavailable");
+            error_page(
+                actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
+                "Temporarily unavailable",
+                "The service cannot be reached right now; try again shortly.",
+            )
+        }
+        E::NotFound | E::Conflict(_) | E::Internal(_) | E::Setup(_) => {
+            tracing::error!(error = %e, "page: store error");
+            error_page(
+                actix_web::http::StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong",
+                "The request failed on our side; it has been logged.",
+            )
+        }
+    }
+}
+
+/// The page for a failed credits call: a store failure as [`store_error_page`]; the other
+/// variants cannot come from the pages' own account and keys, so they are internal faults.
+pub fn credits_error_page(e: &terrace_credits::CreditsError) -> HttpResponse {
+    use terrace_credits::CreditsError as E;
+    match e {
+        E::Store(s) => store_error_page(s),
+        E::Unauthenticated
+        | E::InsufficientCredits { .. }
+        | E::NoAccount
+        | E::NoKey
+        | E::Invalid(_) => {
+            tracing::error!(error = %e, "page: credits error");
+            error_page(
+                actix_web::http::StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong",
+                "The request failed on our side; it has been logged.",
+            )
+        }
+    }
+}

@@ -96,13 +96,7 @@ async fn register(state: aw::Data<AppState>, body: aw::Bytes) -> HttpResponse {
         Err(RegisterError::Refused { error, description }) => {
             return register_error(error, &description);
         }
-        Err(RegisterError::Store(e)) => {
-            tracing::warn!(error = %e, "client registration failed");
-            return json_no_store(
-                StatusCode::SERVICE_UNAVAILABLE,
-                json!({"error": "temporarily_unavailable"}),
-            );
-        }
+        Err(RegisterError::Store(e)) => return store_failure(&e),
     };
     json_no_store(
         StatusCode::CREATED,
@@ -221,14 +215,7 @@ fn authz_error_response(state: &AppState, e: AuthzError) -> HttpResponse {
             "This sign-in request cannot be completed",
             &message,
         ),
-        AuthzError::Unavailable(e) => {
-            tracing::warn!(error = %e, "the authorization step cannot reach the store");
-            web::error_page(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "Temporarily unavailable",
-                "The service cannot be reached right now; try again shortly.",
-            )
-        }
+        AuthzError::Unavailable(e) => web::store_error_page(&e),
         AuthzError::Redirect {
             redirect_uri,
             error,
@@ -551,16 +538,32 @@ fn token_response(outcome: Result<Tokens, GrantError>) -> HttpResponse {
                 json!({"error": "server_error"}),
             )
         }
-        Err(GrantError::Store(e)) => unavailable(&e),
+        Err(GrantError::Store(e)) => store_failure(&e),
     }
 }
 
-fn unavailable(e: &StoreError) -> HttpResponse {
-    tracing::warn!(error = %e, "the token endpoint cannot reach the store");
-    json_no_store(
-        StatusCode::SERVICE_UNAVAILABLE,
-        json!({"error": "temporarily_unavailable"}),
-    )
+/// A store failure on a JSON endpoint: 503 `temporarily_unavailable` when the store cannot be
+/// reached (try again), 500 `server_error` (logged) for any other fault.
+fn store_failure(e: &StoreError) -> HttpResponse {
+    match e {
+        StoreError::Unavailable(detail) => {
+            tracing::warn!(error = %detail, "oauth: the store is unavailable");
+            json_no_store(
+                StatusCode::SERVICE_UNAVAILABLE,
+                json!({"error": "temporarily_unavailable"}),
+            )
+        }
+        StoreError::NotFound
+        | StoreError::Conflict(_)
+        | StoreError::Internal(_)
+        | StoreError::Setup(_) => {
+            tracing::error!(error = %e, "oauth: store error");
+            json_no_store(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                json!({"error": "server_error"}),
+            )
+        }
+    }
 }
 
 /// RFC 7009: revoking a refresh token or an access token revokes the grant behind it (its
@@ -572,7 +575,7 @@ async fn revoke(state: aw::Data<AppState>, body: aw::Bytes) -> HttpResponse {
     };
     if let Err(e) = terrace_oauth::revoke(&state.db, &state.oauth, &token, state.clock.now()).await
     {
-        return unavailable(&e);
+        return store_failure(&e);
     }
     json_no_store(StatusCode::OK, json!({}))
 }

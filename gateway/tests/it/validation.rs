@@ -1,10 +1,8 @@
 //! Every validation rule of specification part 8 (and part 7's examples) for the address
 //! endpoints: 422 with a FastAPI-compatible body, nothing charged.
 
-mod support;
-
+use crate::support::*;
 use serde_json::{Value, json};
-use support::*;
 
 /// One rule: the request, and the expected (loc, type) of its first error.
 #[track_caller]

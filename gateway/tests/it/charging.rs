@@ -1,10 +1,8 @@
 //! Exact credits: each priced call charges its price once; failures charge nothing; free calls
 //! log 0; concurrent calls never overdraw. Runs on the backend the environment selects.
 
-mod support;
-
+use crate::support::*;
 use serde_json::json;
-use support::*;
 use terrace_gateway::state::RateLimit;
 
 #[actix_web::test]

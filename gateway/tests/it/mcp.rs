@@ -3,11 +3,9 @@
 //! HTTP call (validation, early 402, charge on the same ledger, nothing charged on failure),
 //! recorded in usage with surface `mcp`.
 
-mod support;
-
+use crate::support::*;
 use actix_web::test as awtest;
 use serde_json::{Value, json};
-use support::*;
 use terrace_gateway::params::Kind;
 use terrace_gateway::registry::{Price, operations};
 

@@ -1,9 +1,7 @@
 //! Property operations: registered sales on both routes (one deprecated), and the deprecated
 //! flood-risk placeholder.
 
-mod support;
-
-use support::*;
+use crate::support::*;
 use terrace_ingest::{Dataset, Progress};
 
 /// Synthetic sales in the Price Paid 16-column format, and HM Land Registry's lookup for one.

@@ -1,10 +1,8 @@
 //! changes-since: events after a cursor (an event id), paged, each seen once; an empty page with
 //! coverage; malformed and unknown cursors are 422 and cost nothing.
 
-mod support;
-
+use crate::support::*;
 use serde_json::json;
-use support::*;
 use terrace_ingest::Dataset;
 
 /// L-1: listed, cut, under offer (3 events); L-2: listed (1 event); L-3 listed then raised (2).

@@ -1,10 +1,8 @@
 //! The service recovers by itself when the store comes back: on PostgreSQL, every connection of
 //! the pool is killed server-side; calls answer 503 (never 500) until fresh connections work.
 
-mod support;
-
+use crate::support::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
-use support::*;
 
 #[actix_web::test]
 async fn dropped_connections_recover_without_a_restart() {

@@ -2,10 +2,8 @@
 //! true, false or not_checked, from layers loaded through the real loaders; a dataset that is not
 //! loaded for the property's local authority answers not_checked, never false.
 
-mod support;
-
+use crate::support::*;
 use serde_json::{Value, json};
-use support::*;
 use terrace_ingest::{Dataset, Layer, Progress};
 
 /// Two local authorities in BNG: Tamberley west of easting 262,000, Wyvern Vale east of it.

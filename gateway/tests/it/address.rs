@@ -1,9 +1,7 @@
 //! The address endpoints answer from the loaded register.
 
-mod support;
-
+use crate::support::*;
 use serde_json::json;
-use support::*;
 
 #[actix_web::test]
 async fn uprn_lookup_returns_the_canonical_record() {

@@ -1,11 +1,9 @@
 //! The rental estimate: own live listing first, else the district median for the bedroom band
 //! with p25-p75 and n, not_available when thin; gross yield with its basis; `beds` validated.
 
-mod support;
-
+use crate::support::*;
 use chrono::TimeZone;
 use std::sync::Arc;
-use support::*;
 use terrace_core::FixedClock;
 use terrace_gateway::state::RateLimit;
 use terrace_ingest::Dataset;

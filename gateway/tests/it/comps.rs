@@ -1,9 +1,7 @@
 //! Same-building comparables: siblings listed, missing attributes backfilled (naming the
 //! sibling), `max_backfills` honoured and validated.
 
-mod support;
-
-use support::*;
+use crate::support::*;
 use terrace_ingest::Dataset;
 
 /// Flat 1 has a full certificate, flat 3 only a rating; flat 2 (the subject) has none.

@@ -2,9 +2,7 @@
 //! the sector rent index across the four lists, the lease, and `not_available` blocks with
 //! reasons (never an invented yield).
 
-mod support;
-
-use support::*;
+use crate::support::*;
 use terrace_ingest::{Dataset, Progress};
 
 /// One list entry in the published `*`-separated layout (28 fields).

@@ -1,9 +1,7 @@
 //! The property record: tiers from every loaded source, null fields omitted, and every field
 //! present has `<field>_source` and `<field>_confidence`. The summary: the building and its units.
 
-mod support;
-
-use support::*;
+use crate::support::*;
 use terrace_ingest::{Dataset, Progress};
 
 const EPC: &str = "lmk-key,address1,postcode,uprn,current-energy-rating,potential-energy-rating,current-energy-efficiency,potential-energy-efficiency,property-type,built-form,total-floor-area,number-habitable-rooms,lodgement-date,main-fuel

@@ -1,9 +1,7 @@
 //! Reconcile: divergences between the certificates, the sales, the council tax list and the
 //! register, with both values and their sources; agreement is not a divergence.
 
-mod support;
-
-use support::*;
+use crate::support::*;
 use terrace_ingest::{Dataset, Progress};
 
 const EPC: &str = "lmk-key,address1,postcode,uprn,property-type,total-floor-area,number-habitable-rooms,lodgement-date

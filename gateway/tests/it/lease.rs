@@ -1,12 +1,10 @@
 //! Leases (specification part 2.5): term read from the register, unexpired years at call time
 //! with the clock pinned, the 80- and 60-year flags, no_lease, and the batch's order and charging.
 
-mod support;
-
+use crate::support::*;
 use chrono::TimeZone;
 use serde_json::json;
 use std::sync::Arc;
-use support::*;
 use terrace_core::FixedClock;
 use terrace_gateway::state::RateLimit;
 use terrace_ingest::Dataset;

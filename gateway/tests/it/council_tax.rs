@@ -1,9 +1,7 @@
 //! Council tax (specification part 2.4): declared bands linked by the matcher, `not_found` for a
 //! band in the list that matching has not linked, England and Wales only, the always-null fields.
 
-mod support;
-
-use support::*;
+use crate::support::*;
 use terrace_ingest::{Dataset, Progress};
 
 /// A synthetic valuation list extract: two entries the matcher links, one it cannot.

@@ -1,10 +1,8 @@
 //! Authentication and key management.
 
-mod support;
-
+use crate::support::*;
 use actix_web::test::TestRequest;
 use serde_json::json;
-use support::*;
 
 #[actix_web::test]
 async fn missing_or_unknown_keys_are_401_with_www_authenticate() {

@@ -1,9 +1,7 @@
 //! Retrofit: newest certificate wins, points and bands available, fabric and heating as recorded,
 //! MEES (F or G cannot lawfully be let without a registered exemption).
 
-mod support;
-
-use support::*;
+use crate::support::*;
 use terrace_ingest::Dataset;
 
 /// Synthetic certificates (search-API header style) for the small world.

@@ -1,10 +1,8 @@
 //! The property report: each section is what the single operation answers (the same domain
 //! functions), at one price below their sum; an unknown UPRN is 404 and free.
 
-mod support;
-
+use crate::support::*;
 use serde_json::Value;
-use support::*;
 use terrace_ingest::Dataset;
 
 const LEASES: &str = "Unique Identifier,Tenure,Register Property Description,County,Region,Associated Property Description ID,Associated Property Description,OS UPRN,Price Paid,Reg Order,Date of Lease,Term,Alienation Clause Indicator

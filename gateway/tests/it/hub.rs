@@ -7,13 +7,12 @@
 //! Without a browser the same flow is still checked over plain HTTP by
 //! `the_hub_flow_works_over_plain_http`.
 
-mod support;
-
+use crate::support::*;
 use actix_web::{App, HttpServer};
 use fantoccini::{ClientBuilder, Locator};
 use serde_json::json;
 use std::process::{Child, Command, Stdio};
-use support::*;
+use crate::support::*;
 use terrace_gateway::startup::app_config;
 use terrace_oauth::{OAuthSettings, hash_password};
 

@@ -2,10 +2,8 @@
 //! Price Paid format, loaded by the real loader, built into the derived tables, and read back
 //! through the endpoints.
 
-mod support;
-
+use crate::support::*;
 use serde_json::{Value, json};
-use support::*;
 use terrace_analytics::{self as an, Draws, Month, SplitMix64};
 use terrace_ingest::Dataset;
 

@@ -2,10 +2,8 @@
 //! its building, or within 25 m; not_covered (free); what needs consent never false when never
 //! checked; the batch's order and charging.
 
-mod support;
-
+use crate::support::*;
 use serde_json::json;
-use support::*;
 use terrace_ingest::{Dataset, Progress};
 
 /// The authorities official planning data covers (planning.data.gov.uk `organisation` layout).

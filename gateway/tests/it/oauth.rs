@@ -3,8 +3,7 @@
 //! authorize with PKCE S256 (through the sign-in and consent pages), token, MCP calls charged to
 //! the same account as its API keys, refresh rotation, revocation, and every refusal.
 
-mod support;
-
+use crate::support::*;
 use actix_web::{App, HttpResponse, HttpServer, web};
 use oauth2::basic::{BasicClient, BasicErrorResponseType};
 use oauth2::{
@@ -13,7 +12,7 @@ use oauth2::{
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use support::*;
+use crate::support::*;
 use terrace_gateway::startup::app_config;
 use terrace_gateway::state::AppState;
 use terrace_oauth::{OAuthSettings, hash_password, issue_access_token};

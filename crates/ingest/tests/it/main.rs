@@ -1,0 +1,4 @@
+//! The ingest integration tests in one test binary (one link), one module per area.
+
+mod listings;
+mod real_samples;

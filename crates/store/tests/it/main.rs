@@ -1,0 +1,4 @@
+//! The store integration tests in one test binary (one link), one module per area.
+
+mod migrations;
+mod oauth;

@@ -1,0 +1,33 @@
+//! The gateway's integration tests, one module per area, in ONE test binary: CI links the
+//! gateway and its dependencies once instead of once per file. Run one area with
+//! `cargo test -p terrace-gateway --test it market::`. A new area is a module here, not a new
+//! file beside `it/` (the tidy test refuses a second test target).
+
+mod support;
+
+mod address;
+mod auth;
+mod changes;
+mod charging;
+mod cli_mcp;
+mod commercial;
+mod comps;
+mod contract;
+mod council_tax;
+mod fixture_world;
+mod hub;
+mod lease;
+mod market;
+mod mcp;
+mod oauth;
+mod planning;
+mod property;
+mod property_record;
+mod reconcile;
+mod recovery;
+mod rental;
+mod report;
+mod retrofit;
+mod risk;
+mod surface;
+mod validation;

@@ -1,0 +1,15 @@
+//! The published surface as insta snapshots: the OpenAPI document and the MCP `tools/list`, so a
+//! change to either fails with a readable line diff. Review it with `cargo insta review` (or
+//! accept it with `INSTA_UPDATE=always`), then regenerate the committed copies with
+//! `cargo xtask openapi` (`docs/openapi.json` and `docs/mcp-tools.json`, which the contract and
+//! MCP tests and `cargo xtask openapi --check` compare byte for byte).
+
+#[test]
+fn openapi_document() {
+    insta::assert_snapshot!("openapi", terrace_gateway::openapi::document_text());
+}
+
+#[test]
+fn mcp_tools_list() {
+    insta::assert_snapshot!("mcp_tools", terrace_gateway::mcp::tools_document_text());
+}
