@@ -13,7 +13,7 @@ pub mod mcp;
 pub mod oauth;
 pub mod openapi;
 pub mod ops;
-pub mod params;
+pub mod input;
 pub mod pipeline;
 pub mod registry;
 pub mod startup;

@@ -7,9 +7,11 @@ mod cores;
 mod ids;
 mod postcode;
 mod status;
+mod violation;
 
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use cores::map_on_cores;
-pub use ids::{GssCode, IdError, Nation, Uarn, Uprn};
+pub use ids::{GssCode, IdError, Nation, Uarn, Uprn, UprnEntry};
 pub use postcode::{Postcode, PostcodeError};
 pub use status::{Flag, Provenance, Unavailable};
+pub use violation::Violation;

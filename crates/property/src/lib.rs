@@ -3,6 +3,34 @@
 //! Architecture Invariant: plain functions over the store; no HTTP or MCP types; nothing invented
 //! (a field the data cannot support is absent or null, never zero).
 
+/// A status enum's wire name (its `snake_case` serde name), for display and comparison with text.
+macro_rules! status_text {
+    ($($t:ty),* $(,)?) => {$(
+        impl $t {
+            /// The value as the answer writes it.
+            pub fn as_str(self) -> String {
+                match serde_json::to_value(self) {
+                    Ok(serde_json::Value::String(s)) => s,
+                    Ok(other) => other.to_string(),
+                    Err(_) => String::new(),
+                }
+            }
+        }
+
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.as_str())
+            }
+        }
+
+        impl PartialEq<&str> for $t {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
+            }
+        }
+    )*};
+}
+
 pub mod changes;
 pub mod commercial;
 pub mod comps;
@@ -20,15 +48,18 @@ pub mod risk;
 pub use changes::{ChangesPage, changes_since};
 pub use commercial::{CommercialReport, commercial_by_uarn, commercial_by_uprn};
 pub use comps::{Comps, comps};
-pub use council_tax::{CouncilTaxResult, council_tax};
-pub use lease::{LeaseBatch, LeaseResult, lease, lease_batch};
-pub use planning::{PlanningBatch, PlanningHistory, planning_history, planning_history_batch};
+pub use council_tax::{CouncilTaxResult, CouncilTaxStatus, council_tax};
+pub use lease::{LeaseBatch, LeaseOutcome, LeaseResult, LeaseStatus, lease, lease_batch};
+pub use planning::{
+    PlanningBatch, PlanningHistory, PlanningOutcome, PlanningStatus, planning_history,
+    planning_history_batch,
+};
 pub use reconcile::{Reconcile, reconcile};
 pub use record::{PropertyRecord, Summary, record, summary};
 pub use rental::{RentalEstimate, rental_estimate};
 pub use report::{PropertyReport, report};
 pub use retrofit::{RetrofitResult, retrofit};
-pub use risk::{LayerCache, RiskBatch, RiskReport, risk, risk_batch};
+pub use risk::{LayerCache, RiskBatch, RiskOutcome, RiskReport, risk, risk_batch};
 
 use chrono::NaiveDate;
 use schemars::JsonSchema;
@@ -202,3 +233,12 @@ pub async fn flood_risk_placeholder(
         note: "Deprecated placeholder kept so callers keep their 200: it never assesses flood risk. Use the risk report, whose flood flags say true, false or not_checked with their source.",
     })
 }
+
+status_text!(
+    council_tax::CouncilTaxStatus,
+    lease::LeaseStatus,
+    lease::LeaseOutcome,
+    planning::PlanningStatus,
+    planning::PlanningOutcome,
+    risk::RiskOutcome,
+);
