@@ -67,9 +67,7 @@ pub fn fields(f: SchemaFn) -> Vec<Field> {
             let mut schema = s.as_object().cloned().unwrap_or_default();
             // An optional parameter is absent, not null, unless it says `x-nullable`.
             let nullable = schema.remove("x-nullable") == Some(Value::Bool(true));
-            if !nullable
-                && let Some(Value::Array(types)) = schema.get_mut("type")
-            {
+            if !nullable && let Some(Value::Array(types)) = schema.get_mut("type") {
                 types.retain(|t| t != "null");
                 if let [only] = types.as_slice() {
                     let only = only.clone();
@@ -156,13 +154,14 @@ pub fn params<P: DeserializeOwned + Validate + JsonSchema + 'static>(
         return Err(errors);
     }
     let p: P = serde_path_to_error::deserialize(Value::Object(obj)).map_err(|e| {
-        let name = e.path().iter().next().map(|s| s.to_string()).unwrap_or_default();
+        let name = e
+            .path()
+            .iter()
+            .next()
+            .map(|s| s.to_string())
+            .unwrap_or_default();
         let loc = [locate(&name).as_str(), name.as_str()];
-        let mut fe = FieldError::new(
-            &loc,
-            "value_error",
-            format!("Value error, {}", e.inner()),
-        );
+        let mut fe = FieldError::new(&loc, "value_error", format!("Value error, {}", e.inner()));
         if let Some(t) = raw_text.get(&name) {
             fe = fe.with_input(t.clone());
         }
@@ -282,7 +281,12 @@ fn validation_errors(
 ) -> Vec<FieldError> {
     let by_field = errors.field_errors();
     let mut names: Vec<&str> = by_field.keys().map(|k| k.as_ref()).collect();
-    let rank = |n: &str| fields.iter().position(|f| f.name == n).unwrap_or(usize::MAX);
+    let rank = |n: &str| {
+        fields
+            .iter()
+            .position(|f| f.name == n)
+            .unwrap_or(usize::MAX)
+    };
     names.sort_by_key(|n| (rank(n), *n));
     let mut out = Vec::new();
     for name in names {
@@ -346,7 +350,8 @@ pub fn body<T: DeserializeOwned + Validate + JsonSchema + 'static>(
     if !v.is_object() {
         return Err(vec![serde_error("", &v)]);
     }
-    let t: T = serde_json::from_value(v.clone()).map_err(|e| vec![serde_error(&e.to_string(), &v)])?;
+    let t: T =
+        serde_json::from_value(v.clone()).map_err(|e| vec![serde_error(&e.to_string(), &v)])?;
     t.validate()
         .map_err(|e| validation_errors(&e, &fields_of::<T>(), &|_| In::Body))?;
     Ok(t)
@@ -382,12 +387,7 @@ fn serde_error(msg: &str, body: &Value) -> FieldError {
 
 /// A domain's violations of the input read from `at`, as a 422.
 pub fn invalid(at: In, violations: Vec<Violation>) -> crate::error::ApiError {
-    crate::error::ApiError::Validation(
-        violations
-            .into_iter()
-            .map(|v| located(at, v))
-            .collect(),
-    )
+    crate::error::ApiError::Validation(violations.into_iter().map(|v| located(at, v)).collect())
 }
 
 /// A domain's violation, located: the gateway adds `body`, `query` or `path` in front.

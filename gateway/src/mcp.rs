@@ -301,7 +301,10 @@ impl TerraceMcp {
         let outcome = match self.caller(principal).await {
             Err(e) => Err(pipeline::Failure::before_caller(e)),
             Ok(caller) => {
-                let input = Ok(pipeline::input_from_arguments(op, &args.unwrap_or_default()));
+                let input = Ok(pipeline::input_from_arguments(
+                    op,
+                    &args.unwrap_or_default(),
+                ));
                 pipeline::execute(op, &self.state, caller, input, &rid, Surface::Mcp).await
             }
         };

@@ -155,7 +155,11 @@ impl<T: DeserializeOwned + Validate + JsonSchema + Send + 'static> Body for Json
     const REQUIRED: bool = true;
     fn from_json(body: Option<Value>) -> Result<Self, Vec<FieldError>> {
         match body {
-            None => Err(vec![FieldError::new(&["body"], "missing", "Field required")]),
+            None => Err(vec![FieldError::new(
+                &["body"],
+                "missing",
+                "Field required",
+            )]),
             Some(v) => crate::input::body(v).map(Json),
         }
     }
@@ -174,6 +178,26 @@ impl<T: DeserializeOwned + Validate + JsonSchema + Default + Send + 'static> Bod
         }
     }
 }
+
+/// Gives a transparent wrapper the schema of the type it wraps (same name, same `$ref`).
+macro_rules! schema_as {
+    ($wrapper:ty => $inner:ty) => {
+        impl schemars::JsonSchema for $wrapper {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                <$inner as schemars::JsonSchema>::schema_name()
+            }
+
+            fn inline_schema() -> bool {
+                true
+            }
+
+            fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                g.subschema_for::<$inner>()
+            }
+        }
+    };
+}
+pub(crate) use schema_as;
 
 /// One operation's contract, with its types erased so declarations fit in one list.
 #[derive(Clone, Copy)]

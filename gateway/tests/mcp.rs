@@ -89,7 +89,10 @@ fn every_declared_operation_is_a_tool_with_its_price_and_limits() {
         .find(|t| t["name"] == "address_autocomplete")
         .unwrap();
     let q = &auto["inputSchema"]["properties"];
-    assert_eq!((&q["q"]["minLength"], &q["q"]["maxLength"]), (&json!(1), &json!(500)));
+    assert_eq!(
+        (&q["q"]["minLength"], &q["q"]["maxLength"]),
+        (&json!(1), &json!(500))
+    );
     assert_eq!(
         (&q["max_results"]["minimum"], &q["max_results"]["maximum"]),
         (&json!(1), &json!(25))

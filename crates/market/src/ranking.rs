@@ -125,13 +125,7 @@ impl VolumeRankingBody {
             "txn_count",
             &mut v,
         );
-        let order = one_of(
-            &["order"],
-            &self.order,
-            &["desc", "asc"],
-            "desc",
-            &mut v,
-        );
+        let order = one_of(&["order"], &self.order, &["desc", "asc"], "desc", &mut v);
         let limit = in_range(&["limit"], self.limit, 1, 100, 20, &mut v);
         let min_n = in_range(&["min_n"], self.min_n, 1, i64::MAX, 1, &mut v);
         let mut month = |f: &str, s: &Option<String>| {
@@ -353,21 +347,8 @@ impl RankingBody {
             "district",
             &mut v,
         );
-        let order = one_of(
-            &["order"],
-            &self.order,
-            &["desc", "asc"],
-            "desc",
-            &mut v,
-        );
-        let window = in_range(
-            &["window_months"],
-            self.window_months,
-            1,
-            60,
-            12,
-            &mut v,
-        );
+        let order = one_of(&["order"], &self.order, &["desc", "asc"], "desc", &mut v);
+        let window = in_range(&["window_months"], self.window_months, 1, 60, 12, &mut v);
         let limit = in_range(&["limit"], self.limit, 1, 500, 50, &mut v);
         let min_n = in_range(&["min_n"], self.min_n, 1, i64::MAX, 1, &mut v);
         let end = self

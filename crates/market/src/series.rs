@@ -27,11 +27,7 @@ impl IndexGeo {
             (Some(d), None) => Postcode::parse_district(d)
                 .map(IndexGeo::District)
                 .map_err(|e| {
-                    Violation::new(
-                        &["district"],
-                        "value_error",
-                        format!("Value error, {e}"),
-                    )
+                    Violation::new(&["district"], "value_error", format!("Value error, {e}"))
                 }),
             (None, Some(l)) => GssCode::parse(l)
                 .map(|g| IndexGeo::LocalAuthority(g.to_string()))

@@ -157,14 +157,13 @@ impl VolumeSeriesBody {
             }
         };
         let month = |field: &str, s: &Option<String>, v: &mut Vec<Violation>| {
-            s.as_deref()
-                .and_then(|s| match parse_month(&[field], s) {
-                    Ok(m) => Some(m),
-                    Err(e) => {
-                        v.push(e);
-                        None
-                    }
-                })
+            s.as_deref().and_then(|s| match parse_month(&[field], s) {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    v.push(e);
+                    None
+                }
+            })
         };
         let start = month("start", &self.start, &mut v);
         let end = month("end", &self.end, &mut v);

@@ -580,7 +580,12 @@ pub async fn planning_history_batch(
     }
     let answered = items
         .iter()
-        .filter(|i| matches!(i.outcome, PlanningOutcome::Ok | PlanningOutcome::NoApplications))
+        .filter(|i| {
+            matches!(
+                i.outcome,
+                PlanningOutcome::Ok | PlanningOutcome::NoApplications
+            )
+        })
         .count();
     Ok(PlanningBatch { items, answered })
 }

@@ -15,7 +15,7 @@ const TAG: &str = "address";
 pub static OPS: &[&OpDecl] = &[&AUTOCOMPLETE, &RESOLVE, &BY_UPRN, &BY_POSTCODE];
 
 /// Only the UK is served.
-#[derive(Debug, Default, Clone, Copy, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Clone, Copy, Deserialize, serde::Serialize, JsonSchema)]
 pub enum Country {
     #[default]
     #[serde(rename = "UK")]
@@ -71,9 +71,11 @@ pub(crate) static AUTOCOMPLETE: OpDecl = OpDecl {
 };
 
 /// The resolve body: the address crate's [`ResolveInput`], whose rules are the domain's own.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
 #[serde(transparent)]
 pub struct ResolveBody(pub ResolveInput);
+
+crate::registry::schema_as!(ResolveBody => ResolveInput);
 
 impl Validate for ResolveBody {
     fn validate(&self) -> Result<(), validator::ValidationErrors> {

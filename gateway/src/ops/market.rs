@@ -179,16 +179,17 @@ impl Operation for TimeAdjustment {
         let district = match IndexGeo::parse(Some(&p.district), None) {
             Ok(IndexGeo::District(d)) => d,
             Ok(IndexGeo::LocalAuthority(_)) => {
-                return Err(ApiError::Internal("a district parsed as an authority".into()));
+                return Err(ApiError::Internal(
+                    "a district parsed as an authority".into(),
+                ));
             }
             Err(v) => return Err(invalid(In::Query, vec![v])),
         };
         let from = parse_month(&["from"], &p.from).map_err(|v| invalid(In::Query, vec![v]))?;
-        let to = p
-            .to
-            .as_deref()
-            .map(|s| parse_month(&["to"], s).map_err(|v| invalid(In::Query, vec![v])))
-            .transpose()?;
+        let to =
+            p.to.as_deref()
+                .map(|s| parse_month(&["to"], s).map_err(|v| invalid(In::Query, vec![v])))
+                .transpose()?;
         Ok(Adjustment { district, from, to })
     }
 
@@ -212,9 +213,11 @@ pub(crate) static TIME_ADJUSTMENT: OpDecl = OpDecl {
 /// A market body: the market crate's own, whose rules are the domain's (its `check`).
 macro_rules! market_body {
     ($wrapper:ident($body:ty) -> $query:ty) => {
-        #[derive(Debug, Deserialize, JsonSchema)]
+        #[derive(Debug, Deserialize)]
         #[serde(transparent)]
         pub struct $wrapper(pub $body);
+
+        crate::registry::schema_as!($wrapper => $body);
 
         impl Validate for $wrapper {
             fn validate(&self) -> Result<(), validator::ValidationErrors> {

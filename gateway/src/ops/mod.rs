@@ -31,10 +31,9 @@ mod tests {
     /// of its family's `OPS` is dead code, which the lint gate refuses.
     #[actix_web::test]
     async fn every_declared_operation_is_served_on_http_and_mcp() {
-        let app = actix_web::test::init_service(
-            actix_web::App::new().configure(crate::http::configure),
-        )
-        .await;
+        let app =
+            actix_web::test::init_service(actix_web::App::new().configure(crate::http::configure))
+                .await;
         let tools: HashSet<String> = crate::mcp::tools()
             .into_iter()
             .map(|t| t.name.to_string())
@@ -63,8 +62,16 @@ mod tests {
                 op.path,
                 op.id
             );
-            assert!(tools.contains(op.id), "{} is declared but not a tool", op.id);
+            assert!(
+                tools.contains(op.id),
+                "{} is declared but not a tool",
+                op.id
+            );
         }
-        assert_eq!(tools.len(), all().len(), "every tool is a declared operation");
+        assert_eq!(
+            tools.len(),
+            all().len(),
+            "every tool is a declared operation"
+        );
     }
 }

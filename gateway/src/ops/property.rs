@@ -167,7 +167,10 @@ macro_rules! uprn_batch {
             type Input = Vec<UprnEntry>;
             type Output = $out;
 
-            fn check(_: Self::Params, Json(b): Json<UprnBatch>) -> Result<Vec<UprnEntry>, ApiError> {
+            fn check(
+                _: Self::Params,
+                Json(b): Json<UprnBatch>,
+            ) -> Result<Vec<UprnEntry>, ApiError> {
                 Ok(b.uprns)
             }
 
