@@ -12,9 +12,8 @@ pub const PAGE_MAX: i64 = 1_000;
 pub const PAGE_DEFAULT: i64 = 100;
 
 /// The body of changes-since.
-///
-/// Both fields take an integer or a string of digits, so their rules are the cursor's own
-/// ([`parse`]), not `#[validate]` attributes; the schema documents them.
+// Both fields take an integer or a string of digits, so their rules are the cursor's own
+// (`parse`), not `#[validate]` attributes; the schema documents them.
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema, validator::Validate)]
 #[serde(deny_unknown_fields)]
 pub struct ChangesSince {
