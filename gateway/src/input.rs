@@ -396,7 +396,7 @@ pub fn located(at: In, v: Violation) -> FieldError {
     loc.extend(v.path.iter().map(String::as_str));
     let fe = FieldError::new(&loc, v.kind, v.message);
     match v.input {
-        Some(i) => fe.with_input(i),
+        Some(i) => fe.with_input(*i),
         None => fe,
     }
 }

@@ -14,7 +14,7 @@ pub struct Violation {
     pub kind: &'static str,
     pub message: String,
     /// The offending value, when there was one.
-    pub input: Option<Value>,
+    pub input: Option<Box<Value>>,
 }
 
 impl Violation {
@@ -28,7 +28,7 @@ impl Violation {
     }
 
     pub fn with_input(mut self, input: impl Into<Value>) -> Violation {
-        self.input = Some(input.into());
+        self.input = Some(Box::new(input.into()));
         self
     }
 }
