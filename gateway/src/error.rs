@@ -249,13 +249,6 @@ impl From<AddressError> for ApiError {
     fn from(e: AddressError) -> Self {
         match e {
             AddressError::NotFound(what) => ApiError::NotFound(what),
-            AddressError::Invalid { field, message } => {
-                ApiError::Validation(vec![FieldError::new(
-                    &["body", field],
-                    "value_error",
-                    message,
-                )])
-            }
             AddressError::Store(s) => s.into(),
         }
     }

@@ -1,9 +1,8 @@
 //! The HTTP surface: routes generated from the registry, and the charged-call pipeline.
 
 use crate::error::{ApiError, FieldError};
-use crate::params::{self, Raw};
 use crate::pipeline;
-use crate::registry::{Input, Method, OpDecl, operations};
+use crate::registry::{Method, OpDecl, RawInput, operations};
 use crate::state::AppState;
 use crate::telemetry::record_call;
 use actix_web::http::header;
@@ -112,21 +111,7 @@ async fn dispatch(
             (b.json(Value::Object(map)), charged)
         }
         Err((e, remaining)) => {
-            match &e {
-                ApiError::Internal(detail) => {
-                    tracing::error!(request_id = %rid, operation = op.id, %detail, "internal error")
-                }
-                ApiError::Unavailable(detail) => {
-                    tracing::warn!(request_id = %rid, operation = op.id, %detail, "store unavailable")
-                }
-                ApiError::Validation(_)
-                | ApiError::Unauthenticated(_)
-                | ApiError::InsufficientCredits { .. }
-                | ApiError::NotFound(_)
-                | ApiError::PayloadTooLarge { .. }
-                | ApiError::MethodNotAllowed { .. }
-                | ApiError::RateLimited { .. } => {}
-            }
+            pipeline::log_failure(op, &rid, &e);
             (e.response(remaining, &rid), 0)
         }
     };
@@ -228,8 +213,13 @@ async fn authenticate(
     Ok((caller, hash))
 }
 
-/// Validates path and query parameters, and parses the JSON body if the operation takes one.
-pub fn parse_input(op: &OpDecl, req: &HttpRequest, body: &[u8]) -> Result<Input, Vec<FieldError>> {
+/// The call's raw input: path and query parameters as text, and the JSON body if the operation
+/// takes one (a body that is not JSON is refused here, and reported with any parameter failure).
+pub fn parse_input(
+    op: &OpDecl,
+    req: &HttpRequest,
+    body: &[u8],
+) -> Result<RawInput, Vec<FieldError>> {
     let query: Vec<(String, String)> =
         serde_urlencoded::from_str(req.query_string()).map_err(|e| {
             vec![FieldError::new(
@@ -238,24 +228,28 @@ pub fn parse_input(op: &OpDecl, req: &HttpRequest, body: &[u8]) -> Result<Input,
                 format!("Malformed query string: {e}"),
             )]
         })?;
-    let path = |name: &str| req.match_info().get(name).map(str::to_string);
-    let raw = Raw {
-        path: &path,
-        query: &query,
+    let mut params: Vec<(String, Value)> = query
+        .into_iter()
+        .filter(|(k, _)| !op.in_path(k))
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect();
+    params.extend(
+        req.match_info()
+            .iter()
+            .map(|(k, v)| (k.to_string(), Value::String(v.to_string()))),
+    );
+    let (body, refused) = match op.contract.body {
+        None => (None, Vec::new()),
+        Some(_) => match parse_body(body) {
+            Ok(b) => (b, Vec::new()),
+            Err(e) => (None, e),
+        },
     };
-    let validated = params::validate(op.params, &raw);
-    let body = match op.body {
-        None => Ok(None),
-        Some(_) => parse_body(body),
-    };
-    match (validated, body) {
-        (Ok(params), Ok(body)) => Ok(Input { params, body }),
-        (Err(mut a), Err(b)) => {
-            a.extend(b);
-            Err(a)
-        }
-        (Err(a), Ok(_)) | (Ok(_), Err(a)) => Err(a),
-    }
+    Ok(RawInput {
+        params,
+        body,
+        refused,
+    })
 }
 
 fn parse_body(body: &[u8]) -> Result<Option<Value>, Vec<FieldError>> {

@@ -2,8 +2,8 @@
 //! (rmcp with rmcp-actix-web, OAuth access tokens or API keys) and over stdio by
 //! `terrace mcp --stdio` (an API key from the environment).
 //!
-//! Architecture Invariant: tools are generated from `ops::ALL`: name = `OpDecl.id`, input schema
-//! from the same `params::Kind` declarations and body schemas as the HTTP validation, the price in
+//! Architecture Invariant: tools are generated from `ops::all()`: name = `OpDecl.id`, input schema
+//! from the same parameter and body types as the HTTP validation, the price in
 //! the description, `readOnlyHint` from `OpDecl.read_only`. A call goes through
 //! [`pipeline::execute`], the same function as the HTTP route, charged with surface `mcp`.
 
@@ -106,19 +106,18 @@ fn is_plain_object(schema: &Map<String, Value>) -> bool {
 fn spec_for(op: &'static OpDecl) -> ToolSpec {
     let mut properties = Map::new();
     let mut required: Vec<Value> = Vec::new();
-    for p in op.params {
-        let mut s = crate::params::schema(p);
-        if let Some(m) = s.as_object_mut() {
-            m.entry("description")
-                .or_insert_with(|| json!(p.description));
+    for p in crate::input::fields(op.contract.params) {
+        let mut s = p.schema;
+        if let Some(d) = p.description {
+            s.insert("description".into(), json!(d));
         }
-        properties.insert(p.name.to_string(), s);
+        properties.insert(p.name.clone(), Value::Object(s));
         if p.required {
             required.push(json!(p.name));
         }
     }
     let mut nested_body = false;
-    if let Some(body) = op.body {
+    if let Some(body) = op.contract.body {
         let schema = standalone(body);
         let props = schema.get("properties").and_then(Value::as_object);
         let collides = props.is_some_and(|m| m.keys().any(|k| properties.contains_key(k)));
@@ -126,7 +125,7 @@ fn spec_for(op: &'static OpDecl) -> ToolSpec {
             for (k, v) in props.into_iter().flatten() {
                 properties.insert(k.clone(), v.clone());
             }
-            if op.body_required {
+            if op.contract.body_required {
                 for r in schema
                     .get("required")
                     .and_then(Value::as_array)
@@ -139,7 +138,7 @@ fn spec_for(op: &'static OpDecl) -> ToolSpec {
         } else {
             nested_body = true;
             properties.insert("body".into(), Value::Object(schema));
-            if op.body_required {
+            if op.contract.body_required {
                 required.push(json!("body"));
             }
         }
@@ -178,7 +177,7 @@ fn spec_for(op: &'static OpDecl) -> ToolSpec {
 
 /// The structured output: the operation's response object plus the two credit fields.
 fn output_schema(op: &OpDecl) -> Option<JsonObject> {
-    let mut schema = standalone(op.response);
+    let mut schema = standalone(op.contract.response);
     if schema.get("type") != Some(&json!("object")) {
         return None;
     }
@@ -302,7 +301,10 @@ impl TerraceMcp {
         let outcome = match self.caller(principal).await {
             Err(e) => Err(pipeline::Failure::before_caller(e)),
             Ok(caller) => {
-                let input = pipeline::input_from_arguments(op, &args.unwrap_or_default());
+                let input = Ok(pipeline::input_from_arguments(
+                    op,
+                    &args.unwrap_or_default(),
+                ));
                 pipeline::execute(op, &self.state, caller, input, &rid, Surface::Mcp).await
             }
         };
@@ -312,21 +314,7 @@ impl TerraceMcp {
                 (tool_success(done), 200, c)
             }
             Err(f) => {
-                match &f.error {
-                    ApiError::Internal(detail) => {
-                        tracing::error!(request_id = %rid, operation = op.id, %detail, "internal error")
-                    }
-                    ApiError::Unavailable(detail) => {
-                        tracing::warn!(request_id = %rid, operation = op.id, %detail, "store unavailable")
-                    }
-                    ApiError::Validation(_)
-                    | ApiError::Unauthenticated(_)
-                    | ApiError::InsufficientCredits { .. }
-                    | ApiError::NotFound(_)
-                    | ApiError::PayloadTooLarge { .. }
-                    | ApiError::MethodNotAllowed { .. }
-                    | ApiError::RateLimited { .. } => {}
-                }
+                pipeline::log_failure(op, &rid, &f.error);
                 let status = f.error.status().as_u16();
                 (tool_error(&f.error, f.remaining, &rid), status, 0)
             }

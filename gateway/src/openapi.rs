@@ -1,7 +1,7 @@
 //! The OpenAPI 3.1 document, generated from the registry.
 
 use crate::error::FieldError;
-use crate::params;
+use crate::input::{In, fields};
 use crate::registry::{OpDecl, operations};
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
@@ -12,22 +12,26 @@ fn error_response(g: &mut schemars::SchemaGenerator, description: &str) -> Value
 }
 
 fn operation(op: &OpDecl, g: &mut schemars::SchemaGenerator) -> Value {
-    let params: Vec<Value> = op
-        .params
-        .iter()
+    let params: Vec<Value> = fields(op.contract.params)
+        .into_iter()
         .map(|p| {
+            let location = if op.in_path(&p.name) {
+                In::Path
+            } else {
+                In::Query
+            };
             json!({
                 "name": p.name,
-                "in": p.location.as_str(),
+                "in": location.as_str(),
                 "required": p.required,
-                "description": p.description,
-                "schema": params::schema(p),
+                "description": p.description.unwrap_or_default(),
+                "schema": p.schema,
             })
         })
         .collect();
     let credits = op.price.credits();
     let price_text = op.price.sentence();
-    let response = (op.response)(g);
+    let response = (op.contract.response)(g);
     let mut o = json!({
         "operationId": op.id,
         "summary": op.summary,
@@ -48,9 +52,9 @@ fn operation(op: &OpDecl, g: &mut schemars::SchemaGenerator) -> Value {
             "503": error_response(g, "The store is unavailable; see Retry-After"),
         },
     });
-    if let Some(body) = op.body {
+    if let Some(body) = op.contract.body {
         o["requestBody"] = json!({
-            "required": op.body_required,
+            "required": op.contract.body_required,
             "content": {"application/json": {"schema": body(g)}},
         });
     }

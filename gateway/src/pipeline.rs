@@ -2,14 +2,14 @@
 //! --stdio`): rate limit, validation result, the operation's own check, the early 402, the run,
 //! and the ledger charge.
 //!
-//! Architecture Invariant: HTTP and MCP call [`execute`] with the same typed input and the same
-//! declaration, so a tool call costs what the HTTP call costs, on the same ledger, and a failure
-//! on either surface charges nothing. Each surface authenticates its own way, builds the
-//! [`Input`] from its own wire form, and maps [`ApiError`] to its own error form with a match that
-//! names every variant.
+//! Architecture Invariant: HTTP and MCP call [`execute`] with the same declaration, and the
+//! operation's own `check` turns either surface's [`RawInput`] into the same typed input, so a
+//! tool call costs what the HTTP call costs, on the same ledger, and a failure on either surface
+//! charges nothing. Each surface authenticates its own way, builds the [`RawInput`] from its own
+//! wire form, and maps [`ApiError`] to its own error form with a match that names every variant.
 
 use crate::error::{ApiError, FieldError};
-use crate::registry::{Ctx, Input, OpDecl};
+use crate::registry::{Ctx, OpDecl, RawInput};
 use crate::state::AppState;
 use serde_json::{Map, Value};
 use terrace_credits::{Caller, Surface};
@@ -47,13 +47,13 @@ fn rate_key(caller: &Caller) -> i64 {
     caller.key_id.unwrap_or(-caller.account_id)
 }
 
-/// Runs one call of `op` for an authenticated `caller`. `input` is the surface's validated input,
-/// or the validation failures it found (reported as 422 before any credit check).
+/// Runs one call of `op` for an authenticated `caller`. `input` is the surface's raw input, or
+/// the failure it met reading it (reported as 422 before any credit check).
 pub async fn execute(
     op: &'static OpDecl,
     state: &AppState,
     caller: Caller,
-    input: Result<Input, ApiError>,
+    input: Result<RawInput, ApiError>,
     request_id: &str,
     surface: Surface,
 ) -> Result<Charged, Failure> {
@@ -66,10 +66,9 @@ pub async fn execute(
     state
         .check_rate(rate_key(&caller))
         .map_err(|retry_after_secs| fail(ApiError::RateLimited { retry_after_secs }))?;
-    let input = input.map_err(fail)?;
-    if let Some(check) = op.check {
-        check(&input).map_err(fail)?;
-    }
+    let input = input
+        .and_then(|raw| (op.contract.check)(op, raw))
+        .map_err(fail)?;
     let upfront = op.price.upfront();
     if caller.balance < upfront {
         return Err(fail(ApiError::InsufficientCredits {
@@ -84,7 +83,7 @@ pub async fn execute(
         request_id: request_id.to_string(),
         now,
     };
-    let answer = (op.run)(&ctx, input).await.map_err(fail)?;
+    let answer = (op.contract.run)(&ctx, input).await.map_err(fail)?;
     let credits = answer.credits(op.price);
     let remaining = state
         .ledger
@@ -102,39 +101,45 @@ pub async fn execute(
     })
 }
 
-/// Turns a JSON object of named arguments (an MCP tool call) into the operation's [`Input`],
-/// validated by the same declared parameter kinds as the HTTP query and path.
+/// Logs a failed call where an operator must see it: internal errors and an unavailable store.
+/// Both surfaces call it, so a failure is logged the same way whichever surface met it.
+pub fn log_failure(op: &OpDecl, request_id: &str, error: &ApiError) {
+    match error {
+        ApiError::Internal(detail) => {
+            tracing::error!(request_id, operation = op.id, %detail, "internal error")
+        }
+        ApiError::Unavailable(detail) => {
+            tracing::warn!(request_id, operation = op.id, %detail, "store unavailable")
+        }
+        ApiError::Validation(_)
+        | ApiError::Unauthenticated(_)
+        | ApiError::InsufficientCredits { .. }
+        | ApiError::NotFound(_)
+        | ApiError::PayloadTooLarge { .. }
+        | ApiError::MethodNotAllowed { .. }
+        | ApiError::RateLimited { .. } => {}
+    }
+}
+
+/// Turns a JSON object of named arguments (an MCP tool call) into the operation's [`RawInput`],
+/// read by the same parameter and body types as the HTTP query, path and body.
 ///
-/// Arguments named like a declared parameter are parameters; for an operation with a body, the
-/// other arguments form the body object (or the single argument `body`, when the tool schema
-/// could not flatten the body); for one without, they are refused as `extra_forbidden`.
-pub fn input_from_arguments(op: &OpDecl, args: &Map<String, Value>) -> Result<Input, ApiError> {
+/// Arguments named like a parameter are parameters; for an operation with a body, the other
+/// arguments form the body object (or the single argument `body`, when the tool schema could not
+/// flatten the body); for one without, they are refused as `extra_forbidden`.
+pub fn input_from_arguments(op: &OpDecl, args: &Map<String, Value>) -> RawInput {
+    let names: Vec<String> = crate::input::fields(op.contract.params)
+        .into_iter()
+        .map(|f| f.name)
+        .collect();
     let mut errors = Vec::new();
-    let mut raw_params: Vec<(String, String)> = Vec::new();
-    let mut path_params: Vec<(String, String)> = Vec::new();
+    let mut params = Vec::new();
     let mut body = Map::new();
     let mut whole_body: Option<Value> = None;
     for (name, value) in args {
-        if let Some(p) = op.params.iter().find(|p| p.name == name) {
-            let loc = [p.location.as_str(), p.name];
-            let text = match value {
-                Value::Null => continue,
-                Value::String(s) => s.clone(),
-                Value::Number(n) => n.to_string(),
-                Value::Bool(b) => b.to_string(),
-                Value::Array(_) | Value::Object(_) => {
-                    errors.push(
-                        FieldError::new(&loc, "type_error", "Input should be a scalar value")
-                            .with_input(value.clone()),
-                    );
-                    continue;
-                }
-            };
-            match p.location {
-                crate::params::In::Path => path_params.push((name.clone(), text)),
-                crate::params::In::Query => raw_params.push((name.clone(), text)),
-            }
-        } else if op.body.is_some() {
+        if names.contains(name) {
+            params.push((name.clone(), value.clone()));
+        } else if op.contract.body.is_some() {
             if name == "body" && crate::mcp::body_is_nested(op) {
                 whole_body = Some(value.clone());
             } else {
@@ -151,31 +156,15 @@ pub fn input_from_arguments(op: &OpDecl, args: &Map<String, Value>) -> Result<In
             );
         }
     }
-    let path = |name: &str| {
-        path_params
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-    };
-    let raw = crate::params::Raw {
-        path: &path,
-        query: &raw_params,
-    };
-    let params = match crate::params::validate(op.params, &raw) {
-        Ok(v) => Some(v),
-        Err(e) => {
-            errors.extend(e);
-            None
-        }
-    };
-    let body = match (op.body, whole_body) {
+    let body = match (op.contract.body, whole_body) {
         (None, _) => None,
         (Some(_), Some(b)) => Some(b),
         (Some(_), None) if body.is_empty() => None,
         (Some(_), None) => Some(Value::Object(body)),
     };
-    match params {
-        Some(params) if errors.is_empty() => Ok(Input { params, body }),
-        Some(_) | None => Err(ApiError::Validation(errors)),
+    RawInput {
+        params,
+        body,
+        refused: errors,
     }
 }

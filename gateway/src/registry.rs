@@ -4,15 +4,16 @@
 //! list) are generated from [`OPERATIONS`]; no price literal appears anywhere else.
 
 use crate::error::{ApiError, FieldError};
-use crate::params::{Param, Values};
 use crate::state::AppState;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
+use std::any::Any;
 use std::future::Future;
 use std::pin::Pin;
 use terrace_credits::Caller;
+use validator::Validate;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
@@ -86,34 +87,235 @@ pub struct Deprecation {
 
 pub type SchemaFn = fn(&mut SchemaGenerator) -> Schema;
 pub type OpFuture<'a> = Pin<Box<dyn Future<Output = Result<Answer, ApiError>> + Send + 'a>>;
-pub type RunFn = for<'a> fn(&'a Ctx, Input) -> OpFuture<'a>;
-/// Checks a call's input beyond its declared parameters (typically the body), before any credit
-/// check or work, so invalid input is always 422.
-pub type CheckFn = fn(&Input) -> Result<(), ApiError>;
+/// A checked input, typed by its operation and passed on unchanged to its `run`.
+pub type Checked = Box<dyn Any + Send>;
+pub type CheckFn = fn(&OpDecl, RawInput) -> Result<Checked, ApiError>;
+pub type RunFn = for<'a> fn(&'a Ctx, Checked) -> OpFuture<'a>;
 
-/// One operation, declared once.
+/// One operation: its typed input and what it does with it.
+///
+/// `Params` are the path and query parameters (path parameters are the fields named in the
+/// path template), `Body` the JSON body ([`NoBody`], [`Json`] or [`Optional`]). Both derive
+/// `Deserialize`, `validator::Validate` and `schemars::JsonSchema`, so the limits written once as
+/// `#[validate(...)]` attributes give the validation, the OpenAPI parameters and body, and the MCP
+/// input schema. [`Operation::check`] turns them into the operation's `Input` (domain types, with
+/// the domain's own rules applied) before any credit check; [`Operation::run`] receives it.
+pub trait Operation: 'static {
+    type Params: DeserializeOwned + Validate + JsonSchema + Send + 'static;
+    type Body: Body;
+    type Input: Send + 'static;
+    type Output: Serialize + JsonSchema + Send;
+
+    /// The domain's rules over the validated input; a failure is 422 and costs nothing.
+    fn check(params: Self::Params, body: Self::Body) -> Result<Self::Input, ApiError>;
+
+    fn run(
+        ctx: &Ctx,
+        input: Self::Input,
+    ) -> impl Future<Output = Result<Self::Output, ApiError>> + Send;
+
+    /// For a batch, the items to charge; for a per-call operation, `Some(0)` when this answer is
+    /// not charged. `None`: the price as declared.
+    fn charged_items(_output: &Self::Output) -> Option<i64> {
+        None
+    }
+}
+
+/// No parameters.
+#[derive(Debug, Default, serde::Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoParams {}
+
+/// What an operation takes as its body.
+pub trait Body: Sized + Send + 'static {
+    /// The body's schema; `None` when the operation takes no body.
+    const SCHEMA: Option<SchemaFn>;
+    /// Whether a missing body is 422.
+    const REQUIRED: bool;
+    /// The body from the request's JSON (`None`: no body sent).
+    fn from_json(body: Option<Value>) -> Result<Self, Vec<FieldError>>;
+}
+
+/// No body (anything sent is ignored, as before).
+pub struct NoBody;
+
+impl Body for NoBody {
+    const SCHEMA: Option<SchemaFn> = None;
+    const REQUIRED: bool = false;
+    fn from_json(_: Option<Value>) -> Result<Self, Vec<FieldError>> {
+        Ok(NoBody)
+    }
+}
+
+/// A required JSON body.
+pub struct Json<T>(pub T);
+
+impl<T: DeserializeOwned + Validate + JsonSchema + Send + 'static> Body for Json<T> {
+    const SCHEMA: Option<SchemaFn> = Some(schema_of::<T>);
+    const REQUIRED: bool = true;
+    fn from_json(body: Option<Value>) -> Result<Self, Vec<FieldError>> {
+        match body {
+            None => Err(vec![FieldError::new(
+                &["body"],
+                "missing",
+                "Field required",
+            )]),
+            Some(v) => crate::input::body(v).map(Json),
+        }
+    }
+}
+
+/// An optional JSON body: its default when absent.
+pub struct Optional<T>(pub T);
+
+impl<T: DeserializeOwned + Validate + JsonSchema + Default + Send + 'static> Body for Optional<T> {
+    const SCHEMA: Option<SchemaFn> = Some(schema_of::<T>);
+    const REQUIRED: bool = false;
+    fn from_json(body: Option<Value>) -> Result<Self, Vec<FieldError>> {
+        match body {
+            None => Ok(Optional(T::default())),
+            Some(v) => crate::input::body(v).map(Optional),
+        }
+    }
+}
+
+/// Gives a transparent wrapper the schema of the type it wraps (same name, same `$ref`).
+macro_rules! schema_as {
+    ($wrapper:ty => $inner:ty) => {
+        impl schemars::JsonSchema for $wrapper {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                <$inner as schemars::JsonSchema>::schema_name()
+            }
+
+            fn inline_schema() -> bool {
+                true
+            }
+
+            fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                g.subschema_for::<$inner>()
+            }
+        }
+    };
+}
+pub(crate) use schema_as;
+
+/// One operation's contract, with its types erased so declarations fit in one list.
+#[derive(Clone, Copy)]
+pub struct Contract {
+    pub params: SchemaFn,
+    pub body: Option<SchemaFn>,
+    /// Whether the body is required (422 when absent).
+    pub body_required: bool,
+    pub response: SchemaFn,
+    pub check: CheckFn,
+    pub run: RunFn,
+}
+
+impl Contract {
+    pub const fn of<O: Operation>() -> Contract {
+        Contract {
+            params: schema_of::<O::Params>,
+            body: <O::Body as Body>::SCHEMA,
+            body_required: <O::Body as Body>::REQUIRED,
+            response: schema_of::<O::Output>,
+            check: check_erased::<O>,
+            run: run_erased::<O>,
+        }
+    }
+}
+
+fn check_erased<O: Operation>(op: &OpDecl, raw: RawInput) -> Result<Checked, ApiError> {
+    let locate = |name: &str| {
+        if op.in_path(name) {
+            crate::input::In::Path
+        } else {
+            crate::input::In::Query
+        }
+    };
+    let mut errors = raw.refused;
+    let params = crate::input::params::<O::Params>(&raw.params, &locate)
+        .map_err(|e| errors.extend(e))
+        .ok();
+    // A body the surface could not read (not JSON) is already reported.
+    let unreadable = errors.iter().any(|e| e.loc.first() == Some(&json!("body")));
+    let body = if unreadable {
+        None
+    } else {
+        <O::Body as Body>::from_json(raw.body)
+            .map_err(|e| errors.extend(e))
+            .ok()
+    };
+    let (Some(params), Some(body)) = (params, body) else {
+        return Err(ApiError::Validation(errors));
+    };
+    if !errors.is_empty() {
+        return Err(ApiError::Validation(errors));
+    }
+    let input = O::check(params, body)?;
+    Ok(Box::new(input))
+}
+
+fn run_erased<O: Operation>(ctx: &Ctx, input: Checked) -> OpFuture<'_> {
+    Box::pin(async move {
+        let input = input
+            .downcast::<O::Input>()
+            .map_err(|_| ApiError::Internal("an input checked for another operation".into()))?;
+        let output = O::run(ctx, *input).await?;
+        let mut answer = Answer::of(&output)?;
+        answer.charged_items = O::charged_items(&output);
+        Ok(answer)
+    })
+}
+
+/// One operation, declared once. Declarations name what differs from [`OpDecl::of`].
 pub struct OpDecl {
     /// Stable id, also the MCP tool name (snake_case).
     pub id: &'static str,
     pub method: Method,
+    /// The path template; its `{name}` segments are the path parameters.
     pub path: &'static str,
     pub tag: &'static str,
     pub summary: &'static str,
     pub description: &'static str,
     pub price: Price,
-    pub params: &'static [Param],
-    pub body: Option<SchemaFn>,
-    /// Whether the body is required (422 when absent).
-    pub body_required: bool,
-    pub response: SchemaFn,
     pub deprecated: Option<Deprecation>,
     /// False for operations that change state (key management, saved searches).
     pub read_only: bool,
-    pub check: Option<CheckFn>,
-    pub run: RunFn,
+    pub contract: Contract,
 }
 
-/// What a running operation sees.
+impl OpDecl {
+    /// The defaults for operation `O` of family `tag`: GET without a body and POST with one,
+    /// free, read-only, not deprecated. Id, path, summary and description are always given.
+    pub const fn of<O: Operation>(tag: &'static str) -> OpDecl {
+        let contract = Contract::of::<O>();
+        OpDecl {
+            id: "",
+            method: if contract.body.is_some() {
+                Method::Post
+            } else {
+                Method::Get
+            },
+            path: "",
+            tag,
+            summary: "",
+            description: "",
+            price: Price::Free,
+            deprecated: None,
+            read_only: true,
+            contract,
+        }
+    }
+
+    /// Whether `name` is a path parameter (a `{name}` segment of the path template).
+    pub fn in_path(&self, name: &str) -> bool {
+        self.path
+            .split('/')
+            .any(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')) == Some(name))
+    }
+}
+
+/// What running operations see.
 pub struct Ctx {
     pub state: AppState,
     pub caller: Caller,
@@ -121,58 +323,15 @@ pub struct Ctx {
     pub now: chrono::DateTime<chrono::Utc>,
 }
 
-/// Validated input of one call.
-pub struct Input {
-    pub params: Values,
+/// A call's input as a surface received it, before any check: path and query parameters by
+/// name (HTTP: their text; MCP: the argument as given) and the JSON body if one was sent.
+#[derive(Debug, Default)]
+pub struct RawInput {
+    pub params: Vec<(String, Value)>,
     pub body: Option<Value>,
-}
-
-impl Input {
-    /// Deserialises the JSON body into the operation's typed body, mapping serde's complaints to
-    /// validation errors located in the body.
-    pub fn body_as<T: DeserializeOwned>(&self, required: bool) -> Result<Option<T>, ApiError> {
-        match &self.body {
-            None if required => Err(ApiError::Validation(vec![FieldError::new(
-                &["body"],
-                "missing",
-                "Field required",
-            )])),
-            None => Ok(None),
-            // serde would read a struct from an array positionally; a body must be an object.
-            Some(v) if !v.is_object() => Err(ApiError::Validation(vec![serde_error("", v)])),
-            Some(v) => serde_json::from_value(v.clone())
-                .map(Some)
-                .map_err(|e| ApiError::Validation(vec![serde_error(&e.to_string(), v)])),
-        }
-    }
-}
-
-fn serde_error(msg: &str, body: &Value) -> FieldError {
-    let between = |s: &str| s.split('`').nth(1).map(str::to_string);
-    if msg.starts_with("unknown field") {
-        let f = between(msg).unwrap_or_default();
-        FieldError::new(
-            &["body", &f],
-            "extra_forbidden",
-            "Extra inputs are not permitted",
-        )
-    } else if msg.starts_with("missing field") {
-        let f = between(msg).unwrap_or_default();
-        FieldError::new(&["body", &f], "missing", "Field required")
-    } else if !body.is_object() {
-        FieldError::new(
-            &["body"],
-            "model_attributes_type",
-            "Input should be a valid dictionary or object to extract fields from",
-        )
-        .with_input(body.clone())
-    } else {
-        FieldError::new(
-            &["body"],
-            "type_error",
-            format!("Input has the wrong type: {msg}"),
-        )
-    }
+    /// What the surface already refused (an MCP argument no parameter or body takes), reported
+    /// first, with whatever else the check finds.
+    pub refused: Vec<FieldError>,
 }
 
 /// What an operation answers: a JSON object, and for batches the number of items to charge.
@@ -214,7 +373,7 @@ pub fn schema_of<T: JsonSchema>(g: &mut SchemaGenerator) -> Schema {
 
 /// Every declared operation, in the order of the specification.
 pub fn operations() -> &'static [&'static OpDecl] {
-    crate::ops::ALL
+    crate::ops::all()
 }
 
 /// The public price list, generated from the declarations.

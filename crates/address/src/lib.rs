@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, RwLock};
-use terrace_core::{Postcode, Uprn};
+use terrace_core::{Postcode, Uprn, Violation};
 use terrace_search::{AddressEntry, AddressIndex, ResolveQuery};
 use terrace_store::address::{self, AddressRow};
 use terrace_store::meta;
@@ -17,11 +17,6 @@ use terrace_store::{Db, StoreError};
 pub enum AddressError {
     #[error("{0} not found")]
     NotFound(String),
-    #[error("invalid {field}: {message}")]
-    Invalid {
-        field: &'static str,
-        message: String,
-    },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -236,8 +231,8 @@ pub const RESOLVE_FIELD_MAX: usize = 500;
 
 impl ResolveInput {
     /// The body's own rules: at least one non-blank field, each at most 500 characters,
-    /// max_candidates 1-25. Returns (field, message, kind) per violation.
-    pub fn violations(&self) -> Vec<(&'static str, String, &'static str)> {
+    /// max_candidates 1-25.
+    pub fn violations(&self) -> Vec<Violation> {
         let mut v = Vec::new();
         let fields: [(&'static str, &Option<String>); 7] = [
             ("address", &self.address),
@@ -252,10 +247,10 @@ impl ResolveInput {
             if f.as_ref()
                 .is_some_and(|s| s.chars().count() > RESOLVE_FIELD_MAX)
             {
-                v.push((
-                    name,
-                    "String should have at most 500 characters".into(),
+                v.push(Violation::new(
+                    &[name],
                     "string_too_long",
+                    "String should have at most 500 characters",
                 ));
             }
         }
@@ -263,19 +258,19 @@ impl ResolveInput {
             .iter()
             .all(|(_, f)| f.as_deref().is_none_or(|s| s.trim().is_empty()))
         {
-            v.push((
-                "address",
-                "Give the address as text or at least one structured field".into(),
+            v.push(Violation::new(
+                &["address"],
                 "missing",
+                "Give the address as text or at least one structured field",
             ));
         }
         if let Some(m) = self.max_candidates
             && !(1..=25).contains(&m)
         {
-            v.push((
-                "max_candidates",
-                "Input should be between 1 and 25".into(),
+            v.push(Violation::new(
+                &["max_candidates"],
                 "range_error",
+                "Input should be between 1 and 25",
             ));
         }
         v

@@ -13,92 +13,122 @@ pub enum IdError {
     UarnRange,
 }
 
-/// Unique Property Reference Number: a positive integer of at most 12 digits.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(transparent)]
-pub struct Uprn(i64);
+/// A reference number: a positive integer of at most 12 digits, range-checked wherever it is
+/// made, deserialisation included.
+macro_rules! reference_number {
+    ($(#[$doc:meta])* $name:ident, $range_error:expr, $example:expr) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+        #[serde(transparent)]
+        pub struct $name(i64);
 
-impl Uprn {
-    pub const MAX: i64 = 999_999_999_999;
+        impl $name {
+            pub const MAX: i64 = 999_999_999_999;
 
-    pub fn new(v: i64) -> Result<Self, IdError> {
-        if (1..=Self::MAX).contains(&v) {
-            Ok(Uprn(v))
-        } else {
-            Err(IdError::UprnRange)
+            pub fn new(v: i64) -> Result<Self, IdError> {
+                if (1..=Self::MAX).contains(&v) {
+                    Ok($name(v))
+                } else {
+                    Err($range_error)
+                }
+            }
+
+            pub fn parse(s: &str) -> Result<Self, IdError> {
+                let v: i64 = s.trim().parse().map_err(|_| IdError::NotInteger)?;
+                Self::new(v)
+            }
+
+            pub fn get(self) -> i64 {
+                self.0
+            }
         }
-    }
 
-    pub fn parse(s: &str) -> Result<Self, IdError> {
-        let v: i64 = s.trim().parse().map_err(|_| IdError::NotInteger)?;
-        Self::new(v)
-    }
-
-    pub fn get(self) -> i64 {
-        self.0
-    }
-}
-
-impl fmt::Display for Uprn {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
-
-/// Unique Address Reference Number: the VOA's identifier of a rated property (hereditament) in
-/// the non-domestic rating lists, a positive integer of at most 12 digits.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(transparent)]
-pub struct Uarn(i64);
-
-impl Uarn {
-    pub const MAX: i64 = 999_999_999_999;
-
-    pub fn new(v: i64) -> Result<Self, IdError> {
-        if (1..=Self::MAX).contains(&v) {
-            Ok(Uarn(v))
-        } else {
-            Err(IdError::UarnRange)
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}", self.0)
+            }
         }
-    }
 
-    pub fn parse(s: &str) -> Result<Self, IdError> {
-        let v: i64 = s.trim().parse().map_err(|_| IdError::NotInteger)?;
-        Self::new(v)
-    }
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $name::new(i64::deserialize(d)?).map_err(serde::de::Error::custom)
+            }
+        }
 
-    pub fn get(self) -> i64 {
-        self.0
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+                        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": $name::MAX,
+                    "examples": [$example],
+                })
+            }
+        }
+    };
+}
+
+reference_number!(
+    /// Unique Property Reference Number: a positive integer of at most 12 digits.
+    Uprn,
+    IdError::UprnRange,
+    100040212345i64
+);
+
+reference_number!(
+    /// Unique Address Reference Number: the VOA's identifier of a rated property (hereditament)
+    /// in the non-domestic rating lists, a positive integer of at most 12 digits.
+    Uarn,
+    IdError::UarnRange,
+    10011934000i64
+);
+
+/// One entry of a batch of UPRNs, as given: a valid UPRN, or the value that is not one (answered
+/// as an `error` item, never failing the batch). Deserialising never fails.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UprnEntry {
+    /// The entry exactly as given (echoed in the answer).
+    pub given: serde_json::Value,
+    /// The UPRN it names, if it is one.
+    pub uprn: Option<Uprn>,
+}
+
+impl<'de> Deserialize<'de> for UprnEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let given = serde_json::Value::deserialize(d)?;
+        let uprn = match &given {
+            serde_json::Value::Number(n) => n.as_i64().and_then(|v| Uprn::new(v).ok()),
+            serde_json::Value::String(s) => Uprn::parse(s).ok(),
+            serde_json::Value::Null
+            | serde_json::Value::Bool(_)
+            | serde_json::Value::Array(_)
+            | serde_json::Value::Object(_) => None,
+        };
+        Ok(UprnEntry { given, uprn })
     }
 }
 
-impl fmt::Display for Uarn {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
+impl Serialize for UprnEntry {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.given.serialize(s)
+    }
+}
+
+impl schemars::JsonSchema for UprnEntry {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "UprnEntry".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "integer", "format": "int64"})
     }
 }
 
@@ -155,6 +185,18 @@ pub enum Nation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranges_are_checked_when_deserialised() {
+        assert_eq!(serde_json::from_str::<Uprn>("12").unwrap().get(), 12);
+        assert!(serde_json::from_str::<Uprn>("0").is_err());
+        assert!(serde_json::from_str::<Uprn>("1000000000000").is_err());
+        assert!(serde_json::from_str::<Uarn>("-1").is_err());
+        let e: Vec<UprnEntry> = serde_json::from_str(r#"[5, "6", -1, "x"]"#).unwrap();
+        let ok: Vec<Option<i64>> = e.iter().map(|e| e.uprn.map(Uprn::get)).collect();
+        assert_eq!(ok, vec![Some(5), Some(6), None, None]);
+        assert_eq!(e[1].given, serde_json::json!("6"));
+    }
 
     #[test]
     fn uprn_bounds() {

@@ -8,10 +8,13 @@ mod cores;
 mod ids;
 mod postcode;
 mod status;
+mod status_text;
+mod violation;
 
 pub use batch::batch_uprn;
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use cores::map_on_cores;
-pub use ids::{GssCode, IdError, Nation, Uarn, Uprn};
+pub use ids::{GssCode, IdError, Nation, Uarn, Uprn, UprnEntry};
 pub use postcode::{Postcode, PostcodeError};
 pub use status::{Flag, Provenance, Unavailable};
+pub use violation::Violation;

@@ -24,7 +24,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock};
-use terrace_core::{Flag, Uprn};
+use terrace_core::{Flag, Uprn, UprnEntry};
 use terrace_geo::{PointIndex, PolygonIndex};
 use terrace_store::Db;
 use terrace_store::spatial;
@@ -681,13 +681,21 @@ pub async fn risk(db: &Db, cache: &LayerCache, uprn: Uprn) -> Result<RiskReport,
     Ok(report_from(&layers, &a))
 }
 
+/// The outcome of one item of a risk batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RiskOutcome {
+    Ok,
+    NotFound,
+    Error,
+}
+
 /// One item of a risk batch, in input order.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct RiskBatchItem {
     /// The UPRN as given.
     pub uprn: serde_json::Value,
-    /// `ok`, `not_found` or `error`.
-    pub outcome: &'static str,
+    pub outcome: RiskOutcome,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<RiskReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -705,34 +713,39 @@ pub struct RiskBatch {
 pub async fn risk_batch(
     db: &Db,
     cache: &LayerCache,
-    uprns: &[serde_json::Value],
+    uprns: &[UprnEntry],
 ) -> Result<RiskBatch, LookupError> {
     let layers = cache.current(db).await?;
     let mut items = Vec::with_capacity(uprns.len());
-    for given in uprns {
+    for UprnEntry { given, uprn } in uprns {
         let item = |outcome, result, error| RiskBatchItem {
             uprn: given.clone(),
             outcome,
             result,
             error,
         };
-        items.push(match terrace_core::batch_uprn(given) {
+        items.push(match uprn {
             None => item(
-                "error",
+                RiskOutcome::Error,
                 None,
                 Some("not a UPRN: a positive integer of at most 12 digits".to_string()),
             ),
             Some(u) => match address::address(db, u.get()).await {
-                Ok(Some(a)) => item("ok", Some(report_from(&layers, &a)), None),
-                Ok(None) => item("not_found", None, None),
+                Ok(Some(a)) => item(RiskOutcome::Ok, Some(report_from(&layers, &a)), None),
+                Ok(None) => item(RiskOutcome::NotFound, None, None),
                 Err(e) => item(
-                    "error",
+                    RiskOutcome::Error,
                     None,
                     Some(format!("the store could not answer: {e}")),
                 ),
             },
         });
     }
-    let answered = items.iter().filter(|i| i.result.is_some()).count();
+    let answered = items
+        .iter()
+        .filter(|i| matches!(i.outcome, RiskOutcome::Ok))
+        .count();
     Ok(RiskBatch { items, answered })
 }
+
+terrace_core::status_text!(RiskOutcome);

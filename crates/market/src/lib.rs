@@ -20,23 +20,9 @@ pub use volume::{VolumeSeriesBody, VolumeSeriesResponse, volume_series};
 
 use terrace_store::StoreError;
 
-/// A rule a request broke: where (`["body", "district"]`), the kind, the message.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Violation {
-    pub loc: Vec<String>,
-    pub kind: &'static str,
-    pub msg: String,
-}
-
-impl Violation {
-    pub fn new(loc: &[&str], kind: &'static str, msg: impl Into<String>) -> Violation {
-        Violation {
-            loc: loc.iter().map(|s| s.to_string()).collect(),
-            kind,
-            msg: msg.into(),
-        }
-    }
-}
+/// A rule a request broke, located inside the input it was given (the gateway adds whether that
+/// was the body or the query).
+pub use terrace_core::Violation;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MarketError {

@@ -119,24 +119,18 @@ impl VolumeRankingBody {
     pub fn check(&self) -> Result<VolumeRankingQuery, Vec<Violation>> {
         let mut v = Vec::new();
         let metric = one_of(
-            &["body", "metric"],
+            &["metric"],
             &self.metric,
             &["txn_count", "median_price"],
             "txn_count",
             &mut v,
         );
-        let order = one_of(
-            &["body", "order"],
-            &self.order,
-            &["desc", "asc"],
-            "desc",
-            &mut v,
-        );
-        let limit = in_range(&["body", "limit"], self.limit, 1, 100, 20, &mut v);
-        let min_n = in_range(&["body", "min_n"], self.min_n, 1, i64::MAX, 1, &mut v);
+        let order = one_of(&["order"], &self.order, &["desc", "asc"], "desc", &mut v);
+        let limit = in_range(&["limit"], self.limit, 1, 100, 20, &mut v);
+        let min_n = in_range(&["min_n"], self.min_n, 1, i64::MAX, 1, &mut v);
         let mut month = |f: &str, s: &Option<String>| {
             s.as_deref()
-                .and_then(|s| parse_month(&["body", f], s).map_err(|e| v.push(e)).ok())
+                .and_then(|s| parse_month(&[f], s).map_err(|e| v.push(e)).ok())
         };
         let start = month("start", &self.start);
         let end = month("end", &self.end);
@@ -145,7 +139,7 @@ impl VolumeRankingBody {
             && !((1..=2).contains(&a.len()) && a.bytes().all(|b| b.is_ascii_alphabetic()))
         {
             v.push(Violation::new(
-                &["body", "area"],
+                &["area"],
                 "value_error",
                 "Value error, a postcode area is one or two letters (EX, B)",
             ));
@@ -154,7 +148,7 @@ impl VolumeRankingBody {
             && s > e
         {
             v.push(Violation::new(
-                &["body", "start"],
+                &["start"],
                 "value_error",
                 format!("Value error, start {s} is after end {e}"),
             ));
@@ -340,40 +334,27 @@ impl RankingBody {
     pub fn check(&self) -> Result<RankingQuery, Vec<Violation>> {
         let mut v = Vec::new();
         let metric = one_of(
-            &["body", "metric"],
+            &["metric"],
             &self.metric,
             &["turnover_rate", "txn_count", "price_change"],
             "turnover_rate",
             &mut v,
         );
         let level = one_of(
-            &["body", "level"],
+            &["level"],
             &self.level,
             &["district", "local_authority"],
             "district",
             &mut v,
         );
-        let order = one_of(
-            &["body", "order"],
-            &self.order,
-            &["desc", "asc"],
-            "desc",
-            &mut v,
-        );
-        let window = in_range(
-            &["body", "window_months"],
-            self.window_months,
-            1,
-            60,
-            12,
-            &mut v,
-        );
-        let limit = in_range(&["body", "limit"], self.limit, 1, 500, 50, &mut v);
-        let min_n = in_range(&["body", "min_n"], self.min_n, 1, i64::MAX, 1, &mut v);
+        let order = one_of(&["order"], &self.order, &["desc", "asc"], "desc", &mut v);
+        let window = in_range(&["window_months"], self.window_months, 1, 60, 12, &mut v);
+        let limit = in_range(&["limit"], self.limit, 1, 500, 50, &mut v);
+        let min_n = in_range(&["min_n"], self.min_n, 1, i64::MAX, 1, &mut v);
         let end = self
             .end
             .as_deref()
-            .and_then(|s| parse_month(&["body", "end"], s).map_err(|e| v.push(e)).ok());
+            .and_then(|s| parse_month(&["end"], s).map_err(|e| v.push(e)).ok());
         if v.is_empty() {
             Ok(RankingQuery {
                 metric,

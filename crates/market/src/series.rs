@@ -27,28 +27,24 @@ impl IndexGeo {
             (Some(d), None) => Postcode::parse_district(d)
                 .map(IndexGeo::District)
                 .map_err(|e| {
-                    Violation::new(
-                        &["query", "district"],
-                        "value_error",
-                        format!("Value error, {e}"),
-                    )
+                    Violation::new(&["district"], "value_error", format!("Value error, {e}"))
                 }),
             (None, Some(l)) => GssCode::parse(l)
                 .map(|g| IndexGeo::LocalAuthority(g.to_string()))
                 .map_err(|e| {
                     Violation::new(
-                        &["query", "local_authority"],
+                        &["local_authority"],
                         "value_error",
                         format!("Value error, {e}"),
                     )
                 }),
             (Some(_), Some(_)) => Err(Violation::new(
-                &["query"],
+                &[],
                 "value_error",
                 "Value error, give exactly one of district and local_authority, not both",
             )),
             (None, None) => Err(Violation::new(
-                &["query", "district"],
+                &["district"],
                 "missing",
                 "Field required: give exactly one of district and local_authority",
             )),
@@ -369,7 +365,7 @@ pub async fn time_adjustment(
                     points.iter().rfind(|p| !p.is_forecast).map(|p| p.period.clone()).unwrap_or_default(),
                 );
                 MarketError::Invalid(vec![Violation::new(
-                    &["query", field],
+                    &[field],
                     "value_error",
                     format!("Value error, the index of {district} has no level for {label} (it runs {first} to {last})"),
                 )])

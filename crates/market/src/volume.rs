@@ -80,7 +80,7 @@ impl VolumeSeriesBody {
         let mut geo = None;
         match given.as_slice() {
             [] => v.push(Violation::new(
-                &["body", "district"],
+                &["district"],
                 "missing",
                 "Field required: give exactly one of district, area and county",
             )),
@@ -88,7 +88,7 @@ impl VolumeSeriesBody {
                 "district" => match Postcode::parse_district(value) {
                     Ok(d) => geo = Some(("district", d)),
                     Err(_) => v.push(Violation::new(
-                        &["body", "district"],
+                        &["district"],
                         "value_error",
                         format!("Value error, {value:?} is not a postcode district (an outward code such as EX1, or a full postcode); borough and town names are not districts"),
                     )),
@@ -99,7 +99,7 @@ impl VolumeSeriesBody {
                         geo = Some(("area", a));
                     } else {
                         v.push(Violation::new(
-                            &["body", "area"],
+                            &["area"],
                             "value_error",
                             format!("Value error, {value:?} is not a postcode area (one or two letters, such as EX or B)"),
                         ));
@@ -109,7 +109,7 @@ impl VolumeSeriesBody {
                     let c = value.trim();
                     if c.is_empty() || c != c.to_ascii_uppercase() {
                         v.push(Violation::new(
-                            &["body", "county"],
+                            &["county"],
                             "value_error",
                             format!("Value error, {value:?}: a county is its name in upper case, as Price Paid writes it (DEVON)"),
                         ));
@@ -119,7 +119,7 @@ impl VolumeSeriesBody {
                 }
             },
             _ => v.push(Violation::new(
-                &["body"],
+                &[],
                 "value_error",
                 format!(
                     "Value error, give exactly one of district, area and county, not {}",
@@ -131,7 +131,7 @@ impl VolumeSeriesBody {
             None => DEFAULT_METRICS.iter().map(|s| s.to_string()).collect(),
             Some(m) if m.is_empty() => {
                 v.push(Violation::new(
-                    &["body", "metrics"],
+                    &["metrics"],
                     "too_short",
                     "List should have at least 1 item",
                 ));
@@ -141,7 +141,7 @@ impl VolumeSeriesBody {
                 for (i, x) in m.iter().enumerate() {
                     if !METRICS.contains(&x.as_str()) {
                         v.push(Violation::new(
-                            &["body", "metrics", &i.to_string()],
+                            &["metrics", &i.to_string()],
                             "literal_error",
                             format!("Input should be one of {}", METRICS.join(", ")),
                         ));
@@ -157,14 +157,13 @@ impl VolumeSeriesBody {
             }
         };
         let month = |field: &str, s: &Option<String>, v: &mut Vec<Violation>| {
-            s.as_deref()
-                .and_then(|s| match parse_month(&["body", field], s) {
-                    Ok(m) => Some(m),
-                    Err(e) => {
-                        v.push(e);
-                        None
-                    }
-                })
+            s.as_deref().and_then(|s| match parse_month(&[field], s) {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    v.push(e);
+                    None
+                }
+            })
         };
         let start = month("start", &self.start, &mut v);
         let end = month("end", &self.end, &mut v);
@@ -172,7 +171,7 @@ impl VolumeSeriesBody {
             && s > e
         {
             v.push(Violation::new(
-                &["body", "start"],
+                &["start"],
                 "value_error",
                 format!("Value error, start {s} is after end {e}"),
             ));

@@ -3,7 +3,7 @@
 use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Serialize;
-use terrace_core::{Uprn, batch_uprn};
+use terrace_core::{Uprn, UprnEntry};
 use terrace_store::Db;
 use terrace_store::{
     address,
@@ -54,12 +54,39 @@ pub struct Lease {
     pub source: String,
 }
 
+/// Whether a registered lease is linked to the UPRN.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LeaseStatus {
+    Ok,
+    NoLease,
+}
+
+/// The outcome of one item of a lease batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LeaseOutcome {
+    Ok,
+    NoLease,
+    NotFound,
+    Error,
+}
+
+impl From<LeaseStatus> for LeaseOutcome {
+    fn from(s: LeaseStatus) -> Self {
+        match s {
+            LeaseStatus::Ok => LeaseOutcome::Ok,
+            LeaseStatus::NoLease => LeaseOutcome::NoLease,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct LeaseResult {
     pub uprn: i64,
     pub country: &'static str,
     /// `ok`: a registered lease is linked to the UPRN; `no_lease`: none is (see `reason`).
-    pub status: &'static str,
+    pub status: LeaseStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// The most recently dated registered lease of the property.
@@ -127,14 +154,14 @@ pub async fn lease(db: &Db, uprn: Uprn, today: NaiveDate) -> Result<LeaseResult,
     }
     let registered_leases = rows.len();
     let (status, reason, lease) = match rows.into_iter().next() {
-        Some(r) => ("ok", None, Some(lease_of(r, today))),
+        Some(r) => (LeaseStatus::Ok, None, Some(lease_of(r, today))),
         None => {
             let reason = if leases::lease_count(db).await? == 0 {
                 "HM Land Registry's registered leases are not loaded, so no lease can be linked"
             } else {
                 "HM Land Registry's registered leases hold no lease linked to this UPRN (a freehold, or a lease not linked to a UPRN)"
             };
-            ("no_lease", Some(reason.to_string()), None)
+            (LeaseStatus::NoLease, Some(reason.to_string()), None)
         }
     };
     Ok(LeaseResult {
@@ -155,8 +182,7 @@ pub async fn lease(db: &Db, uprn: Uprn, today: NaiveDate) -> Result<LeaseResult,
 pub struct LeaseBatchItem {
     /// The UPRN as given.
     pub uprn: serde_json::Value,
-    /// `ok`, `no_lease`, `not_found` or `error`.
-    pub outcome: &'static str,
+    pub outcome: LeaseOutcome,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<LeaseResult>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -173,34 +199,34 @@ pub struct LeaseBatch {
 /// Answers each UPRN as the single call would; one item's failure never fails the batch.
 pub async fn lease_batch(
     db: &Db,
-    uprns: &[serde_json::Value],
+    uprns: &[UprnEntry],
     today: NaiveDate,
 ) -> Result<LeaseBatch, LookupError> {
     let mut items = Vec::with_capacity(uprns.len());
-    for given in uprns {
-        let item = match batch_uprn(given) {
+    for UprnEntry { given, uprn } in uprns {
+        let item = match uprn {
             None => LeaseBatchItem {
                 uprn: given.clone(),
-                outcome: "error",
+                outcome: LeaseOutcome::Error,
                 result: None,
                 error: Some("not a UPRN: a positive integer of at most 12 digits".into()),
             },
-            Some(u) => match lease(db, u, today).await {
+            Some(u) => match lease(db, *u, today).await {
                 Ok(r) => LeaseBatchItem {
                     uprn: given.clone(),
-                    outcome: r.status,
+                    outcome: r.status.into(),
                     result: Some(r),
                     error: None,
                 },
                 Err(LookupError::NotFound(_)) => LeaseBatchItem {
                     uprn: given.clone(),
-                    outcome: "not_found",
+                    outcome: LeaseOutcome::NotFound,
                     result: None,
                     error: None,
                 },
                 Err(LookupError::Store(e)) => LeaseBatchItem {
                     uprn: given.clone(),
-                    outcome: "error",
+                    outcome: LeaseOutcome::Error,
                     result: None,
                     error: Some(format!("the store could not answer: {e}")),
                 },
@@ -208,7 +234,10 @@ pub async fn lease_batch(
         };
         items.push(item);
     }
-    let answered = items.iter().filter(|i| i.result.is_some()).count();
+    let answered = items
+        .iter()
+        .filter(|i| matches!(i.outcome, LeaseOutcome::Ok | LeaseOutcome::NoLease))
+        .count();
     Ok(LeaseBatch { items, answered })
 }
 
@@ -239,3 +268,5 @@ mod tests {
         assert_eq!(years_between(today, today), 0.0);
     }
 }
+
+terrace_core::status_text!(LeaseStatus, LeaseOutcome);

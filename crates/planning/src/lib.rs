@@ -11,7 +11,7 @@
 use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Serialize;
-use terrace_core::{Flag, Uprn};
+use terrace_core::{Flag, Uprn, UprnEntry};
 use terrace_store::Db;
 use terrace_store::address::{self, AddressRow};
 use terrace_store::planning::{self as pl, ApplicationRow};
@@ -284,7 +284,7 @@ pub struct PlanningHistory {
     /// none is linked to the unit or its building or lies within 25 m; `not_covered`: official
     /// planning data does not cover the authority, or none of its applications is loaded (see
     /// `reason`; not charged).
-    pub status: &'static str,
+    pub status: PlanningStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub local_planning_authority: Option<Authority>,
@@ -459,7 +459,7 @@ pub async fn planning_history(
     let mut out = PlanningHistory {
         uprn: uprn.get(),
         country: "UK",
-        status: "not_covered",
+        status: PlanningStatus::NotCovered,
         reason: None,
         local_planning_authority: authority,
         official_planning_data: official,
@@ -486,13 +486,43 @@ pub async fn planning_history(
     let (level, mut apps) = applications_of(db, &address).await?;
     newest_first(&mut apps);
     out.status = if apps.is_empty() {
-        "no_applications"
+        PlanningStatus::NoApplications
     } else {
-        "ok"
+        PlanningStatus::Ok
     };
     out.match_level = level;
     out.applications = apps;
     Ok(out)
+}
+
+/// What a planning history found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanningStatus {
+    Ok,
+    NoApplications,
+    NotCovered,
+}
+
+/// The outcome of one item of a planning-history batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanningOutcome {
+    Ok,
+    NoApplications,
+    NotCovered,
+    NotFound,
+    Error,
+}
+
+impl From<PlanningStatus> for PlanningOutcome {
+    fn from(s: PlanningStatus) -> Self {
+        match s {
+            PlanningStatus::Ok => PlanningOutcome::Ok,
+            PlanningStatus::NoApplications => PlanningOutcome::NoApplications,
+            PlanningStatus::NotCovered => PlanningOutcome::NotCovered,
+        }
+    }
 }
 
 /// One item of a planning-history batch, in input order.
@@ -500,8 +530,7 @@ pub async fn planning_history(
 pub struct PlanningBatchItem {
     /// The UPRN as given.
     pub uprn: serde_json::Value,
-    /// `ok`, `no_applications`, `not_covered`, `not_found` or `error`.
-    pub outcome: &'static str,
+    pub outcome: PlanningOutcome,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<PlanningHistory>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -519,34 +548,34 @@ pub struct PlanningBatch {
 pub async fn planning_history_batch(
     db: &Db,
     layers: &terrace_layers::LayerCache,
-    uprns: &[serde_json::Value],
+    uprns: &[UprnEntry],
     today: NaiveDate,
 ) -> Result<PlanningBatch, LookupError> {
     let mut items = Vec::with_capacity(uprns.len());
-    for given in uprns {
-        let item = match terrace_core::batch_uprn(given) {
+    for UprnEntry { given, uprn } in uprns {
+        let item = match uprn {
             None => PlanningBatchItem {
                 uprn: given.clone(),
-                outcome: "error",
+                outcome: PlanningOutcome::Error,
                 result: None,
                 error: Some("not a UPRN: a positive integer of at most 12 digits".into()),
             },
-            Some(u) => match planning_history(db, layers, u, today).await {
+            Some(u) => match planning_history(db, layers, *u, today).await {
                 Ok(r) => PlanningBatchItem {
                     uprn: given.clone(),
-                    outcome: r.status,
+                    outcome: r.status.into(),
                     result: Some(r),
                     error: None,
                 },
                 Err(LookupError::NotFound(_)) => PlanningBatchItem {
                     uprn: given.clone(),
-                    outcome: "not_found",
+                    outcome: PlanningOutcome::NotFound,
                     result: None,
                     error: None,
                 },
                 Err(LookupError::Store(e)) => PlanningBatchItem {
                     uprn: given.clone(),
-                    outcome: "error",
+                    outcome: PlanningOutcome::Error,
                     result: None,
                     error: Some(format!("the store could not answer: {e}")),
                 },
@@ -556,7 +585,12 @@ pub async fn planning_history_batch(
     }
     let answered = items
         .iter()
-        .filter(|i| matches!(i.outcome, "ok" | "no_applications"))
+        .filter(|i| {
+            matches!(
+                i.outcome,
+                PlanningOutcome::Ok | PlanningOutcome::NoApplications
+            )
+        })
         .count();
     Ok(PlanningBatch { items, answered })
 }
@@ -599,3 +633,5 @@ mod tests {
         );
     }
 }
+
+terrace_core::status_text!(PlanningStatus, PlanningOutcome);

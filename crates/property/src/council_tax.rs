@@ -15,6 +15,17 @@ pub struct CouncilTaxMatch {
     pub score: Option<f64>,
 }
 
+/// What the council tax list says about the UPRN.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CouncilTaxStatus {
+    Ok,
+    NotFound,
+    NotListed,
+    NotChecked,
+    NotCovered,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct CouncilTaxResult {
     pub uprn: i64,
@@ -24,7 +35,7 @@ pub struct CouncilTaxResult {
     /// `not_listed`: the loaded list has no entry for this address.
     /// `not_checked`: the council tax list is not loaded.
     /// `not_covered`: Scotland or Northern Ireland (bands here are England and Wales only).
-    pub status: &'static str,
+    pub status: CouncilTaxStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// A to H (England), A to I (Wales); null unless `status` is `ok`.
@@ -48,7 +59,7 @@ pub struct CouncilTaxResult {
     pub unlinked_at_postcode: Option<usize>,
 }
 
-fn empty(uprn: Uprn, status: &'static str, reason: String) -> CouncilTaxResult {
+fn empty(uprn: Uprn, status: CouncilTaxStatus, reason: String) -> CouncilTaxResult {
     CouncilTaxResult {
         uprn: uprn.get(),
         country: "UK",
@@ -89,7 +100,7 @@ pub async fn council_tax(db: &Db, uprn: Uprn) -> Result<CouncilTaxResult, Proper
         };
         return Ok(empty(
             uprn,
-            "not_covered",
+            CouncilTaxStatus::NotCovered,
             format!(
                 "council tax bands here cover England and Wales only; this property is in {place}"
             ),
@@ -100,7 +111,7 @@ pub async fn council_tax(db: &Db, uprn: Uprn) -> Result<CouncilTaxResult, Proper
         return Ok(CouncilTaxResult {
             uprn: uprn.get(),
             country: "UK",
-            status: "ok",
+            status: CouncilTaxStatus::Ok,
             reason: None,
             band: Some(e.band),
             band_source: Some("declared"),
@@ -120,7 +131,7 @@ pub async fn council_tax(db: &Db, uprn: Uprn) -> Result<CouncilTaxResult, Proper
     if council_tax::council_tax_count(db).await? == 0 {
         return Ok(empty(
             uprn,
-            "not_checked",
+            CouncilTaxStatus::NotChecked,
             "the council tax list is not loaded".into(),
         ));
     }
@@ -131,7 +142,7 @@ pub async fn council_tax(db: &Db, uprn: Uprn) -> Result<CouncilTaxResult, Proper
     if unlinked > 0 {
         let mut r = empty(
             uprn,
-            "not_found",
+            CouncilTaxStatus::NotFound,
             "the list holds band(s) at this postcode that address matching has not linked to this UPRN".into(),
         );
         r.unlinked_at_postcode = Some(unlinked);
@@ -139,7 +150,7 @@ pub async fn council_tax(db: &Db, uprn: Uprn) -> Result<CouncilTaxResult, Proper
     } else {
         Ok(empty(
             uprn,
-            "not_listed",
+            CouncilTaxStatus::NotListed,
             "the loaded council tax list has no entry for this address".into(),
         ))
     }

@@ -17,7 +17,7 @@ pub mod report;
 pub mod retrofit;
 
 pub use comps::{Comps, comps};
-pub use council_tax::{CouncilTaxResult, council_tax};
+pub use council_tax::{CouncilTaxResult, CouncilTaxStatus, council_tax};
 pub use reconcile::{Reconcile, reconcile};
 pub use record::{PropertyRecord, Summary, record, summary};
 pub use report::{PropertyReport, report};
@@ -194,3 +194,5 @@ pub async fn flood_risk_placeholder(
         note: "Deprecated placeholder kept so callers keep their 200: it never assesses flood risk. Use the risk report, whose flood flags say true, false or not_checked with their source.",
     })
 }
+
+terrace_core::status_text!(council_tax::CouncilTaxStatus);

@@ -1,35 +1,41 @@
 //! Account management: balance, usage, API keys. All free and authenticated.
 
 use crate::error::ApiError;
-use crate::params::{In, Kind, Param};
-use crate::registry::{Answer, Ctx, Input, Method, OpDecl, OpFuture, Price, schema_of};
+use crate::registry::{Ctx, Method, NoBody, NoParams, OpDecl, Operation, Optional};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use terrace_credits::{self as credits, Balance, KeySummary, NewKey, UsageRow};
+use validator::Validate;
 
-pub static BALANCE: OpDecl = OpDecl {
+const TAG: &str = "account";
+
+/// The account operations (not in the specification's families; listed last).
+pub static OPS: &[&OpDecl] = &[&BALANCE, &USAGE, &CREATE_KEY, &LIST_KEYS, &REVOKE_KEY];
+
+pub struct AccountBalance;
+
+impl Operation for AccountBalance {
+    type Params = NoParams;
+    type Body = NoBody;
+    type Input = ();
+    type Output = Balance;
+
+    fn check(_: NoParams, _: NoBody) -> Result<(), ApiError> {
+        Ok(())
+    }
+
+    async fn run(ctx: &Ctx, _: ()) -> Result<Balance, ApiError> {
+        Ok(credits::balance(&ctx.state.db, ctx.caller.account_id).await?)
+    }
+}
+
+pub(crate) static BALANCE: OpDecl = OpDecl {
     id: "account_balance",
-    method: Method::Get,
     path: "/v1/account",
-    tag: "account",
     summary: "The account and its credit balance",
     description: "The calling key's account: id, name and credit balance.",
-    price: Price::Free,
-    params: &[],
-    body: None,
-    body_required: false,
-    response: schema_of::<Balance>,
-    deprecated: None,
-    read_only: true,
-    check: None,
-    run: run_balance,
+    ..OpDecl::of::<AccountBalance>(TAG)
 };
-
-fn run_balance<'a>(ctx: &'a Ctx, _input: Input) -> OpFuture<'a> {
-    Box::pin(
-        async move { Answer::of(&credits::balance(&ctx.state.db, ctx.caller.account_id).await?) },
-    )
-}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct UsagePage {
@@ -39,109 +45,84 @@ pub struct UsagePage {
     pub next_before: Option<i64>,
 }
 
-pub static USAGE: OpDecl = OpDecl {
-    id: "account_usage",
-    method: Method::Get,
-    path: "/v1/account/usage",
-    tag: "account",
-    summary: "The account's calls, newest first",
-    description: "Every call of the account, newest first, with its operation, credits charged (free calls at 0), balance after, time and request id. Failed calls are not listed (they are not charged). Paginated with `limit` and the `before` cursor.",
-    price: Price::Free,
-    params: &[
-        Param {
-            name: "limit",
-            location: In::Query,
-            required: false,
-            kind: Kind::Int {
-                min: 1,
-                max: 500,
-                default: Some(50),
-            },
-            description: "Rows per page",
-        },
-        Param {
-            name: "before",
-            location: In::Query,
-            required: false,
-            kind: Kind::Int {
-                min: 1,
-                max: i64::MAX,
-                default: None,
-            },
-            description: "Cursor: the `next_before` of the previous page",
-        },
-    ],
-    body: None,
-    body_required: false,
-    response: schema_of::<UsagePage>,
-    deprecated: None,
-    read_only: true,
-    check: None,
-    run: run_usage,
-};
-
-fn run_usage<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
-    Box::pin(async move {
-        let limit = input.params.int("limit").unwrap_or(50);
-        let before = input.params.int("before");
-        let (data, next_before) =
-            credits::usage(&ctx.state.db, ctx.caller.account_id, limit, before).await?;
-        Answer::of(&UsagePage { data, next_before })
-    })
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UsageParams {
+    /// Rows per page
+    #[serde(default = "default_rows")]
+    #[validate(range(min = 1, max = 500))]
+    pub limit: i64,
+    /// Cursor: the `next_before` of the previous page
+    #[validate(range(min = 1, max = i64::MAX))]
+    pub before: Option<i64>,
 }
 
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+fn default_rows() -> i64 {
+    50
+}
+
+pub struct Usage;
+
+impl Operation for Usage {
+    type Params = UsageParams;
+    type Body = NoBody;
+    type Input = UsageParams;
+    type Output = UsagePage;
+
+    fn check(p: UsageParams, _: NoBody) -> Result<UsageParams, ApiError> {
+        Ok(p)
+    }
+
+    async fn run(ctx: &Ctx, p: UsageParams) -> Result<UsagePage, ApiError> {
+        let (data, next_before) =
+            credits::usage(&ctx.state.db, ctx.caller.account_id, p.limit, p.before).await?;
+        Ok(UsagePage { data, next_before })
+    }
+}
+
+pub(crate) static USAGE: OpDecl = OpDecl {
+    id: "account_usage",
+    path: "/v1/account/usage",
+    summary: "The account's calls, newest first",
+    description: "Every call of the account, newest first, with its operation, credits charged (free calls at 0), balance after, time and request id. Failed calls are not listed (they are not charged). Paginated with `limit` and the `before` cursor.",
+    ..OpDecl::of::<Usage>(TAG)
+};
+
+#[derive(Debug, Default, Deserialize, Validate, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewKeyBody {
     /// A label for the key, up to 100 characters.
     #[serde(default)]
-    #[schemars(length(max = 100))]
+    #[validate(length(max = 100))]
     pub name: Option<String>,
 }
 
-pub static CREATE_KEY: OpDecl = OpDecl {
+pub struct CreateKey;
+
+impl Operation for CreateKey {
+    type Params = NoParams;
+    type Body = Optional<NewKeyBody>;
+    type Input = NewKeyBody;
+    type Output = NewKey;
+
+    fn check(_: NoParams, Optional(body): Optional<NewKeyBody>) -> Result<NewKeyBody, ApiError> {
+        Ok(body)
+    }
+
+    async fn run(ctx: &Ctx, body: NewKeyBody) -> Result<NewKey, ApiError> {
+        let (db, account) = (&ctx.state.db, ctx.caller.account_id);
+        Ok(credits::create_key(db, account, body.name.as_deref(), ctx.now).await?)
+    }
+}
+
+pub(crate) static CREATE_KEY: OpDecl = OpDecl {
     id: "account_create_key",
-    method: Method::Post,
     path: "/v1/account/keys",
-    tag: "account",
     summary: "Create an API key (shown once)",
     description: "Creates a new API key on the account. The key itself is in this response only; store it now. Only its hash is kept.",
-    price: Price::Free,
-    params: &[],
-    body: Some(schema_of::<NewKeyBody>),
-    body_required: false,
-    response: schema_of::<NewKey>,
-    deprecated: None,
     read_only: false,
-    check: Some(check_new_key),
-    run: run_create_key,
+    ..OpDecl::of::<CreateKey>(TAG)
 };
-
-fn check_new_key(input: &Input) -> Result<(), ApiError> {
-    let body: NewKeyBody = input.body_as(false)?.unwrap_or_default();
-    if body.name.as_ref().is_some_and(|n| n.chars().count() > 100) {
-        return Err(ApiError::Validation(vec![crate::error::FieldError::new(
-            &["body", "name"],
-            "string_too_long",
-            "String should have at most 100 characters",
-        )]));
-    }
-    Ok(())
-}
-
-fn run_create_key<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
-    Box::pin(async move {
-        let body: NewKeyBody = input.body_as(false)?.unwrap_or_default();
-        let key = credits::create_key(
-            &ctx.state.db,
-            ctx.caller.account_id,
-            body.name.as_deref(),
-            ctx.now,
-        )
-        .await?;
-        Answer::of(&key)
-    })
-}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct KeyList {
@@ -149,30 +130,31 @@ pub struct KeyList {
     pub keys: Vec<KeySummary>,
 }
 
-pub static LIST_KEYS: OpDecl = OpDecl {
+pub struct ListKeys;
+
+impl Operation for ListKeys {
+    type Params = NoParams;
+    type Body = NoBody;
+    type Input = ();
+    type Output = KeyList;
+
+    fn check(_: NoParams, _: NoBody) -> Result<(), ApiError> {
+        Ok(())
+    }
+
+    async fn run(ctx: &Ctx, _: ()) -> Result<KeyList, ApiError> {
+        let keys = credits::list_keys(&ctx.state.db, ctx.caller.account_id).await?;
+        Ok(KeyList { keys })
+    }
+}
+
+pub(crate) static LIST_KEYS: OpDecl = OpDecl {
     id: "account_list_keys",
-    method: Method::Get,
     path: "/v1/account/keys",
-    tag: "account",
     summary: "The account's API keys, masked",
     description: "Every key of the account, newest first, masked, with whether it is active.",
-    price: Price::Free,
-    params: &[],
-    body: None,
-    body_required: false,
-    response: schema_of::<KeyList>,
-    deprecated: None,
-    read_only: true,
-    check: None,
-    run: run_list_keys,
+    ..OpDecl::of::<ListKeys>(TAG)
 };
-
-fn run_list_keys<'a>(ctx: &'a Ctx, _input: Input) -> OpFuture<'a> {
-    Box::pin(async move {
-        let keys = credits::list_keys(&ctx.state.db, ctx.caller.account_id).await?;
-        Answer::of(&KeyList { keys })
-    })
-}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Revoked {
@@ -180,42 +162,42 @@ pub struct Revoked {
     pub revoked: bool,
 }
 
-pub static REVOKE_KEY: OpDecl = OpDecl {
-    id: "account_revoke_key",
-    method: Method::Delete,
-    path: "/v1/account/keys/{key_id}",
-    tag: "account",
-    summary: "Revoke an API key",
-    description: "Revokes one of the account's keys; it stops working at once. Unknown or already revoked keys are 404.",
-    price: Price::Free,
-    params: &[Param {
-        name: "key_id",
-        location: In::Path,
-        required: true,
-        kind: Kind::Int {
-            min: 1,
-            max: i64::MAX,
-            default: None,
-        },
-        description: "The key's id",
-    }],
-    body: None,
-    body_required: false,
-    response: schema_of::<Revoked>,
-    deprecated: None,
-    read_only: false,
-    check: None,
-    run: run_revoke_key,
-};
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KeyPath {
+    /// The key's id
+    #[validate(range(min = 1, max = i64::MAX))]
+    pub key_id: i64,
+}
 
-fn run_revoke_key<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
-    Box::pin(async move {
-        let key_id = input.params.int("key_id").unwrap_or(0);
+pub struct RevokeKey;
+
+impl Operation for RevokeKey {
+    type Params = KeyPath;
+    type Body = NoBody;
+    type Input = i64;
+    type Output = Revoked;
+
+    fn check(p: KeyPath, _: NoBody) -> Result<i64, ApiError> {
+        Ok(p.key_id)
+    }
+
+    async fn run(ctx: &Ctx, key_id: i64) -> Result<Revoked, ApiError> {
         credits::revoke_key(&ctx.state.db, ctx.caller.account_id, key_id, ctx.now).await?;
         ctx.state.keys.forget_key(key_id);
-        Answer::of(&Revoked {
+        Ok(Revoked {
             key_id,
             revoked: true,
         })
-    })
+    }
 }
+
+pub(crate) static REVOKE_KEY: OpDecl = OpDecl {
+    id: "account_revoke_key",
+    method: Method::Delete,
+    path: "/v1/account/keys/{key_id}",
+    summary: "Revoke an API key",
+    description: "Revokes one of the account's keys; it stops working at once. Unknown or already revoked keys are 404.",
+    read_only: false,
+    ..OpDecl::of::<RevokeKey>(TAG)
+};

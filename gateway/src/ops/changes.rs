@@ -1,16 +1,20 @@
 //! The change feed (`POST /v1/property/changes-since`): listing events after a cursor.
 
 use crate::error::{ApiError, FieldError};
-use crate::registry::{Answer, Ctx, Input, Method, OpDecl, OpFuture, Price, schema_of};
+use crate::registry::{Ctx, Json, NoParams, OpDecl, Operation, Price};
 use serde_json::{Value, json};
 use terrace_listings as listings;
+
+const TAG: &str = "property";
 
 /// The most events one page may carry, and the default.
 pub const PAGE_MAX: i64 = 1_000;
 pub const PAGE_DEFAULT: i64 = 100;
 
 /// The body of changes-since.
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+// Both fields take an integer or a string of digits, so their rules are the cursor's own
+// (`parse`), not `#[validate]` attributes; the schema documents them.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema, validator::Validate)]
 #[serde(deny_unknown_fields)]
 pub struct ChangesSince {
     /// The id of the last event already seen (`next_cursor` of the previous page), as a string
@@ -25,15 +29,14 @@ pub struct ChangesSince {
     pub limit: Option<Value>,
 }
 
-/// The cursor and page size of a checked body.
-fn parse(input: &Input) -> Result<(i64, i64), ApiError> {
-    let body: ChangesSince = input.body_as(true)?.ok_or_else(|| {
-        ApiError::Validation(vec![FieldError::new(
-            &["body"],
-            "missing",
-            "Field required",
-        )])
-    })?;
+/// A checked page request: after `cursor`, at most `limit` events.
+pub struct PageRequest {
+    pub cursor: i64,
+    pub limit: i64,
+}
+
+/// The cursor and page size of a body.
+fn parse(body: &ChangesSince) -> Result<PageRequest, ApiError> {
     let mut errors = Vec::new();
     let cursor = match &body.cursor {
         None | Some(Value::Null) => Some(0),
@@ -90,38 +93,26 @@ fn parse(input: &Input) -> Result<(i64, i64), ApiError> {
         Some(_) => {}
     }
     match (cursor, limit) {
-        (Some(c), Some(l)) if errors.is_empty() => Ok((c, l)),
+        (Some(cursor), Some(limit)) if errors.is_empty() => Ok(PageRequest { cursor, limit }),
         _ => Err(ApiError::Validation(errors)),
     }
 }
 
-fn check_changes(input: &Input) -> Result<(), ApiError> {
-    parse(input).map(|_| ())
-}
+pub struct ChangesSinceOp;
 
-pub static CHANGES_SINCE: OpDecl = OpDecl {
-    id: "property_changes_since",
-    method: Method::Post,
-    path: "/v1/property/changes-since",
-    tag: "property",
-    summary: "Listing events after a cursor (the change feed)",
-    description: "Events of the append-only change log after `cursor` (an event id, not a timestamp), oldest first: new listing, price reduction, price increase, status change, each with the listing's UPRN, postcode, channel, price and status before and after; `next_cursor` to pass next time and `has_more`. An empty page is a valid answer: read it with `coverage`, whose `event_types` are what the log records, `not_observed` what it cannot see (withdrawals) and `not_yet_fed` the five change kinds with no feed yet. A malformed cursor is 422 before any charge; a well-formed cursor that is not an event id of the log is 422 and not charged. One price per page, empty or not. UK only.",
-    price: Price::PerCall(1),
-    params: &[],
-    body: Some(schema_of::<ChangesSince>),
-    body_required: true,
-    response: schema_of::<listings::ChangesPage>,
-    deprecated: None,
-    read_only: true,
-    check: Some(check_changes),
-    run: run_changes,
-};
+impl Operation for ChangesSinceOp {
+    type Params = NoParams;
+    type Body = Json<ChangesSince>;
+    type Input = PageRequest;
+    type Output = listings::ChangesPage;
 
-fn run_changes<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
-    Box::pin(async move {
-        let (cursor, limit) = parse(&input)?;
-        match listings::changes_since(&ctx.state.db, cursor, limit).await? {
-            Ok(page) => Answer::of(&page),
+    fn check(_: NoParams, Json(body): Json<ChangesSince>) -> Result<PageRequest, ApiError> {
+        parse(&body)
+    }
+
+    async fn run(ctx: &Ctx, page: PageRequest) -> Result<listings::ChangesPage, ApiError> {
+        match listings::changes_since(&ctx.state.db, page.cursor, page.limit).await? {
+            Ok(page) => Ok(page),
             Err(listings::changes::UnknownCursor(c)) => Err(ApiError::Validation(vec![
                 FieldError::new(
                     &["body", "cursor"],
@@ -131,5 +122,14 @@ fn run_changes<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
                 .with_input(c.to_string()),
             ])),
         }
-    })
+    }
 }
+
+pub(crate) static CHANGES_SINCE: OpDecl = OpDecl {
+    id: "property_changes_since",
+    path: "/v1/property/changes-since",
+    summary: "Listing events after a cursor (the change feed)",
+    description: "Events of the append-only change log after `cursor` (an event id, not a timestamp), oldest first: new listing, price reduction, price increase, status change, each with the listing's UPRN, postcode, channel, price and status before and after; `next_cursor` to pass next time and `has_more`. An empty page is a valid answer: read it with `coverage`, whose `event_types` are what the log records, `not_observed` what it cannot see (withdrawals) and `not_yet_fed` the five change kinds with no feed yet. A malformed cursor is 422 before any charge; a well-formed cursor that is not an event id of the log is 422 and not charged. One price per page, empty or not. UK only.",
+    price: Price::PerCall(1),
+    ..OpDecl::of::<ChangesSinceOp>(TAG)
+};

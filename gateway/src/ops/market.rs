@@ -1,352 +1,320 @@
 //! Market operations (specification part 4.3): published indices, forecasts, time adjustment,
 //! transaction volumes and rankings, read from the tables `cargo xtask build` derives.
 
-use crate::error::{ApiError, FieldError};
-use crate::params::{In, Kind, Param};
-use crate::registry::{Answer, Ctx, Input, Method, OpDecl, OpFuture, Price, schema_of};
+use crate::error::ApiError;
+use crate::input::{In, invalid};
+use crate::registry::{Ctx, Json, NoBody, NoParams, OpDecl, Operation, Price};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use terrace_analytics::Month;
 use terrace_market as market;
 use terrace_market::series::{IndexGeo, parse_month};
 use terrace_market::{MarketError, Violation};
+use validator::Validate;
 
-impl From<Violation> for FieldError {
-    fn from(v: Violation) -> Self {
-        let loc: Vec<&str> = v.loc.iter().map(String::as_str).collect();
-        FieldError::new(&loc, v.kind, v.msg)
+const TAG: &str = "market";
+
+/// The market family's operations, in the order of the specification.
+pub static OPS: &[&OpDecl] = &[
+    &FORECAST,
+    &INDEX_SERIES,
+    &RANKING,
+    &TIME_ADJUSTMENT,
+    &VOLUME_SERIES,
+    &VOLUME_RANKING,
+];
+
+/// A market error of an input read from `at`.
+fn market_error(at: In) -> impl Fn(MarketError) -> ApiError {
+    move |e| match e {
+        MarketError::NotFound(what) => ApiError::NotFound(what),
+        MarketError::Invalid(vs) => invalid(at, vs),
+        MarketError::Analytics(a) => ApiError::Internal(a.to_string()),
+        MarketError::Store(s) => s.into(),
     }
 }
 
-fn invalid(vs: Vec<Violation>) -> ApiError {
-    ApiError::Validation(vs.into_iter().map(FieldError::from).collect())
-}
-
-impl From<MarketError> for ApiError {
-    fn from(e: MarketError) -> Self {
-        match e {
-            MarketError::NotFound(what) => ApiError::NotFound(what),
-            MarketError::Invalid(vs) => invalid(vs),
-            MarketError::Analytics(a) => ApiError::Internal(a.to_string()),
-            MarketError::Store(s) => s.into(),
-        }
+/// Every violation found, or the value.
+fn all<T>(found: Vec<Violation>, value: Option<T>) -> Result<T, ApiError> {
+    match value {
+        Some(v) if found.is_empty() => Ok(v),
+        Some(_) | None => Err(invalid(In::Query, found)),
     }
 }
 
-const DISTRICT: Param = Param {
-    name: "district",
-    location: In::Query,
-    required: false,
-    kind: Kind::Str { min: 2, max: 8 },
-    description: "A postcode district (outward code, EX1); a full postcode is truncated to its district. Exactly one of district and local_authority.",
-};
-
-const LOCAL_AUTHORITY: Param = Param {
-    name: "local_authority",
-    location: In::Query,
-    required: false,
-    kind: Kind::Str { min: 9, max: 9 },
-    description: "A local authority GSS code (E07000041). Exactly one of district and local_authority.",
-};
-
-const FROM: Param = Param {
-    name: "from",
-    location: In::Query,
-    required: false,
-    kind: Kind::Str { min: 7, max: 10 },
-    description: "First period, YYYY-MM or YYYY-MM-DD",
-};
-
-const TO: Param = Param {
-    name: "to",
-    location: In::Query,
-    required: false,
-    kind: Kind::Str { min: 7, max: 10 },
-    description: "Last period, YYYY-MM or YYYY-MM-DD",
-};
-
-fn geo(input: &Input) -> Result<IndexGeo, ApiError> {
-    IndexGeo::parse(
-        input.params.str("district"),
-        input.params.str("local_authority"),
-    )
-    .map_err(|v| invalid(vec![v]))
+/// A period parameter, its violation collected.
+fn month(field: &str, given: Option<&str>, found: &mut Vec<Violation>) -> Option<Month> {
+    given.and_then(|s| parse_month(&[field], s).map_err(|v| found.push(v)).ok())
 }
 
-fn month(input: &Input, name: &str) -> Result<Option<terrace_analytics::Month>, ApiError> {
-    input
-        .params
-        .str(name)
-        .map(|s| parse_month(&["query", name], s).map_err(|v| invalid(vec![v])))
-        .transpose()
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IndexParams {
+    /// A postcode district (outward code, EX1); a full postcode is truncated to its district. Exactly one of district and local_authority.
+    #[validate(length(min = 2, max = 8))]
+    pub district: Option<String>,
+    /// A local authority GSS code (E07000041). Exactly one of district and local_authority.
+    #[validate(length(min = 9, max = 9))]
+    pub local_authority: Option<String>,
+    /// First period, YYYY-MM or YYYY-MM-DD
+    #[validate(length(min = 7, max = 10))]
+    pub from: Option<String>,
+    /// Last period, YYYY-MM or YYYY-MM-DD
+    #[validate(length(min = 7, max = 10))]
+    pub to: Option<String>,
 }
 
-fn check_index(input: &Input) -> Result<(), ApiError> {
-    let mut errors = Vec::new();
-    if let Err(e) = geo(input) {
-        errors.push(e);
+/// A checked index request: the geography and the periods.
+pub struct IndexRequest {
+    pub geo: IndexGeo,
+    pub from: Option<Month>,
+    pub to: Option<Month>,
+}
+
+pub struct IndexSeries;
+
+impl Operation for IndexSeries {
+    type Params = IndexParams;
+    type Body = NoBody;
+    type Input = IndexRequest;
+    type Output = market::IndexSeriesResult;
+
+    fn check(p: IndexParams, _: NoBody) -> Result<IndexRequest, ApiError> {
+        let mut found = Vec::new();
+        let geo = IndexGeo::parse(p.district.as_deref(), p.local_authority.as_deref())
+            .map_err(|v| found.push(v))
+            .ok();
+        let from = month("from", p.from.as_deref(), &mut found);
+        let to = month("to", p.to.as_deref(), &mut found);
+        all(found, geo).map(|geo| IndexRequest { geo, from, to })
     }
-    for m in ["from", "to"] {
-        if let Err(e) = month(input, m) {
-            errors.push(e);
-        }
-    }
-    match errors.into_iter().reduce(|a, b| match (a, b) {
-        (ApiError::Validation(mut x), ApiError::Validation(y)) => {
-            x.extend(y);
-            ApiError::Validation(x)
-        }
-        (a, _) => a,
-    }) {
-        Some(e) => Err(e),
-        None => Ok(()),
+
+    async fn run(ctx: &Ctx, r: IndexRequest) -> Result<market::IndexSeriesResult, ApiError> {
+        let (db, cache) = (&ctx.state.db, &ctx.state.market);
+        market::index_series(db, cache, &r.geo, r.from, r.to)
+            .await
+            .map_err(market_error(In::Query))
     }
 }
 
-pub static INDEX_SERIES: OpDecl = OpDecl {
+pub(crate) static INDEX_SERIES: OpDecl = OpDecl {
     id: "market_index_series",
-    method: Method::Get,
     path: "/v1/market/index-series",
-    tag: "market",
     summary: "The published house price index of a postcode district or local authority (free)",
     description: "Per-period index levels (base period = 100, stated), from registered sales: repeat-sales where the geography has enough pairs, hedonic otherwise, shrunk toward the parent geography (district to postcode area to the nation; local authority to the nation) when data is thin. The estimated rows stop at the last settled month (months from `provisional_from` on are still being registered and are never estimated from their incomplete counts); the forecast rows that follow (`is_forecast`) carry `lo` and `hi` at the stated coverage. `provenance` gives `index_method`, `index_decision` (which method and why, with the counts), the base period and the last settled period. Exactly one of `district` and `local_authority`. UK only.",
-    price: Price::Free,
-    params: &[DISTRICT, LOCAL_AUTHORITY, FROM, TO],
-    body: None,
-    body_required: false,
-    response: schema_of::<market::IndexSeriesResult>,
-    deprecated: None,
-    read_only: true,
-    check: Some(check_index),
-    run: run_index_series,
+    ..OpDecl::of::<IndexSeries>(TAG)
 };
 
-fn run_index_series<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
-    Box::pin(async move {
-        let g = geo(&input)?;
-        Answer::of(
-            &market::index_series(
-                &ctx.state.db,
-                &ctx.state.market,
-                &g,
-                month(&input, "from")?,
-                month(&input, "to")?,
-            )
-            .await?,
-        )
-    })
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GeoParams {
+    /// A postcode district (outward code, EX1); a full postcode is truncated to its district. Exactly one of district and local_authority.
+    #[validate(length(min = 2, max = 8))]
+    pub district: Option<String>,
+    /// A local authority GSS code (E07000041). Exactly one of district and local_authority.
+    #[validate(length(min = 9, max = 9))]
+    pub local_authority: Option<String>,
 }
 
-fn check_geo(input: &Input) -> Result<(), ApiError> {
-    geo(input).map(|_| ())
+pub struct Forecast;
+
+impl Operation for Forecast {
+    type Params = GeoParams;
+    type Body = NoBody;
+    type Input = IndexGeo;
+    type Output = market::Forecast;
+
+    fn check(p: GeoParams, _: NoBody) -> Result<IndexGeo, ApiError> {
+        IndexGeo::parse(p.district.as_deref(), p.local_authority.as_deref())
+            .map_err(|v| invalid(In::Query, vec![v]))
+    }
+
+    async fn run(ctx: &Ctx, geo: IndexGeo) -> Result<market::Forecast, ApiError> {
+        market::forecast(&ctx.state.db, &ctx.state.market, &geo)
+            .await
+            .map_err(market_error(In::Query))
+    }
 }
 
-pub static FORECAST: OpDecl = OpDecl {
+pub(crate) static FORECAST: OpDecl = OpDecl {
     id: "market_forecast",
-    method: Method::Get,
     path: "/v1/market/forecast",
-    tag: "market",
     summary: "The published index forecast of a postcode district or local authority",
     description: "The last settled index point as the anchor (never a provisional period), then seven forecast periods, each with `lo` and `hi` at the stated `interval_coverage`, plus `method` and `grain`. The method is a damped trend on log index levels, published only when it beat naive drift on the rolling-origin backtest of the national series; otherwise naive drift. Exactly one of `district` and `local_authority`. UK only.",
     price: Price::PerCall(2),
-    params: &[DISTRICT, LOCAL_AUTHORITY],
-    body: None,
-    body_required: false,
-    response: schema_of::<market::Forecast>,
-    deprecated: None,
-    read_only: true,
-    check: Some(check_geo),
-    run: run_forecast,
+    ..OpDecl::of::<Forecast>(TAG)
 };
 
-fn run_forecast<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
-    Box::pin(async move {
-        let g = geo(&input)?;
-        Answer::of(&market::forecast(&ctx.state.db, &ctx.state.market, &g).await?)
-    })
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TimeAdjustmentParams {
+    /// A postcode district (outward code, EX1); a full postcode is truncated to its district
+    #[validate(length(min = 2, max = 8))]
+    pub district: String,
+    /// The period a price was agreed, YYYY-MM or YYYY-MM-DD
+    #[validate(length(min = 7, max = 10))]
+    pub from: String,
+    /// The period to carry it to, YYYY-MM or YYYY-MM-DD (default: the last settled period)
+    #[validate(length(min = 7, max = 10))]
+    pub to: Option<String>,
 }
 
-const TA_DISTRICT: Param = Param {
-    name: "district",
-    location: In::Query,
-    required: true,
-    kind: Kind::Str { min: 2, max: 8 },
-    description: "A postcode district (outward code, EX1); a full postcode is truncated to its district",
-};
-
-const TA_FROM: Param = Param {
-    name: "from",
-    location: In::Query,
-    required: true,
-    kind: Kind::Str { min: 7, max: 10 },
-    description: "The period a price was agreed, YYYY-MM or YYYY-MM-DD",
-};
-
-const TA_TO: Param = Param {
-    name: "to",
-    location: In::Query,
-    required: false,
-    kind: Kind::Str { min: 7, max: 10 },
-    description: "The period to carry it to, YYYY-MM or YYYY-MM-DD (default: the last settled period)",
-};
-
-fn check_time_adjustment(input: &Input) -> Result<(), ApiError> {
-    geo(input)?;
-    month(input, "from")?;
-    month(input, "to")?;
-    Ok(())
+/// A checked time adjustment: the district and the periods.
+pub struct Adjustment {
+    pub district: String,
+    pub from: Month,
+    pub to: Option<Month>,
 }
 
-pub static TIME_ADJUSTMENT: OpDecl = OpDecl {
+pub struct TimeAdjustment;
+
+impl Operation for TimeAdjustment {
+    type Params = TimeAdjustmentParams;
+    type Body = NoBody;
+    type Input = Adjustment;
+    type Output = market::TimeAdjustmentResult;
+
+    fn check(p: TimeAdjustmentParams, _: NoBody) -> Result<Adjustment, ApiError> {
+        // The first rule broken is reported, as before: the district, then the periods.
+        let district = match IndexGeo::parse(Some(&p.district), None) {
+            Ok(IndexGeo::District(d)) => d,
+            Ok(IndexGeo::LocalAuthority(_)) => {
+                return Err(ApiError::Internal(
+                    "a district parsed as an authority".into(),
+                ));
+            }
+            Err(v) => return Err(invalid(In::Query, vec![v])),
+        };
+        let from = parse_month(&["from"], &p.from).map_err(|v| invalid(In::Query, vec![v]))?;
+        let to =
+            p.to.as_deref()
+                .map(|s| parse_month(&["to"], s).map_err(|v| invalid(In::Query, vec![v])))
+                .transpose()?;
+        Ok(Adjustment { district, from, to })
+    }
+
+    async fn run(ctx: &Ctx, a: Adjustment) -> Result<market::TimeAdjustmentResult, ApiError> {
+        let (db, cache) = (&ctx.state.db, &ctx.state.market);
+        market::time_adjustment(db, cache, &a.district, a.from, a.to)
+            .await
+            .map_err(market_error(In::Query))
+    }
+}
+
+pub(crate) static TIME_ADJUSTMENT: OpDecl = OpDecl {
     id: "market_time_adjustment",
-    method: Method::Get,
     path: "/v1/market/time-adjustment",
-    tag: "market",
     summary: "Carry a price from one period to another with a district's index",
     description: "For a postcode district: the from-period and to-period index levels, the multiplier (to over from) and the source index: its geography, method and decision, which for a thin district is a series shrunk toward its postcode area. `to` defaults to the last settled period; a provisional `to` is flagged. A period outside the series is 422. UK only.",
     price: Price::PerCall(1),
-    params: &[TA_DISTRICT, TA_FROM, TA_TO],
-    body: None,
-    body_required: false,
-    response: schema_of::<market::TimeAdjustmentResult>,
-    deprecated: None,
-    read_only: true,
-    check: Some(check_time_adjustment),
-    run: run_time_adjustment,
+    ..OpDecl::of::<TimeAdjustment>(TAG)
 };
 
-fn run_time_adjustment<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
-    Box::pin(async move {
-        let IndexGeo::District(d) = geo(&input)? else {
-            return Err(ApiError::Internal(
-                "time adjustment takes a district".into(),
-            ));
-        };
-        let from = month(&input, "from")?
-            .ok_or_else(|| ApiError::Internal("`from` was not checked".into()))?;
-        Answer::of(
-            &market::time_adjustment(
-                &ctx.state.db,
-                &ctx.state.market,
-                &d,
-                from,
-                month(&input, "to")?,
-            )
-            .await?,
-        )
-    })
-}
+/// A market body: the market crate's own, whose rules are the domain's (its `check`).
+macro_rules! market_body {
+    ($wrapper:ident($body:ty) -> $query:ty) => {
+        #[derive(Debug, Deserialize)]
+        #[serde(transparent)]
+        pub struct $wrapper(pub $body);
 
-fn body<T: serde::de::DeserializeOwned>(input: &Input) -> Result<T, ApiError> {
-    input.body_as(true)?.ok_or_else(|| {
-        ApiError::Validation(vec![FieldError::new(
-            &["body"],
-            "missing",
-            "Field required",
-        )])
-    })
-}
+        crate::registry::schema_as!($wrapper => $body);
 
-/// A request body whose `check` turns it into the query its domain function takes.
-trait CheckedBody: serde::de::DeserializeOwned {
-    type Query;
-    fn checked(&self) -> Result<Self::Query, Vec<Violation>>;
-}
-
-macro_rules! checked_body {
-    ($($body:ty => $query:ty),* $(,)?) => {
-        $(impl CheckedBody for $body {
-            type Query = $query;
-            fn checked(&self) -> Result<$query, Vec<Violation>> {
-                self.check()
+        impl Validate for $wrapper {
+            fn validate(&self) -> Result<(), validator::ValidationErrors> {
+                Ok(())
             }
-        })*
+        }
+
+        impl $wrapper {
+            fn checked(&self) -> Result<$query, ApiError> {
+                self.0.check().map_err(|vs| invalid(In::Body, vs))
+            }
+        }
     };
 }
 
-checked_body!(
-    market::VolumeSeriesBody => market::volume::VolumeQuery,
-    market::VolumeRankingBody => market::ranking::VolumeRankingQuery,
-    market::RankingBody => market::ranking::RankingQuery,
-);
+market_body!(VolumeSeriesBody(market::VolumeSeriesBody) -> market::volume::VolumeQuery);
+market_body!(VolumeRankingBody(market::VolumeRankingBody) -> market::ranking::VolumeRankingQuery);
+market_body!(RankingBody(market::RankingBody) -> market::ranking::RankingQuery);
 
-/// The body parsed and checked: 422 with every violation otherwise.
-fn checked<B: CheckedBody>(input: &Input) -> Result<B::Query, ApiError> {
-    body::<B>(input)?.checked().map_err(invalid)
+pub struct VolumeSeries;
+
+impl Operation for VolumeSeries {
+    type Params = NoParams;
+    type Body = Json<VolumeSeriesBody>;
+    type Input = market::volume::VolumeQuery;
+    type Output = market::VolumeSeriesResponse;
+
+    fn check(_: NoParams, Json(b): Json<VolumeSeriesBody>) -> Result<Self::Input, ApiError> {
+        b.checked()
+    }
+
+    async fn run(ctx: &Ctx, q: Self::Input) -> Result<market::VolumeSeriesResponse, ApiError> {
+        market::volume_series(&ctx.state.db, &ctx.state.market, &q)
+            .await
+            .map_err(market_error(In::Body))
+    }
 }
 
-fn check_body<B: CheckedBody>(input: &Input) -> Result<(), ApiError> {
-    checked::<B>(input).map(|_| ())
-}
-
-pub static VOLUME_SERIES: OpDecl = OpDecl {
+pub(crate) static VOLUME_SERIES: OpDecl = OpDecl {
     id: "market_volume_series",
-    method: Method::Post,
     path: "/v1/market/volume-series",
-    tag: "market",
     summary: "Monthly registered-sale volumes and prices for a district, area or county (free)",
     description: "Exactly one of `district` (a full postcode is truncated to its district; a borough name is 422), `area` and `county` (upper case); `metrics` from txn_count, txn_count_ppd_a, txn_count_ppd_b, txn_count_new_build, txn_count_uprn_matched, median_price, p25_price, p75_price, mean_price (default txn_count and median_price); `start` and `end` as YYYY-MM or YYYY-MM-DD (default the 24 months to the last month of data). `data.series` holds one array per metric aligned with `data.months`. Counts come from registered sales; prices cover category A only. Months from `provisional_from` on are incomplete (registration lags completion) and rise later. UK only.",
-    price: Price::Free,
-    params: &[],
-    body: Some(schema_of::<market::VolumeSeriesBody>),
-    body_required: true,
-    response: schema_of::<market::VolumeSeriesResponse>,
-    deprecated: None,
-    read_only: true,
-    check: Some(check_body::<market::VolumeSeriesBody>),
-    run: run_volume,
+    ..OpDecl::of::<VolumeSeries>(TAG)
 };
 
-fn run_volume<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
-    Box::pin(async move {
-        let q = checked::<market::VolumeSeriesBody>(&input)?;
-        Answer::of(&market::volume_series(&ctx.state.db, &ctx.state.market, &q).await?)
-    })
+pub struct VolumeRanking;
+
+impl Operation for VolumeRanking {
+    type Params = NoParams;
+    type Body = Json<VolumeRankingBody>;
+    type Input = market::ranking::VolumeRankingQuery;
+    type Output = market::ranking::Ranking;
+
+    fn check(_: NoParams, Json(b): Json<VolumeRankingBody>) -> Result<Self::Input, ApiError> {
+        b.checked()
+    }
+
+    async fn run(ctx: &Ctx, q: Self::Input) -> Result<market::ranking::Ranking, ApiError> {
+        market::volume_ranking(&ctx.state.db, &q)
+            .await
+            .map_err(market_error(In::Body))
+    }
 }
 
-pub static VOLUME_RANKING: OpDecl = OpDecl {
+pub(crate) static VOLUME_RANKING: OpDecl = OpDecl {
     id: "market_volume_ranking",
-    method: Method::Post,
     path: "/v1/market/volume-ranking",
-    tag: "market",
     summary: "Postcode districts ranked by transaction volume or median price over a period",
     description: "Body (all optional): `metric` `txn_count` (registered sales of all categories; default) or `median_price` (category A sales); `start` and `end` (YYYY-MM or YYYY-MM-DD; default the twelve months to the last settled month); `order` `desc` (default) or `asc`; `limit` 1-100 (default 20); `area` to rank the districts of one postcode area; `min_n` to leave out districts with fewer sales. Each row has its rank, district, value and n. UK only.",
     price: Price::PerCall(2),
-    params: &[],
-    body: Some(schema_of::<market::VolumeRankingBody>),
-    body_required: true,
-    response: schema_of::<market::ranking::Ranking>,
-    deprecated: None,
-    read_only: true,
-    check: Some(check_body::<market::VolumeRankingBody>),
-    run: run_volume_ranking,
+    ..OpDecl::of::<VolumeRanking>(TAG)
 };
 
-fn run_volume_ranking<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
-    Box::pin(async move {
-        let q = checked::<market::VolumeRankingBody>(&input)?;
-        Answer::of(&market::volume_ranking(&ctx.state.db, &q).await?)
-    })
+pub struct Ranking;
+
+impl Operation for Ranking {
+    type Params = NoParams;
+    type Body = Json<RankingBody>;
+    type Input = market::ranking::RankingQuery;
+    type Output = market::ranking::Ranking;
+
+    fn check(_: NoParams, Json(b): Json<RankingBody>) -> Result<Self::Input, ApiError> {
+        b.checked()
+    }
+
+    async fn run(ctx: &Ctx, q: Self::Input) -> Result<market::ranking::Ranking, ApiError> {
+        market::ranking(&ctx.state.db, &q)
+            .await
+            .map_err(market_error(In::Body))
+    }
 }
 
-pub static RANKING: OpDecl = OpDecl {
+pub(crate) static RANKING: OpDecl = OpDecl {
     id: "market_ranking",
-    method: Method::Post,
     path: "/v1/market/ranking",
-    tag: "market",
     summary: "Areas ranked on a market metric over a trailing window (free)",
     description: "Body (all optional): `metric` `turnover_rate` (default: registered sales in the window as a share of the residential stock in the address register, the stock that could have sold), `txn_count`, or `price_change` (the published index's change over the window); `level` `district` (default) or `local_authority`; `window_months` 1-60 (default 12) ending at `end` (YYYY-MM; default the last settled month); `order`; `limit` 1-500 (default 50); `min_n`. One row per area with its value, the n of sales behind it and the stock. UK only.",
-    price: Price::Free,
-    params: &[],
-    body: Some(schema_of::<market::RankingBody>),
-    body_required: true,
-    response: schema_of::<market::ranking::Ranking>,
-    deprecated: None,
-    read_only: true,
-    check: Some(check_body::<market::RankingBody>),
-    run: run_ranking,
+    ..OpDecl::of::<Ranking>(TAG)
 };
-
-fn run_ranking<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
-    Box::pin(async move {
-        let q = checked::<market::RankingBody>(&input)?;
-        Answer::of(&market::ranking(&ctx.state.db, &q).await?)
-    })
-}

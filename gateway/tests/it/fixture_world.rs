@@ -328,7 +328,11 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
             )
             .await
             .unwrap();
-            assert_eq!((h.status, h.match_level), ("ok", Some(level)), "{case} {u}");
+            assert_eq!(
+                (h.status, h.match_level),
+                (terrace_property::PlanningStatus::Ok, Some(level)),
+                "{case} {u}"
+            );
             if case == "matcher_uprns" {
                 assert!(
                     h.applications.iter().any(|a| a

@@ -6,7 +6,7 @@
 use crate::support::*;
 use actix_web::test as awtest;
 use serde_json::{Value, json};
-use terrace_gateway::params::Kind;
+use terrace_gateway::input::fields;
 use terrace_gateway::registry::{Price, operations};
 
 fn root() -> std::path::PathBuf {
@@ -61,43 +61,41 @@ fn every_declared_operation_is_a_tool_with_its_price_and_limits() {
         );
         let schema = &tool["inputSchema"];
         assert_eq!(schema["type"], "object");
-        for p in op.params {
-            let s = &schema["properties"][p.name];
+        // Each parameter's schema (type, limits, enum, default) is the HTTP parameter's.
+        let params = fields(op.contract.params);
+        for p in &params {
+            let s = &schema["properties"][&p.name];
             assert!(s.is_object(), "{}: {} missing", op.id, p.name);
-            match p.kind {
-                Kind::Str { min, max } => {
-                    assert_eq!(
-                        (s["minLength"].as_u64(), s["maxLength"].as_u64()),
-                        (Some(min as u64), Some(max as u64))
-                    );
-                }
-                Kind::Int { min, max, .. } | Kind::NullableInt { min, max } => {
-                    assert_eq!(
-                        (s["minimum"].as_i64(), s["maximum"].as_i64()),
-                        (Some(min), Some(max)),
-                        "{} {}",
-                        op.id,
-                        p.name
-                    );
-                }
-                Kind::Enum { values, .. } => assert_eq!(s["enum"], json!(values)),
-                Kind::Uprn | Kind::Uarn => assert_eq!(s["minimum"], 1),
-                Kind::Postcode => assert_eq!(s["type"], "string"),
+            for (k, v) in &p.schema {
+                assert_eq!(&s[k], v, "{} {} {k}", op.id, p.name);
             }
             let required = schema["required"]
                 .as_array()
                 .is_some_and(|r| r.contains(&json!(p.name)));
             assert_eq!(required, p.required, "{} {}", op.id, p.name);
         }
-        if op.body.is_some() {
-            assert!(
-                tool["inputSchema"]["properties"].as_object().unwrap().len() >= op.params.len()
-            );
+        if op.contract.body.is_some() {
+            assert!(tool["inputSchema"]["properties"].as_object().unwrap().len() >= params.len());
         }
         if tool.get("outputSchema").is_some() {
             assert!(tool["outputSchema"]["properties"]["credits_charged"].is_object());
         }
     }
+    // The parameter limits are the declared ones.
+    let auto = tools
+        .iter()
+        .find(|t| t["name"] == "address_autocomplete")
+        .unwrap();
+    let q = &auto["inputSchema"]["properties"];
+    assert_eq!(
+        (&q["q"]["minLength"], &q["q"]["maxLength"]),
+        (&json!(1), &json!(500))
+    );
+    assert_eq!(
+        (&q["max_results"]["minimum"], &q["max_results"]["maximum"]),
+        (&json!(1), &json!(25))
+    );
+    assert_eq!(q["country"]["enum"], json!(["UK"]));
     // The body limits are the HTTP ones.
     let resolve = tools
         .iter()

@@ -1,0 +1,402 @@
+//! A call's input from its wire form to its typed parameters and body, with FastAPI-shaped
+//! failures (`{"loc": ["query", "q"], "msg": ..., "type": ...}`), the same for HTTP and MCP.
+//!
+//! Parameters arrive as text (a query string, a path segment, or an MCP argument); each is read
+//! against its field's JSON Schema (integer or string, the enum, and the limits schemars took from
+//! the `#[validate(...)]` attributes), so every failing parameter is reported, not just the first.
+//! The typed struct is then deserialised from the read values and validated with `validator`.
+//! Bodies are deserialised with serde (its complaints located in the body) and validated with
+//! `validator`. The gateway alone adds `body`, `query` or `path` to a location.
+
+use crate::error::FieldError;
+use crate::registry::SchemaFn;
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use terrace_core::Violation;
+use validator::{Validate, ValidationError, ValidationErrors};
+
+/// Where a parameter is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum In {
+    Path,
+    Query,
+    Body,
+}
+
+impl In {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            In::Path => "path",
+            In::Query => "query",
+            In::Body => "body",
+        }
+    }
+}
+
+/// One field of a parameter or body struct, from its JSON Schema.
+#[derive(Debug, Clone)]
+pub struct Field {
+    pub name: String,
+    pub required: bool,
+    /// The field's schema, subschemas inlined, without its description.
+    pub schema: Map<String, Value>,
+    pub description: Option<String>,
+}
+
+/// The fields of a struct's schema, in declaration order, subschemas inlined.
+pub fn fields(f: SchemaFn) -> Vec<Field> {
+    let settings = SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+    });
+    let mut g = settings.into_generator();
+    let schema = f(&mut g).to_value();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    schema["properties"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(name, s)| {
+            let mut schema = s.as_object().cloned().unwrap_or_default();
+            // An optional parameter is absent, not null, unless it says `x-nullable`.
+            let nullable = schema.remove("x-nullable") == Some(Value::Bool(true));
+            if !nullable && let Some(Value::Array(types)) = schema.get_mut("type") {
+                types.retain(|t| t != "null");
+                if let [only] = types.as_slice() {
+                    let only = only.clone();
+                    schema.insert("type".into(), only);
+                }
+            }
+            let description = schema
+                .remove("description")
+                .and_then(|d| d.as_str().map(str::to_string));
+            Field {
+                name: name.clone(),
+                required: required.contains(&name.as_str()),
+                schema,
+                description,
+            }
+        })
+        .collect()
+}
+
+/// [`fields`] of `T`, computed once per type.
+fn fields_of<T: JsonSchema + 'static>() -> Arc<Vec<Field>> {
+    static CACHE: RwLock<Option<HashMap<TypeId, Arc<Vec<Field>>>>> = RwLock::new(None);
+    let id = TypeId::of::<T>();
+    if let Some(f) = CACHE
+        .read()
+        .ok()
+        .and_then(|c| c.as_ref().and_then(|m| m.get(&id).cloned()))
+    {
+        return f;
+    }
+    let f = Arc::new(fields(crate::registry::schema_of::<T>));
+    if let Ok(mut c) = CACHE.write() {
+        c.get_or_insert_with(HashMap::new).insert(id, f.clone());
+    }
+    f
+}
+
+/// Reads the parameters of `P` from the values given by name; `locate` says whether a name is a
+/// path or a query parameter. Every failure is reported.
+pub fn params<P: DeserializeOwned + Validate + JsonSchema + 'static>(
+    given: &[(String, Value)],
+    locate: &dyn Fn(&str) -> In,
+) -> Result<P, Vec<FieldError>> {
+    let fields = fields_of::<P>();
+    let mut obj = Map::new();
+    let mut errors = Vec::new();
+    let mut raw_text = HashMap::new();
+    for f in fields.iter() {
+        let loc = [locate(&f.name).as_str(), f.name.as_str()];
+        // The last value given wins (a repeated query parameter); null is absent.
+        let Some(v) = given
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == f.name)
+            .map(|(_, v)| v)
+            .filter(|v| !v.is_null())
+        else {
+            if f.required {
+                errors.push(FieldError::new(&loc, "missing", "Field required"));
+            }
+            continue;
+        };
+        let text = match v {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Null | Value::Array(_) | Value::Object(_) => {
+                errors.push(
+                    FieldError::new(&loc, "type_error", "Input should be a scalar value")
+                        .with_input(v.clone()),
+                );
+                continue;
+            }
+        };
+        match read(&loc, &f.schema, &text) {
+            Ok(v) => {
+                raw_text.insert(f.name.clone(), text);
+                obj.insert(f.name.clone(), v);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let p: P = serde_path_to_error::deserialize(Value::Object(obj)).map_err(|e| {
+        let name = e
+            .path()
+            .iter()
+            .next()
+            .map(|s| s.to_string())
+            .unwrap_or_default();
+        let loc = [locate(&name).as_str(), name.as_str()];
+        let mut fe = FieldError::new(&loc, "value_error", format!("Value error, {}", e.inner()));
+        if let Some(t) = raw_text.get(&name) {
+            fe = fe.with_input(t.clone());
+        }
+        vec![fe]
+    })?;
+    p.validate()
+        .map_err(|e| validation_errors(&e, &fields, locate))?;
+    Ok(p)
+}
+
+/// Reads one parameter's text as its schema says.
+fn read(loc: &[&str], schema: &Map<String, Value>, s: &str) -> Result<Value, FieldError> {
+    let types: Vec<&str> = match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    // A nullable integer may be given as empty or `null` (then absent).
+    if types.contains(&"null")
+        && types.contains(&"integer")
+        && (s.trim().is_empty() || s.trim() == "null")
+    {
+        return Ok(Value::Null);
+    }
+    if types.contains(&"integer") {
+        let v: i64 = s.trim().parse().map_err(|_| {
+            FieldError::new(
+                loc,
+                "int_parsing",
+                "Input should be a valid integer, unable to parse string as an integer",
+            )
+            .with_input(s)
+        })?;
+        if let Some(min) = schema.get("minimum").and_then(Value::as_i64)
+            && v < min
+        {
+            return Err(too_small(loc, min).with_input(s));
+        }
+        if let Some(max) = schema.get("maximum").and_then(Value::as_i64)
+            && v > max
+        {
+            return Err(too_large(loc, max).with_input(s));
+        }
+        return Ok(json!(v));
+    }
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        if values.iter().any(|v| v.as_str() == Some(s)) {
+            return Ok(json!(s));
+        }
+        let expected = values
+            .iter()
+            .map(|v| format!("'{}'", v.as_str().unwrap_or_default()))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        return Err(
+            FieldError::new(loc, "literal_error", format!("Input should be {expected}"))
+                .with_input(s)
+                .with_ctx(json!({"expected": expected})),
+        );
+    }
+    let n = s.chars().count() as u64;
+    if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
+        && n < min
+    {
+        return Err(string_too_short(loc, min).with_input(s));
+    }
+    if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
+        && n > max
+    {
+        return Err(string_too_long(loc, max).with_input(s));
+    }
+    Ok(json!(s))
+}
+
+fn too_small(loc: &[&str], min: impl Into<Value> + std::fmt::Display + Copy) -> FieldError {
+    FieldError::new(
+        loc,
+        "greater_than_equal",
+        format!("Input should be greater than or equal to {min}"),
+    )
+    .with_ctx(json!({"ge": min.into()}))
+}
+
+fn too_large(loc: &[&str], max: impl Into<Value> + std::fmt::Display + Copy) -> FieldError {
+    FieldError::new(
+        loc,
+        "less_than_equal",
+        format!("Input should be less than or equal to {max}"),
+    )
+    .with_ctx(json!({"le": max.into()}))
+}
+
+fn string_too_short(loc: &[&str], min: u64) -> FieldError {
+    let s = if min == 1 { "" } else { "s" };
+    FieldError::new(
+        loc,
+        "string_too_short",
+        format!("String should have at least {min} character{s}"),
+    )
+    .with_ctx(json!({"min_length": min}))
+}
+
+fn string_too_long(loc: &[&str], max: u64) -> FieldError {
+    FieldError::new(
+        loc,
+        "string_too_long",
+        format!("String should have at most {max} characters"),
+    )
+    .with_ctx(json!({"max_length": max}))
+}
+
+/// `validator`'s failures in FastAPI's words, in the order the fields are declared.
+fn validation_errors(
+    errors: &ValidationErrors,
+    fields: &[Field],
+    locate: &dyn Fn(&str) -> In,
+) -> Vec<FieldError> {
+    let by_field = errors.field_errors();
+    let mut names: Vec<&str> = by_field.keys().map(|k| k.as_ref()).collect();
+    let rank = |n: &str| {
+        fields
+            .iter()
+            .position(|f| f.name == n)
+            .unwrap_or(usize::MAX)
+    };
+    names.sort_by_key(|n| (rank(n), *n));
+    let mut out = Vec::new();
+    for name in names {
+        let loc = [locate(name).as_str(), name];
+        for e in by_field.get(name).into_iter().flat_map(|v| v.iter()) {
+            out.push(field_error(&loc, e));
+        }
+    }
+    out
+}
+
+fn field_error(loc: &[&str], e: &ValidationError) -> FieldError {
+    let param = |k: &str| e.params.get(k).cloned().unwrap_or(Value::Null);
+    let value = param("value");
+    match (e.code.as_ref(), &value) {
+        ("length", Value::Array(items)) => {
+            let n = items.len();
+            let (min, max) = (param("min"), param("max"));
+            let short = min.as_u64().is_some_and(|m| (n as u64) < m);
+            FieldError::new(
+                loc,
+                if short { "too_short" } else { "too_long" },
+                format!("List should have between {min} and {max} items, not {n}"),
+            )
+            .with_input(n as i64)
+        }
+        ("length", Value::String(s)) => {
+            let n = s.chars().count() as u64;
+            match (param("min").as_u64(), param("max").as_u64()) {
+                (Some(min), _) if n < min => string_too_short(loc, min),
+                (_, Some(max)) => string_too_long(loc, max),
+                _ => FieldError::new(loc, "value_error", "String has the wrong length"),
+            }
+            .with_input(value.clone())
+        }
+        ("range", v) => {
+            let x = v.as_f64().unwrap_or_default();
+            match (param("min").as_i64(), param("max").as_i64()) {
+                (Some(min), _) if x < min as f64 => too_small(loc, min),
+                (_, Some(max)) => too_large(loc, max),
+                _ => FieldError::new(loc, "value_error", "Input is out of range"),
+            }
+            .with_input(value.clone())
+        }
+        (code, _) => FieldError::new(
+            loc,
+            "value_error",
+            e.message
+                .as_ref()
+                .map_or_else(|| format!("Value error, {code}"), |m| m.to_string()),
+        ),
+    }
+}
+
+/// A JSON body as `T`: an object, deserialised (serde's complaints located in the body), then
+/// validated.
+pub fn body<T: DeserializeOwned + Validate + JsonSchema + 'static>(
+    v: Value,
+) -> Result<T, Vec<FieldError>> {
+    // serde would read a struct from an array positionally; a body must be an object.
+    if !v.is_object() {
+        return Err(vec![serde_error("", &v)]);
+    }
+    let t: T =
+        serde_json::from_value(v.clone()).map_err(|e| vec![serde_error(&e.to_string(), &v)])?;
+    t.validate()
+        .map_err(|e| validation_errors(&e, &fields_of::<T>(), &|_| In::Body))?;
+    Ok(t)
+}
+
+fn serde_error(msg: &str, body: &Value) -> FieldError {
+    let between = |s: &str| s.split('`').nth(1).map(str::to_string);
+    if msg.starts_with("unknown field") {
+        let f = between(msg).unwrap_or_default();
+        FieldError::new(
+            &["body", &f],
+            "extra_forbidden",
+            "Extra inputs are not permitted",
+        )
+    } else if msg.starts_with("missing field") {
+        let f = between(msg).unwrap_or_default();
+        FieldError::new(&["body", &f], "missing", "Field required")
+    } else if !body.is_object() {
+        FieldError::new(
+            &["body"],
+            "model_attributes_type",
+            "Input should be a valid dictionary or object to extract fields from",
+        )
+        .with_input(body.clone())
+    } else {
+        FieldError::new(
+            &["body"],
+            "type_error",
+            format!("Input has the wrong type: {msg}"),
+        )
+    }
+}
+
+/// A domain's violations of the input read from `at`, as a 422.
+pub fn invalid(at: In, violations: Vec<Violation>) -> crate::error::ApiError {
+    crate::error::ApiError::Validation(violations.into_iter().map(|v| located(at, v)).collect())
+}
+
+/// A domain's violation, located: the gateway adds `body`, `query` or `path` in front.
+pub fn located(at: In, v: Violation) -> FieldError {
+    let mut loc = vec![at.as_str()];
+    loc.extend(v.path.iter().map(String::as_str));
+    let fe = FieldError::new(&loc, v.kind, v.message);
+    match v.input {
+        Some(i) => fe.with_input(*i),
+        None => fe,
+    }
+}
