@@ -128,6 +128,7 @@ fn run_index_series<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
                 &g,
                 month(&input, "from")?,
                 month(&input, "to")?,
+                ctx.now.date_naive(),
             )
             .await?,
         )
@@ -159,7 +160,7 @@ pub static FORECAST: OpDecl = OpDecl {
 fn run_forecast<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let g = geo(&input)?;
-        Answer::of(&market::forecast(&ctx.state.db, &ctx.state.market, &g).await?)
+        Answer::of(&market::forecast(&ctx.state.db, &ctx.state.market, &g, ctx.now.date_naive()).await?)
     })
 }
 
@@ -200,7 +201,7 @@ pub static TIME_ADJUSTMENT: OpDecl = OpDecl {
     path: "/v1/market/time-adjustment",
     tag: "market",
     summary: "Carry a price from one period to another with a district's index",
-    description: "For a postcode district: the from-period and to-period index levels, the multiplier (to over from) and the source index: its geography, method and decision, which for a thin district is a series shrunk toward its postcode area. `to` defaults to the last settled period; a provisional `to` is flagged. A period outside the series is 422. UK only.",
+    description: "For a postcode district: the from-period and to-period index levels, the multiplier (to over from) and the source index: its geography, method and decision, which for a thin district is a series shrunk toward its postcode area. `to` defaults to the last settled period; the series stops before `provisional_from`, so a provisional or later `to` is 422, like any period outside the series. Levels are the published smoothed levels; `multiplier_se` is the multiplier's standard error. UK only.",
     price: Price::PerCall(1),
     params: &[TA_DISTRICT, TA_FROM, TA_TO],
     body: None,
@@ -228,6 +229,7 @@ fn run_time_adjustment<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
                 &d,
                 from,
                 month(&input, "to")?,
+                ctx.now.date_naive(),
             )
             .await?,
         )
@@ -297,7 +299,7 @@ pub static VOLUME_SERIES: OpDecl = OpDecl {
 fn run_volume<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let q = checked::<market::VolumeSeriesBody>(&input)?;
-        Answer::of(&market::volume_series(&ctx.state.db, &ctx.state.market, &q).await?)
+        Answer::of(&market::volume_series(&ctx.state.db, &ctx.state.market, &q, ctx.now.date_naive()).await?)
     })
 }
 
@@ -322,7 +324,7 @@ pub static VOLUME_RANKING: OpDecl = OpDecl {
 fn run_volume_ranking<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let q = checked::<market::VolumeRankingBody>(&input)?;
-        Answer::of(&market::volume_ranking(&ctx.state.db, &q).await?)
+        Answer::of(&market::volume_ranking(&ctx.state.db, &q, ctx.now.date_naive()).await?)
     })
 }
 
@@ -347,6 +349,6 @@ pub static RANKING: OpDecl = OpDecl {
 fn run_ranking<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let q = checked::<market::RankingBody>(&input)?;
-        Answer::of(&market::ranking(&ctx.state.db, &q).await?)
+        Answer::of(&market::ranking(&ctx.state.db, &q, ctx.now.date_naive()).await?)
     })
 }
