@@ -241,7 +241,11 @@ async fn the_isle_of_wight_monthly_files_find_their_provisional_months_and_publi
     let p = &r.json["provenance"];
     println!("{}", serde_json::to_string_pretty(p).unwrap());
     assert!(p["index_method"].is_string(), "{p}");
-    assert_eq!(r.json["staleness"]["stale"], false, "{}", r.json["staleness"]);
+    assert_eq!(
+        r.json["staleness"]["stale"], false,
+        "{}",
+        r.json["staleness"]
+    );
     let rows = r.json["rows"].as_array().unwrap();
     let settled = rows.iter().rfind(|r| r["is_forecast"] == false).unwrap();
     assert!(settled["period"].as_str().unwrap() < &pf[..7], "{settled}");
@@ -257,8 +261,15 @@ async fn the_isle_of_wight_monthly_files_find_their_provisional_months_and_publi
         .collect();
     println!("{}", recent.join("\n"));
     // Every district of the island publishes too.
-    for d in ["PO30", "PO31", "PO32", "PO33", "PO34", "PO35", "PO36", "PO37", "PO38", "PO39", "PO40", "PO41"] {
-        let r = send(&svc, get(&format!("/v1/market/index-series?district={d}"), &key)).await;
+    for d in [
+        "PO30", "PO31", "PO32", "PO33", "PO34", "PO35", "PO36", "PO37", "PO38", "PO39", "PO40",
+        "PO41",
+    ] {
+        let r = send(
+            &svc,
+            get(&format!("/v1/market/index-series?district={d}"), &key),
+        )
+        .await;
         assert_eq!(r.status, 200, "{d}: {}", r.json);
     }
 }

@@ -120,14 +120,8 @@ fn published_series(
         .iter()
         .map(|(l, se)| Some((l - shift, Some(*se))))
         .collect();
-    let mut series = IndexSeries::from_log_levels(
-        *grid,
-        method,
-        &packed,
-        counts,
-        residual_variance,
-        n_obs,
-    );
+    let mut series =
+        IndexSeries::from_log_levels(*grid, method, &packed, counts, residual_variance, n_obs);
     for (p, r) in series.points.iter_mut().zip(raw) {
         p.raw_log_level = r.map(|r| r - shift);
         p.filled = r.is_none();
@@ -208,9 +202,9 @@ pub fn shrink_toward_parent(
     let mut own_weights = vec![0.0; t];
     let mut smoothed = Vec::with_capacity(t);
     for i in 0..t {
-        let (d, dse, w) = deviation
-            .as_ref()
-            .map_or((0.0, 0.0, 0.0), |s| (s[i].log_level, s[i].log_se, s[i].own_weight));
+        let (d, dse, w) = deviation.as_ref().map_or((0.0, 0.0, 0.0), |s| {
+            (s[i].log_level, s[i].log_se, s[i].own_weight)
+        });
         own_weights[i] = w;
         smoothed.push((plog[i] + d, (pse[i] * pse[i] + dse * dse).sqrt()));
     }

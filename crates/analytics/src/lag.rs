@@ -133,7 +133,11 @@ pub fn provisional_from_counts(counts: &[(Month, u64)], data_through: Month) -> 
             .map(|(_, c)| *c)
             .sum()
     };
-    let file_start = counts.iter().filter(|(_, c)| *c > 0).map(|(m, _)| *m).min()?;
+    let file_start = counts
+        .iter()
+        .filter(|(_, c)| *c > 0)
+        .map(|(m, _)| *m)
+        .min()?;
     let mut first = None;
     for back in 0..COUNT_LOOKBACK_MONTHS {
         let m = data_through.add_months(-back);

@@ -25,7 +25,8 @@ mod stats;
 pub use adjust::{TimeAdjustment, time_adjustment};
 pub use decision::{
     IndexConfig, IndexDecision, MIN_PAIRS_PER_PERIOD, MIN_PAIRS_REPEAT_SALES, MIN_SALES_HEDONIC,
-    MIN_SALES_PER_PERIOD, PublishedIndex, Shrunk, TAU_PER_MONTH, build_index, shrink_toward_parent, smooth_own,
+    MIN_SALES_PER_PERIOD, PublishedIndex, Shrunk, TAU_PER_MONTH, build_index, shrink_toward_parent,
+    smooth_own,
 };
 pub use error::AnalyticsError;
 pub use forecast::{
@@ -38,8 +39,7 @@ pub use hedonic::{HedonicFit, hedonic_index};
 pub use lag::{
     COUNT_LOOKBACK_MONTHS, COUNT_RATIO_THRESHOLD, LAG_COHORT_MONTHS, LagProfile, MAX_LAG_MONTHS,
     MIN_LAG_SALES, PROVISIONAL_COMPLETENESS, RECENT_COUNT_MIN_MONTHS, RECENT_COUNT_MONTHS,
-    RECENT_COUNT_SHARE, Registration, provisional_from_counts,
-    registration_lag_profile,
+    RECENT_COUNT_SHARE, Registration, provisional_from_counts, registration_lag_profile,
 };
 pub use period::{Grain, Month, Period, period_range};
 pub use repeat_sales::{RepeatSalesFit, VARIANCE_FLOOR_SHARE, repeat_sales_index};

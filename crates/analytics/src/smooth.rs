@@ -37,7 +37,10 @@ type M2 = [[f64; 2]; 2];
 fn transition(p: &M2, q2: f64) -> M2 {
     // F P F' + Q with F = [[1, 1], [0, 1]], Q = diag(q2, 0).
     [
-        [p[0][0] + p[0][1] + p[1][0] + p[1][1] + q2, p[0][1] + p[1][1]],
+        [
+            p[0][0] + p[0][1] + p[1][0] + p[1][1] + q2,
+            p[0][1] + p[1][1],
+        ],
         [p[1][0] + p[1][1], p[1][1]],
     ]
 }
@@ -91,7 +94,10 @@ pub fn smooth_log_levels(
         let (xp, pp) = if t == 0 {
             (
                 [first.0, 0.0],
-                [[DIFFUSE, 0.0], [0.0, if drift { DIFFUSE_DRIFT } else { 0.0 }]],
+                [
+                    [DIFFUSE, 0.0],
+                    [0.0, if drift { DIFFUSE_DRIFT } else { 0.0 }],
+                ],
             )
         } else {
             let x = x_filt[t - 1];

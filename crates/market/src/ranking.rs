@@ -270,7 +270,7 @@ pub async fn volume_ranking(
                     n: v.len() as i64,
                     geography: d,
                     stock: None,
-                se: None,
+                    se: None,
                 })
             })
             .collect()
@@ -411,11 +411,7 @@ impl RankingBody {
 }
 
 /// Areas ranked on a market metric over a trailing window.
-pub async fn ranking(
-    db: &Db,
-    q: &RankingQuery,
-    today: NaiveDate,
-) -> Result<Ranking, MarketError> {
+pub async fn ranking(db: &Db, q: &RankingQuery, today: NaiveDate) -> Result<Ranking, MarketError> {
     let end = match q.end {
         Some(e) => e,
         None => settled_end(db).await?,
@@ -455,9 +451,9 @@ pub async fn ranking(
                 };
                 match (level(start.add_months(-1)), level(end)) {
                     (Some((a, sa)), Some((b, sb))) if a > 0.0 => {
-                        se = sa.zip(sb).map(|(x, y)| {
-                            ((b / a * (x * x + y * y).sqrt()) * 1e6).round() / 1e6
-                        });
+                        se = sa
+                            .zip(sb)
+                            .map(|(x, y)| ((b / a * (x * x + y * y).sqrt()) * 1e6).round() / 1e6);
                         Some(((b / a - 1.0) * 1e6).round() / 1e6)
                     }
                     _ => None,

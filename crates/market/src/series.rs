@@ -127,7 +127,11 @@ pub struct ForecastCovers {
     pub future_periods: usize,
 }
 
-fn covers(periods: &[&str], provisional_from: Option<&str>, data_through: Option<&str>) -> Option<ForecastCovers> {
+fn covers(
+    periods: &[&str],
+    provisional_from: Option<&str>,
+    data_through: Option<&str>,
+) -> Option<ForecastCovers> {
     let (first, last) = (periods.first()?, periods.last()?);
     let through = data_through.map(ym);
     let future = periods
@@ -141,9 +145,7 @@ fn covers(periods: &[&str], provisional_from: Option<&str>, data_through: Option
         .count()
         - periods
             .iter()
-            .filter(|p| {
-                pf.is_some() && through.as_deref().is_some_and(|t| **p > t)
-            })
+            .filter(|p| pf.is_some() && through.as_deref().is_some_and(|t| **p > t))
             .count();
     Some(ForecastCovers {
         from: first.to_string(),
@@ -378,7 +380,10 @@ pub async fn forecast(
     };
     let periods: Vec<&str> = fc.iter().map(|f| f.period.as_str()).collect();
     let Some(covered) = covers(&periods, pf.as_deref(), through.as_deref()) else {
-        return Err(MarketError::NotFound(format!("a forecast for {}", geo.code())));
+        return Err(MarketError::NotFound(format!(
+            "a forecast for {}",
+            geo.code()
+        )));
     };
     Ok(Forecast {
         covers: covered,

@@ -160,7 +160,9 @@ pub static FORECAST: OpDecl = OpDecl {
 fn run_forecast<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let g = geo(&input)?;
-        Answer::of(&market::forecast(&ctx.state.db, &ctx.state.market, &g, ctx.now.date_naive()).await?)
+        Answer::of(
+            &market::forecast(&ctx.state.db, &ctx.state.market, &g, ctx.now.date_naive()).await?,
+        )
     })
 }
 
@@ -299,7 +301,10 @@ pub static VOLUME_SERIES: OpDecl = OpDecl {
 fn run_volume<'a>(ctx: &'a Ctx, input: Input) -> OpFuture<'a> {
     Box::pin(async move {
         let q = checked::<market::VolumeSeriesBody>(&input)?;
-        Answer::of(&market::volume_series(&ctx.state.db, &ctx.state.market, &q, ctx.now.date_naive()).await?)
+        Answer::of(
+            &market::volume_series(&ctx.state.db, &ctx.state.market, &q, ctx.now.date_naive())
+                .await?,
+        )
     })
 }
 
