@@ -23,7 +23,7 @@ pub async fn open_store(config: &Config) -> anyhow::Result<Db> {
 
 /// Loads `fixtures/` through the real loaders when the register is empty (first start).
 pub async fn ensure_fixtures(db: &Db, config: &Config) -> anyhow::Result<()> {
-    let counts = terrace_store::register::register_counts(db).await?;
+    let counts = terrace_store::address::register_counts(db).await?;
     if counts.addresses > 0 || !config.load_fixtures {
         return Ok(());
     }
@@ -64,9 +64,6 @@ pub async fn prepare(config: &Config) -> anyhow::Result<AppState> {
     Ok(AppState::new(db, Arc::new(SystemClock), address, config.rate).with_oauth(oauth))
 }
 
-/// The meta key under which the embedded mode keeps its generated signing key.
-const SIGNING_KEY_META: &str = "oauth_signing_key";
-
 /// OAuth settings from the configuration; without a configured signing key, the one generated
 /// by the first start and kept in the store (so tokens survive restarts).
 pub async fn oauth_settings(
@@ -76,9 +73,9 @@ pub async fn oauth_settings(
     let key = match &config.oauth_signing_key {
         Some(k) => k.clone(),
         None => {
-            terrace_store::oauth::meta_get_or_insert(
+            terrace_store::meta::get_or_insert(
                 db,
-                SIGNING_KEY_META,
+                terrace_store::meta::Key::OauthSigningKey,
                 &crate::oauth::random_token(),
             )
             .await?

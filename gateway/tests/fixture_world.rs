@@ -6,8 +6,8 @@ use serde_json::Value;
 use std::path::PathBuf;
 use terrace_ingest::Progress;
 use terrace_search::{AddressEntry, AddressIndex, noise};
-use terrace_store::register as reg;
 use terrace_store::testing::TestDb;
+use terrace_store::{address, council_tax, listings};
 
 fn fixtures() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
@@ -88,7 +88,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
     risk_layers_answer_three_ways(&t.db, &m).await;
 
     // Provenance says fixture on every stored address; flats point at their building.
-    let rows = reg::addresses_page(&t.db, 0, 100_000).await.unwrap();
+    let rows = address::addresses_page(&t.db, 0, 100_000).await.unwrap();
     assert!(rows.len() >= 6_000);
     for a in &rows {
         for s in [&a.address_source, &a.position_source]
@@ -111,7 +111,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
             .all(|a| a.lad_code.is_some()),
         "areas derived"
     );
-    let linked = reg::register_counts(&t.db).await.unwrap();
+    let linked = address::register_counts(&t.db).await.unwrap();
     assert!(
         linked.price_paid > 4_000 && linked.epc_certificates > 4_000,
         "{linked:?}"
@@ -204,7 +204,9 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
         .unwrap()
     {
         let pc = e["postcode"].as_str().unwrap();
-        let unlinked = reg::unlinked_council_tax_at(&t.db, pc).await.unwrap();
+        let unlinked = council_tax::unlinked_council_tax_at(&t.db, pc)
+            .await
+            .unwrap();
         assert!(
             unlinked
                 .iter()
@@ -212,7 +214,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
             "{e} stays unlinked"
         );
         // Every dwelling at that postcode without a linked band says not_found, never a band.
-        let at = reg::addresses_at_postcode(&t.db, pc).await.unwrap();
+        let at = address::addresses_at_postcode(&t.db, pc).await.unwrap();
         for a in at
             .iter()
             .filter(|a| a.class.as_deref().is_some_and(|c| c.starts_with("RD")))
@@ -228,7 +230,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
             );
         }
     }
-    let linked_tax = reg::council_tax_for_uprn(
+    let linked_tax = council_tax::council_tax_for_uprn(
         &t.db,
         rows.iter()
             .find(|a| a.class.as_deref() == Some("RD04"))
@@ -241,7 +243,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
 
     // Listings: the change log holds reductions; F or G rated homes are offered to let, which
     // MEES bars without an exemption.
-    let events = reg::events_after(&t.db, 0, 100_000).await.unwrap();
+    let events = listings::events_after(&t.db, 0, 100_000).await.unwrap();
     let reductions = events
         .iter()
         .filter(|e| e.event_type == "price_reduction")
@@ -413,7 +415,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
     );
 
     // Loading the same world again leaves the same state.
-    let before = reg::register_counts(&t.db).await.unwrap();
+    let before = address::register_counts(&t.db).await.unwrap();
     let again = terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet())
         .await
         .unwrap();
@@ -427,9 +429,12 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
         );
     }
     // Price Paid replays its own changes (C) and deletes (D) in file order, ending where it was.
-    assert_eq!(reg::register_counts(&t.db).await.unwrap(), before);
+    assert_eq!(address::register_counts(&t.db).await.unwrap(), before);
     assert_eq!(
-        reg::events_after(&t.db, 0, 100_000).await.unwrap().len(),
+        listings::events_after(&t.db, 0, 100_000)
+            .await
+            .unwrap()
+            .len(),
         log_len,
         "the change log is appended once"
     );

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use std::sync::{Arc, RwLock};
 use terrace_core::{Postcode, Uprn};
 use terrace_search::{AddressEntry, AddressIndex, ResolveQuery};
-use terrace_store::register::{self, AddressRow};
+use terrace_store::address::{self, AddressRow};
+use terrace_store::meta;
 use terrace_store::{Db, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -24,8 +25,6 @@ pub enum AddressError {
     #[error(transparent)]
     Store(#[from] StoreError),
 }
-
-pub use terrace_store::register::REGISTER_VERSION_KEY;
 
 /// The in-memory address index, swapped whole when the register changes.
 pub struct IndexHandle {
@@ -51,7 +50,7 @@ impl IndexHandle {
     /// Rebuilds the index from the store if the register version changed since the last build.
     /// Returns true when it rebuilt.
     pub async fn refresh(&self, db: &Db) -> Result<bool, StoreError> {
-        let version = register::get_meta(db, REGISTER_VERSION_KEY).await?;
+        let version = meta::get(db, meta::Key::AddressRegisterVersion).await?;
         let built = self.inner.read().map(|g| g.0.clone()).unwrap_or(None);
         if built.is_some() && built == version {
             return Ok(false);
@@ -82,7 +81,7 @@ pub async fn build_index(db: &Db) -> Result<AddressIndex, StoreError> {
     let mut entries = Vec::new();
     let mut after = 0i64;
     loop {
-        let page = register::addresses_page(db, after, 50_000).await?;
+        let page = address::addresses_page(db, after, 50_000).await?;
         let Some(last) = page.last() else { break };
         after = last.uprn;
         entries.extend(page.iter().filter(|r| has_text(r)).map(entry_of));
@@ -324,7 +323,7 @@ pub async fn resolve(ctx: &AddressCtx, input: &ResolveInput) -> Result<Resolved,
     let found = index.resolve(&q, max);
     let confident = terrace_search::is_confident(&found);
     let uprns: Vec<i64> = found.iter().map(|c| c.uprn).collect();
-    let rows = register::addresses_by_uprn(&ctx.db, &uprns).await?;
+    let rows = address::addresses_by_uprn(&ctx.db, &uprns).await?;
     let candidates = found
         .iter()
         .filter_map(|c| {
@@ -342,7 +341,7 @@ pub async fn resolve(ctx: &AddressCtx, input: &ResolveInput) -> Result<Resolved,
 }
 
 pub async fn by_uprn(ctx: &AddressCtx, uprn: Uprn) -> Result<AddressRecord, AddressError> {
-    match register::address(&ctx.db, uprn.get()).await? {
+    match address::address(&ctx.db, uprn.get()).await? {
         Some(r) => Ok(record_of(&r)),
         None => Err(AddressError::NotFound(format!("UPRN {uprn}"))),
     }
@@ -366,8 +365,8 @@ pub async fn by_postcode(ctx: &AddressCtx, pc: &Postcode) -> Result<PostcodeResu
     if ctx.index.current().is_empty() {
         return Err(AddressError::NotFound(NO_REGISTER.into()));
     }
-    let rows = register::addresses_at_postcode(&ctx.db, pc.as_str()).await?;
-    if rows.is_empty() && register::postcode(&ctx.db, pc.as_str()).await?.is_none() {
+    let rows = address::addresses_at_postcode(&ctx.db, pc.as_str()).await?;
+    if rows.is_empty() && address::postcode(&ctx.db, pc.as_str()).await?.is_none() {
         return Err(AddressError::NotFound(format!("postcode {pc}")));
     }
     let mut matches: Vec<AddressRecord> = rows.iter().map(record_of).collect();

@@ -5,12 +5,15 @@ use crate::load::{IngestError, Progress};
 use std::collections::HashMap;
 use terrace_geo::PolygonIndex;
 use terrace_search::{ResolveQuery, is_confident};
-use terrace_store::register::{self as reg, AddressRow, REGISTER_VERSION_KEY};
 use terrace_store::{Db, planning, rating};
+use terrace_store::{
+    address::{self, AddressRow},
+    council_tax, meta, sales,
+};
 
 async fn polygon_index(db: &Db, kind: &str) -> Result<PolygonIndex<String>, IngestError> {
     let mut items = Vec::new();
-    for b in reg::boundaries_of_kind(db, kind).await? {
+    for b in address::boundaries_of_kind(db, kind).await? {
         if let Ok(mp) = terrace_geo::multipolygon_from_wkb(&b.wkb) {
             items.push((mp, b.code));
         }
@@ -27,13 +30,13 @@ pub async fn derive_areas(db: &Db, progress: &mut Progress) -> Result<usize, Ing
     let mut changed = 0usize;
     let mut after = 0i64;
     loop {
-        let page = reg::addresses_page(db, after, 10_000).await?;
+        let page = address::addresses_page(db, after, 10_000).await?;
         let Some(last) = page.last() else { break };
         after = last.uprn;
         let mut pcs: Vec<String> = page.iter().filter_map(|a| a.postcode.clone()).collect();
         pcs.sort();
         pcs.dedup();
-        let by_pc: HashMap<String, reg::PostcodeRow> = reg::postcodes_by_key(db, &pcs)
+        let by_pc: HashMap<String, address::PostcodeRow> = address::postcodes_by_key(db, &pcs)
             .await?
             .into_iter()
             .map(|p| (p.postcode.clone(), p))
@@ -56,12 +59,12 @@ pub async fn derive_areas(db: &Db, progress: &mut Progress) -> Result<usize, Ing
             }
         }
         changed += writes.len();
-        reg::replace_addresses(db, writes).await?;
+        address::replace_addresses(db, writes).await?;
     }
     if changed > 0 {
-        reg::set_meta(
+        meta::set(
             db,
-            REGISTER_VERSION_KEY,
+            meta::Key::AddressRegisterVersion,
             &format!(
                 "areas-{}",
                 chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
@@ -224,7 +227,7 @@ pub async fn link_council_tax_with(
     let (mut linked, mut unlinked) = (0usize, 0usize);
     let mut after = String::new();
     loop {
-        let page = reg::unmatched_council_tax(db, &after, PAGE).await?;
+        let page = council_tax::unmatched_council_tax(db, &after, PAGE).await?;
         let Some(last) = page.last() else { break };
         after = last.reference.clone();
         let queries: Vec<(String, ResolveQuery)> = page
@@ -240,7 +243,7 @@ pub async fn link_council_tax_with(
             .collect();
         let (matches, missed) = match_all(index, queries);
         unlinked += missed;
-        linked += reg::set_council_tax_matches(db, MATCHER, matches).await?;
+        linked += council_tax::set_council_tax_matches(db, MATCHER, matches).await?;
     }
     progress.say_line(&format!(
         "[derive] council tax entries linked to a UPRN: {linked}; left unlinked: {unlinked}"
@@ -267,7 +270,7 @@ async fn link_price_paid_with(
     let mut after = String::new();
     let started = std::time::Instant::now();
     loop {
-        let page = reg::unmatched_price_paid(db, &after, PAGE).await?;
+        let page = sales::unmatched_price_paid(db, &after, PAGE).await?;
         let Some(last) = page.last() else { break };
         after = last.transaction_id.clone();
         let queries: Vec<(String, ResolveQuery)> = page
@@ -287,7 +290,7 @@ async fn link_price_paid_with(
             .collect();
         let (matches, missed) = match_all(index, queries);
         unlinked += missed;
-        linked += reg::set_price_paid_matches(db, MATCHER, matches).await?;
+        linked += sales::set_price_paid_matches(db, MATCHER, matches).await?;
         let done = linked + unlinked;
         if done % (PAGE as usize * 20) == 0 {
             progress.say_line(&format!(

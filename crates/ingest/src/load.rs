@@ -11,9 +11,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use terrace_geo::{PolygonIndex, Shape};
 use terrace_store::loads::{self, RowCounts};
-use terrace_store::register::{self as reg, AddressRow, REGISTER_VERSION_KEY};
 use terrace_store::spatial::{self, CoverageRow, FeatureRow};
 use terrace_store::{Db, StoreError, planning, rating};
+use terrace_store::{
+    address::{self, AddressRow},
+    council_tax, epc, leases, lha, listings, meta, sales,
+};
 
 /// Rows per chunk written in one transaction.
 const CHUNK_ROWS: usize = 5_000;
@@ -608,7 +611,12 @@ async fn drive<T: Send + 'static>(
     loads::add_rejections(ctx.db, run_id, &rej).await?;
     loads::finish_run(ctx.db, run_id, &counts, Utc::now().naive_utc()).await?;
     if register_changed {
-        reg::set_meta(ctx.db, REGISTER_VERSION_KEY, &uuid_like(run_id)).await?;
+        meta::set(
+            ctx.db,
+            meta::Key::AddressRegisterVersion,
+            &uuid_like(run_id),
+        )
+        .await?;
     }
     let seconds = started.elapsed().as_secs_f64();
     progress.say(&counts_line(dataset.name(), &file, &counts, seconds));
@@ -646,16 +654,16 @@ macro_rules! content_ignores_updated_at {
 
 content_ignores_updated_at!(
     AddressRow,
-    reg::PostcodeRow,
-    reg::BoundaryRow,
-    reg::EpcRow,
-    reg::PricePaidRow,
-    reg::PpdUprnLinkRow,
-    reg::LeaseRow,
-    reg::CouncilTaxRow,
-    reg::ListingRow,
-    reg::LhaRateRow,
-    reg::BrmaAreaRow,
+    address::PostcodeRow,
+    address::BoundaryRow,
+    epc::EpcRow,
+    sales::PricePaidRow,
+    sales::PpdUprnLinkRow,
+    leases::LeaseRow,
+    council_tax::CouncilTaxRow,
+    listings::ListingRow,
+    lha::LhaRateRow,
+    lha::BrmaAreaRow,
     terrace_store::market::HpiRow,
     planning::ApplicationRow,
     planning::CoverageRow,
@@ -746,7 +754,7 @@ async fn merge_addresses<R>(
     merge: impl Fn(R, Option<AddressRow>) -> Option<AddressRow>,
 ) -> Result<bool, StoreError> {
     let keys: Vec<i64> = rows.iter().map(&uprn).collect();
-    let existing = reg::addresses_by_uprn(ctx.db, &keys).await?;
+    let existing = address::addresses_by_uprn(ctx.db, &keys).await?;
     let mut st = Staged::new(&keys, existing, |r: &AddressRow| r.uprn);
     for r in rows {
         let k = uprn(&r);
@@ -757,7 +765,7 @@ async fn merge_addresses<R>(
     }
     let (up, _) = st.into_writes();
     let changed = !up.is_empty();
-    reg::replace_addresses(ctx.db, up).await?;
+    address::replace_addresses(ctx.db, up).await?;
     Ok(changed)
 }
 
@@ -840,8 +848,8 @@ fn apply_open_uprn<'a>(
     ))
 }
 
-fn empty_postcode(pc: &str, ctx: &LoadCtx<'_>) -> reg::PostcodeRow {
-    reg::PostcodeRow {
+fn empty_postcode(pc: &str, ctx: &LoadCtx<'_>) -> address::PostcodeRow {
+    address::PostcodeRow {
         postcode: pc.to_string(),
         easting: None,
         northing: None,
@@ -887,18 +895,20 @@ async fn merge_postcodes<R>(
     rows: Vec<R>,
     counts: &mut RowCounts,
     postcode: impl Fn(&R) -> String,
-    merge: impl Fn(R, reg::PostcodeRow) -> reg::PostcodeRow,
+    merge: impl Fn(R, address::PostcodeRow) -> address::PostcodeRow,
 ) -> Result<bool, StoreError> {
     let keys: Vec<String> = rows.iter().map(&postcode).collect();
-    let existing = reg::postcodes_by_key(ctx.db, &keys).await?;
-    let mut st = Staged::new(&keys, existing, |r: &reg::PostcodeRow| r.postcode.clone());
+    let existing = address::postcodes_by_key(ctx.db, &keys).await?;
+    let mut st = Staged::new(&keys, existing, |r: &address::PostcodeRow| {
+        r.postcode.clone()
+    });
     for r in rows {
         let k = postcode(&r);
         let prev = st
             .prev(&k)
             .cloned()
             .unwrap_or_else(|| empty_postcode(&k, ctx));
-        let new = reg::PostcodeRow {
+        let new = address::PostcodeRow {
             source: merge_source(&prev.source, ctx.source),
             updated_at: ctx.now,
             ..merge(r, prev)
@@ -906,7 +916,7 @@ async fn merge_postcodes<R>(
         st.set(k, Some(new), counts);
     }
     let (up, _) = st.into_writes();
-    reg::replace_postcodes(ctx.db, up).await?;
+    address::replace_postcodes(ctx.db, up).await?;
     Ok(false)
 }
 
@@ -924,7 +934,7 @@ fn apply_codepoint<'a>(
             let (lat, lon) = wgs84(r.easting, r.northing);
             // Code-Point Open is the positional product: its position wins; the postcode
             // directory's area codes win over its admin codes.
-            reg::PostcodeRow {
+            address::PostcodeRow {
                 easting: r.easting.or(prev.easting),
                 northing: r.northing.or(prev.northing),
                 lat: lat.or(prev.lat),
@@ -955,7 +965,7 @@ fn apply_onspd<'a>(
             };
             // A position from Code-Point Open is kept; the directory fills one that is missing.
             let has_pos = prev.easting.is_some() && prev.northing.is_some();
-            reg::PostcodeRow {
+            address::PostcodeRow {
                 easting: if has_pos { prev.easting } else { r.easting },
                 northing: if has_pos { prev.northing } else { r.northing },
                 lat: if has_pos { prev.lat } else { lat },
@@ -977,13 +987,13 @@ fn apply_boundaries<'a>(
 ) -> ApplyFut<'a> {
     boxed(async move {
         let keys: Vec<String> = rows.iter().map(|r| r.code.clone()).collect();
-        let existing = reg::boundaries_by_code(ctx.db, &keys).await?;
-        let mut st = Staged::new(&keys, existing, |r: &reg::BoundaryRow| r.code.clone());
+        let existing = address::boundaries_by_code(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &address::BoundaryRow| r.code.clone());
         for r in rows {
             // The parser rejects empty geometries, so every row here has a bounding box.
             let [min_x, min_y, max_x, max_y] =
                 terrace_geo::bbox(&r.geometry).unwrap_or([f64::NAN; 4]);
-            let new = reg::BoundaryRow {
+            let new = address::BoundaryRow {
                 code: r.code.clone(),
                 kind: r.kind,
                 name: r.name,
@@ -998,7 +1008,7 @@ fn apply_boundaries<'a>(
             st.set(r.code, Some(new), counts);
         }
         let (up, _) = st.into_writes();
-        reg::replace_boundaries(ctx.db, up).await?;
+        address::replace_boundaries(ctx.db, up).await?;
         Ok(false)
     })
 }
@@ -1010,8 +1020,8 @@ fn apply_epc<'a>(
 ) -> ApplyFut<'a> {
     boxed(async move {
         let keys: Vec<String> = rows.iter().map(|r| r.lmk_key.clone()).collect();
-        let existing = reg::epc_by_key(ctx.db, &keys).await?;
-        let mut st = Staged::new(&keys, existing, |r: &reg::EpcRow| r.lmk_key.clone());
+        let existing = epc::epc_by_key(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &epc::EpcRow| r.lmk_key.clone());
         // The newest certificate per UPRN in this chunk gives the address text.
         let mut texts: HashMap<
             i64,
@@ -1060,7 +1070,7 @@ fn apply_epc<'a>(
                 .into_iter()
                 .map(|(k, v)| (k, serde_json::Value::String(v)))
                 .collect();
-            let new = reg::EpcRow {
+            let new = epc::EpcRow {
                 lmk_key: r.lmk_key.clone(),
                 uprn: r.uprn,
                 address: r.address,
@@ -1085,7 +1095,7 @@ fn apply_epc<'a>(
             st.set(r.lmk_key, Some(new), counts);
         }
         let (up, _) = st.into_writes();
-        reg::replace_epc(ctx.db, up).await?;
+        epc::replace_epc(ctx.db, up).await?;
         // Address text from certificates, where the register has none or only EPC text.
         let mut scratch = RowCounts::default();
         merge_addresses(
@@ -1133,12 +1143,12 @@ fn apply_ppd_uprn<'a>(
 ) -> ApplyFut<'a> {
     boxed(async move {
         let keys: Vec<String> = rows.iter().map(|r| r.transaction_id.clone()).collect();
-        let existing = reg::ppd_links_by_id(ctx.db, &keys).await?;
-        let mut st = Staged::new(&keys, existing, |r: &reg::PpdUprnLinkRow| {
+        let existing = sales::ppd_links_by_id(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &sales::PpdUprnLinkRow| {
             r.transaction_id.clone()
         });
         for r in rows {
-            let new = reg::PpdUprnLinkRow {
+            let new = sales::PpdUprnLinkRow {
                 transaction_id: r.transaction_id.clone(),
                 uprn: r.uprn,
                 source: ctx.source.to_string(),
@@ -1153,12 +1163,12 @@ fn apply_ppd_uprn<'a>(
             .iter()
             .map(|l| (l.transaction_id.as_str(), l.uprn))
             .collect();
-        let sales: Vec<reg::PricePaidRow> = reg::price_paid_by_id(ctx.db, &ids)
+        let sales: Vec<sales::PricePaidRow> = sales::price_paid_by_id(ctx.db, &ids)
             .await?
             .into_iter()
             .filter_map(|s| {
                 let uprn = *by_id.get(s.transaction_id.as_str())?;
-                Some(reg::PricePaidRow {
+                Some(sales::PricePaidRow {
                     uprn: Some(uprn),
                     match_method: Some(LOOKUP_METHOD.to_string()),
                     match_score: Some(1.0),
@@ -1167,8 +1177,8 @@ fn apply_ppd_uprn<'a>(
                 })
             })
             .collect();
-        reg::replace_ppd_links(ctx.db, links).await?;
-        reg::replace_price_paid(ctx.db, sales).await?;
+        sales::replace_ppd_links(ctx.db, links).await?;
+        sales::replace_price_paid(ctx.db, sales).await?;
         Ok(false)
     })
 }
@@ -1180,8 +1190,8 @@ fn apply_leases<'a>(
 ) -> ApplyFut<'a> {
     boxed(async move {
         let keys: Vec<String> = rows.iter().map(|r| r.unique_id.clone()).collect();
-        let existing = reg::leases_by_id(ctx.db, &keys).await?;
-        let mut st = Staged::new(&keys, existing, |r: &reg::LeaseRow| r.unique_id.clone());
+        let existing = leases::leases_by_id(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &leases::LeaseRow| r.unique_id.clone());
         for r in rows {
             if let Some(problem) = &r.term_problem {
                 ctx.note(format!(
@@ -1191,7 +1201,7 @@ fn apply_leases<'a>(
                 ));
             }
             let term = r.term.as_ref();
-            let new = reg::LeaseRow {
+            let new = leases::LeaseRow {
                 unique_id: r.unique_id.clone(),
                 uprn: r.uprn,
                 tenure: r.tenure,
@@ -1216,7 +1226,7 @@ fn apply_leases<'a>(
             st.set(r.unique_id, Some(new), counts);
         }
         let (up, _) = st.into_writes();
-        reg::replace_leases(ctx.db, up).await?;
+        leases::replace_leases(ctx.db, up).await?;
         Ok(false)
     })
 }
@@ -1231,8 +1241,8 @@ fn apply_council_tax<'a>(
 ) -> ApplyFut<'a> {
     boxed(async move {
         let keys: Vec<String> = rows.iter().map(|r| r.reference.clone()).collect();
-        let existing = reg::council_tax_by_ref(ctx.db, &keys).await?;
-        let mut st = Staged::new(&keys, existing, |r: &reg::CouncilTaxRow| {
+        let existing = council_tax::council_tax_by_ref(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &council_tax::CouncilTaxRow| {
             r.reference.clone()
         });
         for r in rows {
@@ -1246,7 +1256,7 @@ fn apply_council_tax<'a>(
                 (None, Some(p)) => (p.uprn, p.match_method, p.match_score),
                 (None, None) => (None, None, None),
             };
-            let new = reg::CouncilTaxRow {
+            let new = council_tax::CouncilTaxRow {
                 reference: r.reference.clone(),
                 billing_authority: r.billing_authority,
                 address: r.address,
@@ -1261,7 +1271,7 @@ fn apply_council_tax<'a>(
             st.set(r.reference, Some(new), counts);
         }
         let (up, _) = st.into_writes();
-        reg::replace_council_tax(ctx.db, up).await?;
+        council_tax::replace_council_tax(ctx.db, up).await?;
         Ok(false)
     })
 }
@@ -1277,11 +1287,11 @@ fn apply_lha_rates<'a>(
             format!("{}|{}|{from}", r.brma, r.category)
         };
         let keys: Vec<String> = rows.iter().map(key).collect();
-        let existing = reg::lha_rates_by_key(ctx.db, &keys).await?;
-        let mut st = Staged::new(&keys, existing, |r: &reg::LhaRateRow| r.rate_key.clone());
+        let existing = lha::lha_rates_by_key(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &lha::LhaRateRow| r.rate_key.clone());
         for r in rows {
             let k = key(&r);
-            let new = reg::LhaRateRow {
+            let new = lha::LhaRateRow {
                 rate_key: k.clone(),
                 brma: r.brma,
                 brma_code: r.brma_code,
@@ -1294,7 +1304,7 @@ fn apply_lha_rates<'a>(
             st.set(k, Some(new), counts);
         }
         let (up, _) = st.into_writes();
-        reg::replace_lha_rates(ctx.db, up).await?;
+        lha::replace_lha_rates(ctx.db, up).await?;
         Ok(false)
     })
 }
@@ -1307,11 +1317,11 @@ fn apply_brma_areas<'a>(
     boxed(async move {
         let key = |r: &formats::brma::BrmaAreaRow| format!("{}|{}", r.area, r.brma);
         let keys: Vec<String> = rows.iter().map(key).collect();
-        let existing = reg::brma_areas_by_key(ctx.db, &keys).await?;
-        let mut st = Staged::new(&keys, existing, |r: &reg::BrmaAreaRow| r.area_key.clone());
+        let existing = lha::brma_areas_by_key(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &lha::BrmaAreaRow| r.area_key.clone());
         for r in rows {
             let k = key(&r);
-            let new = reg::BrmaAreaRow {
+            let new = lha::BrmaAreaRow {
                 area_key: k.clone(),
                 area: r.area,
                 area_kind: r.kind.to_string(),
@@ -1323,7 +1333,7 @@ fn apply_brma_areas<'a>(
             st.set(k, Some(new), counts);
         }
         let (up, _) = st.into_writes();
-        reg::replace_brma_areas(ctx.db, up).await?;
+        lha::replace_brma_areas(ctx.db, up).await?;
         Ok(false)
     })
 }
@@ -1535,14 +1545,14 @@ fn listing_events(
     id: &str,
     first_seen: NaiveDateTime,
     first_price: Option<i64>,
-    snaps: &[reg::SnapshotRow],
-) -> Vec<reg::NewEvent> {
+    snaps: &[listings::SnapshotRow],
+) -> Vec<listings::NewEvent> {
     let event = |kind: &str,
                  time,
                  price,
                  previous_price,
                  status: Option<String>,
-                 previous_status: Option<String>| reg::NewEvent {
+                 previous_status: Option<String>| listings::NewEvent {
         listing_id: id.to_string(),
         event_type: kind.to_string(),
         time,
@@ -1601,12 +1611,14 @@ fn apply_listings<'a>(
 ) -> ApplyFut<'a> {
     boxed(async move {
         let keys: Vec<String> = rows.iter().map(|r| r.listing_id.clone()).collect();
-        let existing = reg::listings_by_id(ctx.db, &keys).await?;
-        let mut st = Staged::new(&keys, existing, |r: &reg::ListingRow| r.listing_id.clone());
+        let existing = listings::listings_by_id(ctx.db, &keys).await?;
+        let mut st = Staged::new(&keys, existing, |r: &listings::ListingRow| {
+            r.listing_id.clone()
+        });
         // The feed is append-only: a listing's snapshots are the union of what is stored and
         // what this file says, by time (a later line for the same time wins).
-        let mut snaps: std::collections::BTreeMap<(String, NaiveDateTime), reg::SnapshotRow> =
-            reg::snapshots_of(ctx.db, &keys)
+        let mut snaps: std::collections::BTreeMap<(String, NaiveDateTime), listings::SnapshotRow> =
+            listings::snapshots_of(ctx.db, &keys)
                 .await?
                 .into_iter()
                 .map(|s| ((s.listing_id.clone(), s.time), s))
@@ -1616,7 +1628,7 @@ fn apply_listings<'a>(
                 let t = s.time.naive_utc();
                 snaps.insert(
                     (r.listing_id.clone(), t),
-                    reg::SnapshotRow {
+                    listings::SnapshotRow {
                         listing_id: r.listing_id.clone(),
                         time: t,
                         price: s.price,
@@ -1627,7 +1639,7 @@ fn apply_listings<'a>(
         }
         let mut events = Vec::new();
         for r in rows {
-            let own: Vec<reg::SnapshotRow> = snaps
+            let own: Vec<listings::SnapshotRow> = snaps
                 .range(
                     (r.listing_id.clone(), NaiveDateTime::MIN)
                         ..=(r.listing_id.clone(), NaiveDateTime::MAX),
@@ -1642,7 +1654,7 @@ fn apply_listings<'a>(
             let first_price = own.iter().find_map(|s| s.price).or(r.price);
             events.extend(listing_events(&r.listing_id, first_seen, first_price, &own));
             let last = own.last();
-            let new = reg::ListingRow {
+            let new = listings::ListingRow {
                 listing_id: r.listing_id.clone(),
                 channel: r.channel,
                 address: r.address,
@@ -1661,16 +1673,16 @@ fn apply_listings<'a>(
             st.set(r.listing_id, Some(new), counts);
         }
         let (up, _) = st.into_writes();
-        reg::replace_listings(ctx.db, up).await?;
-        reg::replace_snapshots(ctx.db, keys.clone(), snaps.into_values().collect()).await?;
+        listings::replace_listings(ctx.db, up).await?;
+        listings::replace_snapshots(ctx.db, keys.clone(), snaps.into_values().collect()).await?;
         // Append only the events the log does not hold yet, in time order.
         let held: std::collections::HashSet<(String, String, NaiveDateTime)> =
-            reg::events_of(ctx.db, &keys)
+            listings::events_of(ctx.db, &keys)
                 .await?
                 .into_iter()
                 .map(|e| (e.listing_id, e.event_type, e.time))
                 .collect();
-        let mut fresh: Vec<reg::NewEvent> = events
+        let mut fresh: Vec<listings::NewEvent> = events
             .into_iter()
             .filter(|e| !held.contains(&(e.listing_id.clone(), e.event_type.clone(), e.time)))
             .collect();
@@ -1678,7 +1690,7 @@ fn apply_listings<'a>(
         if !fresh.is_empty() {
             ctx.note(format!("{} change-log events appended", fresh.len()));
         }
-        reg::append_events(ctx.db, fresh).await?;
+        listings::append_events(ctx.db, fresh).await?;
         Ok(false)
     })
 }
@@ -1690,13 +1702,13 @@ fn apply_price_paid<'a>(
 ) -> ApplyFut<'a> {
     boxed(async move {
         let keys: Vec<String> = rows.iter().map(|r| r.transaction_id.clone()).collect();
-        let existing = reg::price_paid_by_id(ctx.db, &keys).await?;
-        let links: HashMap<String, i64> = reg::ppd_links_by_id(ctx.db, &keys)
+        let existing = sales::price_paid_by_id(ctx.db, &keys).await?;
+        let links: HashMap<String, i64> = sales::ppd_links_by_id(ctx.db, &keys)
             .await?
             .into_iter()
             .map(|l| (l.transaction_id, l.uprn))
             .collect();
-        let mut st = Staged::new(&keys, existing, |r: &reg::PricePaidRow| {
+        let mut st = Staged::new(&keys, existing, |r: &sales::PricePaidRow| {
             r.transaction_id.clone()
         });
         for r in rows {
@@ -1720,7 +1732,7 @@ fn apply_price_paid<'a>(
                     (None, Some(p)) => (p.uprn, p.match_method, p.match_score),
                     (None, None) => (None, None, None),
                 };
-            let new = reg::PricePaidRow {
+            let new = sales::PricePaidRow {
                 transaction_id: id.clone(),
                 price: r.price,
                 date: r.date,
@@ -1745,8 +1757,8 @@ fn apply_price_paid<'a>(
             st.set(id, Some(new), counts);
         }
         let (up, del) = st.into_writes();
-        reg::delete_price_paid(ctx.db, &del).await?;
-        reg::replace_price_paid(ctx.db, up).await?;
+        sales::delete_price_paid(ctx.db, &del).await?;
+        sales::replace_price_paid(ctx.db, up).await?;
         Ok(false)
     })
 }
@@ -1755,7 +1767,7 @@ fn apply_price_paid<'a>(
 async fn lad_index<'a>(ctx: &'a LoadCtx<'a>) -> Result<&'a PolygonIndex<String>, StoreError> {
     ctx.lads
         .get_or_try_init(|| async {
-            let rows = reg::boundaries_of_kind(ctx.db, "lad").await?;
+            let rows = address::boundaries_of_kind(ctx.db, "lad").await?;
             let items = rows
                 .into_iter()
                 .filter_map(|b| {
@@ -1879,7 +1891,7 @@ fn apply_spatial<'a>(
         spatial::replace_coverage(ctx.db, writes).await?;
         if changed {
             let version = format!("{}", Utc::now().timestamp_nanos_opt().unwrap_or_default());
-            reg::set_meta(ctx.db, spatial::LAYERS_VERSION_KEY, &version).await?;
+            meta::set(ctx.db, meta::Key::SpatialLayersVersion, &version).await?;
         }
         Ok(false)
     })

@@ -2,7 +2,7 @@
 //! reduction, price increase, status change) appended once per event, in event-id order.
 
 use terrace_ingest::{Dataset, Progress, load_file};
-use terrace_store::register as reg;
+use terrace_store::listings;
 use terrace_store::testing::TestDb;
 
 const FEED_1: &str = r#"{"listing_id":"S-1","channel":"sale","address":"2 High Street, Exampleton","postcode":"XT1 1AA","uprn":990000000002,"price":250000,"bedrooms":3,"first_seen":"2026-09-05","snapshots":[{"time":"2026-09-05T08:00:00Z","price":250000,"status":"available"},{"time":"2026-10-01T08:00:00Z","price":240000,"status":"available"}]}
@@ -37,13 +37,13 @@ async fn the_feed_writes_the_change_log_once() {
         (3, 2, 1)
     );
     assert_eq!(r.rejections[0].line, 3);
-    let kinds = |events: &[reg::EventRow]| {
+    let kinds = |events: &[listings::EventRow]| {
         events
             .iter()
             .map(|e| (e.listing_id.clone(), e.event_type.clone()))
             .collect::<Vec<_>>()
     };
-    let log = reg::events_after(&t.db, 0, 100).await.unwrap();
+    let log = listings::events_after(&t.db, 0, 100).await.unwrap();
     assert_eq!(
         kinds(&log),
         vec![
@@ -59,11 +59,14 @@ async fn the_feed_writes_the_change_log_once() {
     // The same file again appends nothing.
     let again = load(&t.db, FEED_1).await;
     assert_eq!(again.counts.unchanged, 2);
-    assert_eq!(reg::events_after(&t.db, 0, 100).await.unwrap().len(), 3);
+    assert_eq!(
+        listings::events_after(&t.db, 0, 100).await.unwrap().len(),
+        3
+    );
     // A later line with new snapshots appends only what is new, after the cursor.
     let cursor = log.last().unwrap().id;
     load(&t.db, FEED_2).await;
-    let new = reg::events_after(&t.db, cursor, 100).await.unwrap();
+    let new = listings::events_after(&t.db, cursor, 100).await.unwrap();
     assert_eq!(
         kinds(&new),
         vec![
@@ -77,7 +80,7 @@ async fn the_feed_writes_the_change_log_once() {
     );
     assert!(new[0].id > cursor && new[1].id > new[0].id);
     // The listing keeps every snapshot and its latest state.
-    let l = reg::listings_by_id(&t.db, &["S-1".to_string()])
+    let l = listings::listings_by_id(&t.db, &["S-1".to_string()])
         .await
         .unwrap()
         .remove(0);
@@ -86,14 +89,17 @@ async fn the_feed_writes_the_change_log_once() {
         (Some(245000), Some("sold_stc"))
     );
     assert_eq!(
-        reg::snapshots_of(&t.db, &["S-1".to_string()])
+        listings::snapshots_of(&t.db, &["S-1".to_string()])
             .await
             .unwrap()
             .len(),
         4
     );
     assert_eq!(
-        reg::events_after(&t.db, new[1].id, 10).await.unwrap().len(),
+        listings::events_after(&t.db, new[1].id, 10)
+            .await
+            .unwrap()
+            .len(),
         0,
         "an empty page after the last event"
     );

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 use terrace_ingest::{Dataset, LoadReport, Progress, load_file};
+use terrace_store::address::{self, register_counts};
 use terrace_store::loads::RowCounts;
-use terrace_store::register::{self as reg, register_counts};
 use terrace_store::testing::TestDb;
 
 fn shared() -> Option<PathBuf> {
@@ -91,7 +91,7 @@ async fn exeter_samples_load_and_join() {
     let counts = register_counts(db).await.unwrap();
     assert_eq!(counts.epc_certificates, epc.counts.loaded);
     // EPC certificates give address text to the UPRNs they name; positions come from Open UPRN.
-    let page = reg::addresses_page(db, 0, 100_000).await.unwrap();
+    let page = address::addresses_page(db, 0, 100_000).await.unwrap();
     let with_text = page
         .iter()
         .filter(|a| a.street.is_some() && a.address_source.as_deref() == Some("epc_domestic"))
@@ -112,7 +112,7 @@ async fn exeter_samples_load_and_join() {
         .iter()
         .find(|a| a.x.is_some() && a.street.is_some())
         .unwrap();
-    let a = reg::address(db, a.uprn).await.unwrap().unwrap();
+    let a = address::address(db, a.uprn).await.unwrap().unwrap();
     assert_eq!(a.lad_code.as_deref(), Some("E07000041"), "{a:?}");
     assert!(
         a.lsoa_code.as_deref().is_some_and(|c| c.starts_with("E01")),

@@ -16,7 +16,7 @@ use terrace_analytics as an;
 use terrace_core::Postcode;
 use terrace_store::Db;
 use terrace_store::market::{self as mk, GeographyRow, IndexPointRow, VolumeRow};
-use terrace_store::register as reg;
+use terrace_store::{address, meta};
 
 use crate::MarketError;
 
@@ -30,13 +30,14 @@ pub const FORECAST_COVERAGE: &str = "80%";
 /// says it is stale.
 pub const STALE_AFTER_MONTHS: i32 = 3;
 
-pub const META_DATA_THROUGH: &str = "market.data_through";
-pub const META_PROVISIONAL_FROM: &str = "market.provisional_from";
-pub const META_LAST_INGESTED_AT: &str = "market.last_ingested_at";
-pub const META_BUILT_AT: &str = "market.built_at";
-pub const META_BACKTEST: &str = "market.backtest";
+// The build's `meta` stamps (typed keys; `terrace_store::meta` spells them).
+pub const META_DATA_THROUGH: meta::Key = meta::Key::MarketDataThrough;
+pub const META_PROVISIONAL_FROM: meta::Key = meta::Key::MarketProvisionalFrom;
+pub const META_LAST_INGESTED_AT: meta::Key = meta::Key::MarketLastIngestedAt;
+pub const META_BUILT_AT: meta::Key = meta::Key::MarketBuiltAt;
+pub const META_BACKTEST: meta::Key = meta::Key::MarketBacktest;
 /// Changes with every build (written last): servers drop their cached tables when it does.
-pub const META_BUILD_ID: &str = "market.build_id";
+pub const META_BUILD_ID: meta::Key = meta::Key::MarketBuildId;
 
 /// What a build did, for the operator.
 #[derive(Debug, Clone, Default)]
@@ -121,7 +122,7 @@ async fn set_build_id(db: &Db) -> Result<(), MarketError> {
         .timestamp_nanos_opt()
         .unwrap_or_default()
         .to_string();
-    reg::set_meta(db, META_BUILD_ID, &id).await?;
+    meta::set(db, META_BUILD_ID, &id).await?;
     Ok(())
 }
 
@@ -313,7 +314,7 @@ pub async fn build(
     let mut stock: HashMap<String, i64> = HashMap::new();
     let mut after = 0i64;
     loop {
-        let page = reg::addresses_page(db, after, 50_000).await?;
+        let page = address::addresses_page(db, after, 50_000).await?;
         let Some(last) = page.last() else { break };
         after = last.uprn;
         for a in page {
@@ -339,7 +340,7 @@ pub async fn build(
     let (Some(first), Some(through)) = (months.iter().min(), months.iter().max()) else {
         mk::replace_market(db, Vec::new(), Vec::new(), Vec::new()).await?;
         for k in [META_DATA_THROUGH, META_PROVISIONAL_FROM, META_BACKTEST] {
-            reg::set_meta(db, k, "").await?;
+            meta::set(db, k, "").await?;
         }
         set_build_id(db).await?;
         say("[market] no registered sales loaded: the market tables are empty");
@@ -530,28 +531,28 @@ pub async fn build(
     report.data_through = Some(through.first_day());
     report.provisional_from = provisional_from.map(|m| m.first_day());
     mk::replace_market(db, geo_rows, points, volume_rows).await?;
-    reg::set_meta(db, META_DATA_THROUGH, &through.first_day()).await?;
-    reg::set_meta(
+    meta::set(db, META_DATA_THROUGH, &through.first_day()).await?;
+    meta::set(
         db,
         META_PROVISIONAL_FROM,
         &provisional_from.map(|m| m.first_day()).unwrap_or_default(),
     )
     .await?;
     if let Some(t) = last_ingested {
-        reg::set_meta(
+        meta::set(
             db,
             META_LAST_INGESTED_AT,
             &format!("{}Z", t.format("%Y-%m-%dT%H:%M:%S")),
         )
         .await?;
     }
-    reg::set_meta(
+    meta::set(
         db,
         META_BUILT_AT,
         &format!("{}Z", now.format("%Y-%m-%dT%H:%M:%S")),
     )
     .await?;
-    reg::set_meta(
+    meta::set(
         db,
         META_BACKTEST,
         report.backtest.as_deref().unwrap_or_default(),

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use terrace_store::Db;
 use terrace_store::market::{self as mk, GeographyRow, IndexPointRow, VolumeRow};
-use terrace_store::register as reg;
+use terrace_store::meta;
 
 use crate::MarketError;
 use crate::build::{
@@ -48,8 +48,8 @@ pub struct Snapshot {
 /// Whether an answer came from memory (`true`) or was read from the store for this call.
 pub type Cached<T> = (Arc<T>, bool);
 
-async fn meta(db: &Db, key: &str) -> Result<Option<String>, MarketError> {
-    Ok(reg::get_meta(db, key).await?.filter(|v| !v.is_empty()))
+async fn meta(db: &Db, key: meta::Key) -> Result<Option<String>, MarketError> {
+    Ok(meta::get(db, key).await?.filter(|v| !v.is_empty()))
 }
 
 /// The entry of `key` from memory, else from `load` (kept when it finds something).

@@ -9,7 +9,7 @@ use terrace_analytics::{self as an, Month};
 use terrace_core::Postcode;
 use terrace_store::Db;
 use terrace_store::market as mk;
-use terrace_store::register as reg;
+use terrace_store::meta;
 
 use crate::build::{META_DATA_THROUGH, META_PROVISIONAL_FROM};
 use crate::series::parse_month;
@@ -24,8 +24,8 @@ fn last_day(m: Month) -> NaiveDate {
         .unwrap_or_default()
 }
 
-async fn meta_month(db: &Db, key: &str) -> Result<Option<Month>, MarketError> {
-    Ok(reg::get_meta(db, key)
+async fn meta_month(db: &Db, key: meta::Key) -> Result<Option<Month>, MarketError> {
+    Ok(meta::get(db, key)
         .await?
         .and_then(|s| Month::parse(&s).ok()))
 }

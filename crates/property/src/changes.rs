@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use std::collections::HashMap;
 use terrace_store::Db;
-use terrace_store::register as reg;
+use terrace_store::listings;
 
 use crate::PropertyError;
 
@@ -97,16 +97,16 @@ pub async fn changes_since(
     cursor: i64,
     limit: i64,
 ) -> Result<Result<ChangesPage, UnknownCursor>, PropertyError> {
-    if cursor != 0 && !reg::event_exists(db, cursor).await? {
+    if cursor != 0 && !listings::event_exists(db, cursor).await? {
         return Ok(Err(UnknownCursor(cursor)));
     }
-    let mut rows = reg::events_after(db, cursor, limit + 1).await?;
+    let mut rows = listings::events_after(db, cursor, limit + 1).await?;
     let has_more = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
     let mut ids: Vec<String> = rows.iter().map(|e| e.listing_id.clone()).collect();
     ids.sort();
     ids.dedup();
-    let listings: HashMap<String, reg::ListingRow> = reg::listings_by_id(db, &ids)
+    let listings: HashMap<String, listings::ListingRow> = listings::listings_by_id(db, &ids)
         .await?
         .into_iter()
         .map(|l| (l.listing_id.clone(), l))

@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_core::{Uarn, Unavailable, Uprn};
 use terrace_store::Db;
+use terrace_store::address;
 use terrace_store::rating::{self as rt, RatingEntryRow, UarnLinkRow};
-use terrace_store::register as reg;
 
 use crate::PropertyError;
 use crate::lease::LeaseResult;
@@ -289,7 +289,7 @@ pub async fn commercial_by_uprn(
     today: NaiveDate,
 ) -> Result<CommercialReport, PropertyError> {
     let mut links = rt::links_for_uprn(db, uprn.get()).await?;
-    if links.is_empty() && reg::address(db, uprn.get()).await?.is_none() {
+    if links.is_empty() && address::address(db, uprn.get()).await?.is_none() {
         return Err(PropertyError::NotFound(format!("UPRN {uprn}")));
     }
     let first = if links.is_empty() {

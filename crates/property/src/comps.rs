@@ -6,7 +6,10 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use terrace_core::Uprn;
 use terrace_store::Db;
-use terrace_store::register::{self as reg, AddressRow};
+use terrace_store::{
+    address::{self, AddressRow},
+    epc, sales,
+};
 
 use crate::PropertyError;
 
@@ -58,8 +61,11 @@ fn line(a: &AddressRow) -> Option<String> {
 }
 
 async fn unit(db: &Db, a: &AddressRow) -> Result<CompUnit, PropertyError> {
-    let certs = reg::epc_for_uprn(db, a.uprn).await?;
-    let sale = reg::sales_for_uprn(db, a.uprn, 1).await?.into_iter().next();
+    let certs = epc::epc_for_uprn(db, a.uprn).await?;
+    let sale = sales::sales_for_uprn(db, a.uprn, 1)
+        .await?
+        .into_iter()
+        .next();
     let own = |v: Option<Value>, src: &str| {
         v.map(|value| Attr {
             value,
@@ -105,12 +111,12 @@ fn unit_number(a: &AddressRow) -> Option<i64> {
 /// values in all, the subject first; each filled value names its sibling. The energy rating is
 /// never backfilled (it is a property of the unit itself).
 pub async fn comps(db: &Db, uprn: Uprn, max_backfills: u32) -> Result<Comps, PropertyError> {
-    let a = reg::address(db, uprn.get())
+    let a = address::address(db, uprn.get())
         .await?
         .ok_or_else(|| PropertyError::NotFound(format!("UPRN {uprn}")))?;
     let building = a.parent_uprn;
     let siblings: Vec<AddressRow> = match building {
-        Some(b) => reg::children_of(db, b)
+        Some(b) => address::children_of(db, b)
             .await?
             .into_iter()
             .filter(|s| s.uprn != a.uprn)

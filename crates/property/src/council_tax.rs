@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_core::{GssCode, Nation, Uprn};
 use terrace_store::Db;
-use terrace_store::register as reg;
+use terrace_store::{address, council_tax};
 
 use crate::PropertyError;
 
@@ -69,12 +69,12 @@ fn empty(uprn: Uprn, status: &'static str, reason: String) -> CouncilTaxResult {
 
 /// The council tax band of a UPRN, as the valuation list says.
 pub async fn council_tax(db: &Db, uprn: Uprn) -> Result<CouncilTaxResult, PropertyError> {
-    let Some(address) = reg::address(db, uprn.get()).await? else {
+    let Some(address) = address::address(db, uprn.get()).await? else {
         return Err(PropertyError::NotFound(format!("UPRN {uprn}")));
     };
     let lad = match (&address.lad_code, &address.postcode) {
         (Some(l), _) => Some(l.clone()),
-        (None, Some(pc)) => reg::postcode(db, pc).await?.and_then(|p| p.lad_code),
+        (None, Some(pc)) => address::postcode(db, pc).await?.and_then(|p| p.lad_code),
         (None, None) => None,
     };
     let nation = lad
@@ -95,7 +95,7 @@ pub async fn council_tax(db: &Db, uprn: Uprn) -> Result<CouncilTaxResult, Proper
             ),
         ));
     }
-    let linked = reg::council_tax_for_uprn(db, uprn.get()).await?;
+    let linked = council_tax::council_tax_for_uprn(db, uprn.get()).await?;
     if let Some(e) = linked.into_iter().next() {
         return Ok(CouncilTaxResult {
             uprn: uprn.get(),
@@ -117,7 +117,7 @@ pub async fn council_tax(db: &Db, uprn: Uprn) -> Result<CouncilTaxResult, Proper
             unlinked_at_postcode: None,
         });
     }
-    if reg::council_tax_count(db).await? == 0 {
+    if council_tax::council_tax_count(db).await? == 0 {
         return Ok(empty(
             uprn,
             "not_checked",
@@ -125,7 +125,7 @@ pub async fn council_tax(db: &Db, uprn: Uprn) -> Result<CouncilTaxResult, Proper
         ));
     }
     let unlinked = match &address.postcode {
-        Some(pc) => reg::unlinked_council_tax_at(db, pc).await?.len(),
+        Some(pc) => council_tax::unlinked_council_tax_at(db, pc).await?.len(),
         None => 0,
     };
     if unlinked > 0 {

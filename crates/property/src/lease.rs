@@ -5,7 +5,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_core::Uprn;
 use terrace_store::Db;
-use terrace_store::register::{self as reg, LeaseRow};
+use terrace_store::{
+    address,
+    leases::{self, LeaseRow},
+};
 
 use crate::PropertyError;
 
@@ -118,15 +121,15 @@ fn lease_of(r: LeaseRow, today: NaiveDate) -> Lease {
 
 /// The lease result of a UPRN, with unexpired years computed for `today` (the injected clock).
 pub async fn lease(db: &Db, uprn: Uprn, today: NaiveDate) -> Result<LeaseResult, PropertyError> {
-    let rows = reg::leases_for_uprn(db, uprn.get()).await?;
-    if rows.is_empty() && reg::address(db, uprn.get()).await?.is_none() {
+    let rows = leases::leases_for_uprn(db, uprn.get()).await?;
+    if rows.is_empty() && address::address(db, uprn.get()).await?.is_none() {
         return Err(PropertyError::NotFound(format!("UPRN {uprn}")));
     }
     let registered_leases = rows.len();
     let (status, reason, lease) = match rows.into_iter().next() {
         Some(r) => ("ok", None, Some(lease_of(r, today))),
         None => {
-            let reason = if reg::lease_count(db).await? == 0 {
+            let reason = if leases::lease_count(db).await? == 0 {
                 "HM Land Registry's registered leases are not loaded, so no lease can be linked"
             } else {
                 "HM Land Registry's registered leases hold no lease linked to this UPRN (a freehold, or a lease not linked to a UPRN)"

@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_core::{Postcode, Unavailable};
 use terrace_store::Db;
-use terrace_store::register::{self as reg, LhaRateRow};
+use terrace_store::lha::{self, LhaRateRow};
 
 use crate::PropertyError;
 
@@ -87,9 +87,9 @@ pub async fn housing_benefit_cap(
         ("district", pc.outward().to_string()),
     ];
     let areas: Vec<String> = levels.iter().map(|(_, a)| a.clone()).collect();
-    let found = reg::brmas_for_areas(db, &areas).await?;
+    let found = lha::brmas_for_areas(db, &areas).await?;
     let Some((kind, area, entries)) = levels.iter().find_map(|(kind, area)| {
-        let at: Vec<&reg::BrmaAreaRow> = found.iter().filter(|r| &r.area == area).collect();
+        let at: Vec<&lha::BrmaAreaRow> = found.iter().filter(|r| &r.area == area).collect();
         (!at.is_empty()).then_some((*kind, area, at))
     }) else {
         return Ok(Err(Unavailable::new(format!(
@@ -104,7 +104,7 @@ pub async fn housing_benefit_cap(
         ))));
     }
     let brma = entries[0];
-    let rates = in_force(reg::lha_rates_for(db, &brma.brma).await?, today);
+    let rates = in_force(lha::lha_rates_for(db, &brma.brma).await?, today);
     if rates.is_empty() {
         return Ok(Err(Unavailable::new(format!(
             "no Local Housing Allowance rate in force on {today} is loaded for the {} broad rental market area",

@@ -34,8 +34,11 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_core::Uprn;
-use terrace_store::register::{self as reg, PricePaidRow};
 use terrace_store::{Db, StoreError};
+use terrace_store::{
+    address,
+    sales::{self, PricePaidRow},
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PropertyError {
@@ -151,7 +154,7 @@ fn sale_of(r: PricePaidRow) -> Sale {
 
 /// Checks that the UPRN is known to the register (or has sales matched to it).
 async fn known(db: &Db, uprn: Uprn, has_rows: bool) -> Result<(), PropertyError> {
-    if has_rows || reg::address(db, uprn.get()).await?.is_some() {
+    if has_rows || address::address(db, uprn.get()).await?.is_some() {
         Ok(())
     } else {
         Err(PropertyError::NotFound(format!("UPRN {uprn}")))
@@ -161,7 +164,7 @@ async fn known(db: &Db, uprn: Uprn, has_rows: bool) -> Result<(), PropertyError>
 /// The registered sales matched to the UPRN, newest first, at most `limit`.
 /// An empty list means no registered sale has been matched to a known UPRN.
 pub async fn transactions(db: &Db, uprn: Uprn, limit: i64) -> Result<Transactions, PropertyError> {
-    let rows = reg::sales_for_uprn(db, uprn.get(), limit).await?;
+    let rows = sales::sales_for_uprn(db, uprn.get(), limit).await?;
     known(db, uprn, !rows.is_empty()).await?;
     let sales: Vec<Sale> = rows.into_iter().map(sale_of).collect();
     Ok(Transactions {

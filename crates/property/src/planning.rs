@@ -8,8 +8,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_core::{Flag, Uprn};
 use terrace_store::Db;
+use terrace_store::address::{self, AddressRow};
 use terrace_store::planning::{self as pl, ApplicationRow};
-use terrace_store::register::{self as reg, AddressRow};
 
 use crate::PropertyError;
 
@@ -377,7 +377,7 @@ fn newest_first(apps: &mut [Application]) {
 async fn lad_of(db: &Db, a: &AddressRow) -> Result<Option<String>, PropertyError> {
     Ok(match (&a.lad_code, &a.postcode) {
         (Some(l), _) => Some(l.clone()),
-        (None, Some(pc)) => reg::postcode(db, pc).await?.and_then(|p| p.lad_code),
+        (None, Some(pc)) => address::postcode(db, pc).await?.and_then(|p| p.lad_code),
         (None, None) => None,
     })
 }
@@ -390,7 +390,7 @@ pub async fn planning_history(
     uprn: Uprn,
     today: NaiveDate,
 ) -> Result<PlanningHistory, PropertyError> {
-    let Some(address) = reg::address(db, uprn.get()).await? else {
+    let Some(address) = address::address(db, uprn.get()).await? else {
         return Err(PropertyError::NotFound(format!("UPRN {uprn}")));
     };
     let lad = lad_of(db, &address).await?;

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use terrace_core::Uprn;
 use terrace_store::Db;
-use terrace_store::register as reg;
+use terrace_store::{address, council_tax, epc, listings, sales};
 
 use crate::PropertyError;
 
@@ -97,14 +97,14 @@ fn distinct(
 
 /// Compares what each loaded source says about the UPRN.
 pub async fn reconcile(db: &Db, uprn: Uprn) -> Result<Reconcile, PropertyError> {
-    let a = reg::address(db, uprn.get())
+    let a = address::address(db, uprn.get())
         .await?
         .ok_or_else(|| PropertyError::NotFound(format!("UPRN {uprn}")))?;
-    let certs = reg::epc_for_uprn(db, uprn.get()).await?;
-    let sales = reg::sales_for_uprn(db, uprn.get(), 500).await?;
-    let taxes = reg::council_tax_for_uprn(db, uprn.get()).await?;
-    let mut listings = reg::listings_for_uprn(db, uprn.get(), "sale").await?;
-    listings.extend(reg::listings_for_uprn(db, uprn.get(), "rent").await?);
+    let certs = epc::epc_for_uprn(db, uprn.get()).await?;
+    let sales = sales::sales_for_uprn(db, uprn.get(), 500).await?;
+    let taxes = council_tax::council_tax_for_uprn(db, uprn.get()).await?;
+    let mut listings = listings::listings_for_uprn(db, uprn.get(), "sale").await?;
+    listings.extend(listings::listings_for_uprn(db, uprn.get(), "rent").await?);
     let mut divergences = Vec::new();
     let mut compared = Vec::new();
 
@@ -112,10 +112,10 @@ pub async fn reconcile(db: &Db, uprn: Uprn) -> Result<Reconcile, PropertyError> 
     for (field, pick) in [
         (
             "floor_area_m2",
-            (|c: &reg::EpcRow| c.total_floor_area.map(|v| json!(v)))
-                as fn(&reg::EpcRow) -> Option<Value>,
+            (|c: &epc::EpcRow| c.total_floor_area.map(|v| json!(v)))
+                as fn(&epc::EpcRow) -> Option<Value>,
         ),
-        ("habitable_rooms", |c: &reg::EpcRow| {
+        ("habitable_rooms", |c: &epc::EpcRow| {
             c.habitable_rooms.map(|v| json!(v))
         }),
     ] {

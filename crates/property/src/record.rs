@@ -11,7 +11,10 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use terrace_core::Uprn;
 use terrace_store::Db;
-use terrace_store::register::{self as reg, AddressRow};
+use terrace_store::{
+    address::{self, AddressRow},
+    council_tax, epc, leases, sales,
+};
 
 use crate::PropertyError;
 use crate::risk::{Check, LayerCache, RiskReport};
@@ -110,7 +113,7 @@ fn s(v: &Option<String>) -> Option<Value> {
 }
 
 async fn address_or_404(db: &Db, uprn: Uprn) -> Result<AddressRow, PropertyError> {
-    reg::address(db, uprn.get())
+    address::address(db, uprn.get())
         .await?
         .ok_or_else(|| PropertyError::NotFound(format!("UPRN {uprn}")))
 }
@@ -286,7 +289,7 @@ pub async fn record(
     b.put("identity", "lsoa", s(&a.lsoa_code), area_src, None);
 
     // Energy and physical attributes from the newest certificate.
-    let certs = reg::epc_for_uprn(db, uprn.get()).await?;
+    let certs = epc::epc_for_uprn(db, uprn.get()).await?;
     if let Some(c) = certs.first() {
         let src = c.source.as_str();
         b.put(
@@ -351,7 +354,7 @@ pub async fn record(
     }
 
     // Sales.
-    let sales = reg::sales_for_uprn(db, uprn.get(), 500).await?;
+    let sales = sales::sales_for_uprn(db, uprn.get(), 500).await?;
     if let Some(last) = sales.first() {
         let src = last.source.as_str();
         let score = last.match_score;
@@ -399,7 +402,7 @@ pub async fn record(
     }
 
     // Council tax.
-    if let Some(ct) = reg::council_tax_for_uprn(db, uprn.get())
+    if let Some(ct) = council_tax::council_tax_for_uprn(db, uprn.get())
         .await?
         .into_iter()
         .next()
@@ -415,7 +418,7 @@ pub async fn record(
 
     // Building: the parent and its units.
     let building_uprn = a.parent_uprn.unwrap_or(a.uprn);
-    let units = reg::children_of(db, building_uprn).await?;
+    let units = address::children_of(db, building_uprn).await?;
     if !units.is_empty() {
         b.put(
             "building",
@@ -434,7 +437,7 @@ pub async fn record(
     }
 
     // Ownership: the registered lease.
-    if let Some(l) = reg::leases_for_uprn(db, uprn.get())
+    if let Some(l) = leases::leases_for_uprn(db, uprn.get())
         .await?
         .into_iter()
         .next()
@@ -554,7 +557,7 @@ pub async fn summary(
     let rec = record(db, layers, uprn, today).await?;
     let a = address_or_404(db, uprn).await?;
     let building = a.parent_uprn.unwrap_or(a.uprn);
-    let units = reg::children_of(db, building).await?;
+    let units = address::children_of(db, building).await?;
     let building_units = units
         .iter()
         .take(200)

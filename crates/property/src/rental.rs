@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_core::{Postcode, Unavailable, Uprn};
 use terrace_store::Db;
-use terrace_store::register as reg;
+use terrace_store::{address, listings, sales};
 
 use crate::PropertyError;
 
@@ -81,21 +81,21 @@ pub async fn rental_estimate(
     beds: Option<i32>,
     now: DateTime<Utc>,
 ) -> Result<RentalEstimate, PropertyError> {
-    let a = reg::address(db, uprn.get())
+    let a = address::address(db, uprn.get())
         .await?
         .ok_or_else(|| PropertyError::NotFound(format!("UPRN {uprn}")))?;
     let since = now
         .naive_utc()
         .checked_sub_months(Months::new(WINDOW_MONTHS))
         .unwrap_or(now.naive_utc());
-    let live = |l: &reg::ListingRow| {
+    let live = |l: &listings::ListingRow| {
         l.last_seen.is_some_and(|t| t >= since)
             && l.last_status
                 .as_deref()
                 .is_none_or(|s| s == "available" || s == "under_offer")
     };
-    let rents = reg::listings_for_uprn(db, uprn.get(), "rent").await?;
-    let sales = reg::listings_for_uprn(db, uprn.get(), "sale").await?;
+    let rents = listings::listings_for_uprn(db, uprn.get(), "rent").await?;
+    let sales = listings::listings_for_uprn(db, uprn.get(), "sale").await?;
     let bedrooms = beds.or_else(|| rents.iter().chain(sales.iter()).find_map(|l| l.bedrooms));
     let estimate = if let Some(own) = rents.iter().find(|l| live(l) && l.price.is_some()) {
         Maybe::Known(RentFigure {
@@ -121,7 +121,7 @@ pub async fn rental_estimate(
             )),
             (Some(pc), Some(b)) => {
                 let mut rents: Vec<i64> =
-                    reg::district_listings(db, pc.outward(), "rent", b, since)
+                    listings::district_listings(db, pc.outward(), "rent", b, since)
                         .await?
                         .into_iter()
                         .filter_map(|l| l.price)
@@ -155,7 +155,7 @@ pub async fn rental_estimate(
             l.price.unwrap_or_default(),
             None,
         )),
-        None => reg::sales_for_uprn(db, uprn.get(), 1)
+        None => sales::sales_for_uprn(db, uprn.get(), 1)
             .await?
             .into_iter()
             .next()

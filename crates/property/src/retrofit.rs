@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_core::{GssCode, Nation, Uprn};
 use terrace_store::Db;
-use terrace_store::register as reg;
+use terrace_store::{address, epc};
 
 use crate::PropertyError;
 
@@ -106,8 +106,8 @@ fn mees(band: Option<&str>, nation: Option<Nation>) -> Mees {
 
 /// The retrofit picture of a UPRN from its newest energy certificate.
 pub async fn retrofit(db: &Db, uprn: Uprn) -> Result<RetrofitResult, PropertyError> {
-    let certs = reg::epc_for_uprn(db, uprn.get()).await?;
-    let address = reg::address(db, uprn.get()).await?;
+    let certs = epc::epc_for_uprn(db, uprn.get()).await?;
+    let address = address::address(db, uprn.get()).await?;
     if certs.is_empty() && address.is_none() {
         return Err(PropertyError::NotFound(format!("UPRN {uprn}")));
     }

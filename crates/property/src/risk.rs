@@ -19,8 +19,8 @@ use std::sync::{Arc, RwLock};
 use terrace_core::{Flag, Uprn};
 use terrace_geo::{PointIndex, PolygonIndex};
 use terrace_store::Db;
-use terrace_store::register as reg;
-use terrace_store::spatial::{self, LAYERS_VERSION_KEY};
+use terrace_store::spatial;
+use terrace_store::{address, meta};
 
 use crate::PropertyError;
 
@@ -181,7 +181,7 @@ pub struct LayerCache {
 impl LayerCache {
     /// The current layers (one `meta` read; a rebuild when a load changed them).
     pub async fn current(&self, db: &Db) -> Result<Arc<Layers>, PropertyError> {
-        let version = reg::get_meta(db, LAYERS_VERSION_KEY).await?;
+        let version = meta::get(db, meta::Key::SpatialLayersVersion).await?;
         if let Ok(guard) = self.inner.read()
             && let Some((v, layers)) = guard.as_ref()
             && *v == version
@@ -572,7 +572,7 @@ fn highest_band(c: &Check) -> Option<String> {
 }
 
 /// The risk report of one property from the given layers.
-pub(crate) fn report_from(layers: &Layers, a: &reg::AddressRow) -> RiskReport {
+pub(crate) fn report_from(layers: &Layers, a: &address::AddressRow) -> RiskReport {
     let at = At {
         point: a.x.zip(a.y),
         lad: a.lad_code.as_deref(),
@@ -666,7 +666,7 @@ pub(crate) fn report_from(layers: &Layers, a: &reg::AddressRow) -> RiskReport {
 
 /// The risk report of a UPRN.
 pub async fn risk(db: &Db, cache: &LayerCache, uprn: Uprn) -> Result<RiskReport, PropertyError> {
-    let a = reg::address(db, uprn.get())
+    let a = address::address(db, uprn.get())
         .await?
         .ok_or_else(|| PropertyError::NotFound(format!("UPRN {uprn}")))?;
     let layers = cache.current(db).await?;
@@ -714,7 +714,7 @@ pub async fn risk_batch(
                 None,
                 Some("not a UPRN: a positive integer of at most 12 digits".to_string()),
             ),
-            Some(u) => match reg::address(db, u.get()).await {
+            Some(u) => match address::address(db, u.get()).await {
                 Ok(Some(a)) => item("ok", Some(report_from(&layers, &a)), None),
                 Ok(None) => item("not_found", None, None),
                 Err(e) => item(

@@ -1,7 +1,17 @@
-//! Bulk writes: replace-by-key in chunks inside one transaction per call, on both backends.
+//! Bulk writes and the keyed-table operations every family module shares, on both backends.
 //!
-//! diesel-async has no multi-row INSERT for SQLite, so the SQLite arm runs sync diesel on the
-//! connection's blocking thread; the query tokens are written once and expanded per backend.
+//! - `replace_rows!`: replace-by-key in chunks inside one transaction.
+//! - `execute_all!`: one statement per item inside one transaction.
+//! - `keyed_ops!`: for a table with a one-column key, the "fetch by keys", "replace rows by
+//!   key" (and optionally "delete by keys") functions a loader needs; family modules declare
+//!   them with one macro call instead of writing the chunked fetch and the delete+insert again.
+//! - `matchable_ops!`: for a table the address matcher links to UPRNs, the unmatched pages and
+//!   the batched match setter.
+//!
+//! Invariant: every write here runs in one transaction per call, with keys and rows in chunks of
+//! [`CHUNK`]. diesel-async has no multi-row INSERT for SQLite, so the SQLite arm runs sync diesel
+//! on the connection's blocking thread; the query tokens are written once and expanded per
+//! backend.
 
 /// Rows per INSERT statement (kept under both backends' bind-parameter limits).
 pub const CHUNK: usize = 500;
@@ -140,6 +150,68 @@ macro_rules! matchable_ops {
                     $table::match_score.eq(Some(m.2)),
                 ))
             }))
+        }
+    };
+}
+
+/// For a table keyed by one column: `$get(db, keys)` (the stored rows whose key is in `keys`, any
+/// order, read in chunks), `$replace(db, rows)` (writes `rows`, replacing stored rows with the
+/// same key, in one transaction) and, when a sixth name is given, `$delete(db, keys)` (deletes
+/// the rows whose key is in `keys`, returns how many existed). The calling module has diesel's
+/// prelude and `diesel_async::RunQueryDsl` in scope.
+///
+/// `keyed_ops!(Row, table, key_column, KeyType, get, replace[, delete])`
+#[macro_export]
+macro_rules! keyed_ops {
+    ($row:ty, $table:ident, $key:ident, $kty:ty, $get:ident, $replace:ident, $delete:ident) => {
+        $crate::keyed_ops!($row, $table, $key, $kty, $get, $replace);
+
+        /// Deletes the rows whose key is in `keys`; returns how many existed.
+        pub async fn $delete(db: &$crate::db::Db, keys: &[$kty]) -> $crate::db::StoreResult<usize> {
+            let mut n = 0;
+            for k in keys.chunks($crate::bulk::CHUNK) {
+                n += $crate::with_conn!(db, |c| {
+                    diesel::delete($table::table.filter($table::$key.eq_any(k)))
+                        .execute(c)
+                        .await?
+                });
+            }
+            Ok(n)
+        }
+    };
+    ($row:ty, $table:ident, $key:ident, $kty:ty, $get:ident, $replace:ident) => {
+        /// The stored rows whose key is in `keys` (any order).
+        pub async fn $get(
+            db: &$crate::db::Db,
+            keys: &[$kty],
+        ) -> $crate::db::StoreResult<Vec<$row>> {
+            let mut out = Vec::with_capacity(keys.len());
+            for k in keys.chunks($crate::bulk::CHUNK) {
+                let part: Vec<$row> = $crate::with_conn!(db, |c| {
+                    $table::table
+                        .filter($table::$key.eq_any(k))
+                        .select(<$row>::as_select())
+                        .load(c)
+                        .await?
+                });
+                out.extend(part);
+            }
+            Ok(out)
+        }
+
+        /// Writes `rows`, replacing any stored row with the same key, in one transaction.
+        pub async fn $replace(
+            db: &$crate::db::Db,
+            rows: Vec<$row>,
+        ) -> $crate::db::StoreResult<usize> {
+            let keys: Vec<$kty> = rows.iter().map(|r| r.$key.clone()).collect();
+            Ok($crate::replace_rows!(
+                db,
+                $table::table,
+                $table::$key,
+                keys,
+                rows
+            ))
         }
     };
 }

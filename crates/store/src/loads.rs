@@ -2,7 +2,7 @@
 
 use crate::db::{Db, StoreResult};
 use crate::schema::{load_rejections, load_runs};
-use crate::with_conn;
+use crate::{execute_all, with_conn};
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
@@ -48,19 +48,19 @@ pub async fn start_run(db: &Db, dataset: &str, file: &str, now: NaiveDateTime) -
     }))
 }
 
+/// Records a run's rejected lines (line number, reason) in one transaction.
 pub async fn add_rejections(db: &Db, run_id: i64, rows: &[(i64, String)]) -> StoreResult<()> {
-    for (line, reason) in rows {
-        with_conn!(db, |c| {
-            diesel::insert_into(load_rejections::table)
-                .values((
-                    load_rejections::run_id.eq(run_id),
-                    load_rejections::line.eq(*line),
-                    load_rejections::reason.eq(reason.as_str()),
-                ))
-                .execute(c)
-                .await?
-        });
+    if rows.is_empty() {
+        return Ok(());
     }
+    execute_all!(db, rows.to_vec(), |r| diesel::insert_into(
+        load_rejections::table
+    )
+    .values((
+        load_rejections::run_id.eq(run_id),
+        load_rejections::line.eq(r.0),
+        load_rejections::reason.eq(r.1.as_str()),
+    )));
     Ok(())
 }
 

@@ -3,12 +3,12 @@
 //! volumes. Geography keys carry their kind: `national:UK`, `area:EX`, `district:EX1`,
 //! `county:DEVON`, `la:E07000041`.
 
+use crate::address::PostcodeRow;
 use crate::db::{Db, StoreResult};
-use crate::register::PostcodeRow;
 use crate::schema::{
     hpi_reference, market_geographies, market_index_points, market_volume, postcodes, price_paid,
 };
-use crate::{replace_rows, with_conn};
+use crate::{keyed_ops, replace_rows, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
@@ -286,33 +286,14 @@ pub struct HpiRow {
     pub updated_at: NaiveDateTime,
 }
 
-/// The stored UK HPI rows whose key is in `keys`.
-pub async fn hpi_by_key(db: &Db, keys: &[String]) -> StoreResult<Vec<HpiRow>> {
-    let mut out = Vec::with_capacity(keys.len());
-    for k in keys.chunks(crate::bulk::CHUNK) {
-        let part: Vec<HpiRow> = with_conn!(db, |c| {
-            hpi_reference::table
-                .filter(hpi_reference::hpi_key.eq_any(k))
-                .select(HpiRow::as_select())
-                .load(c)
-                .await?
-        });
-        out.extend(part);
-    }
-    Ok(out)
-}
-
-/// Writes UK HPI rows, replacing those with the same key.
-pub async fn replace_hpi(db: &Db, rows: Vec<HpiRow>) -> StoreResult<usize> {
-    let keys: Vec<String> = rows.iter().map(|r| r.hpi_key.clone()).collect();
-    Ok(replace_rows!(
-        db,
-        hpi_reference::table,
-        hpi_reference::hpi_key,
-        keys,
-        rows
-    ))
-}
+keyed_ops!(
+    HpiRow,
+    hpi_reference,
+    hpi_key,
+    String,
+    hpi_by_key,
+    replace_hpi
+);
 
 /// Every UK HPI row, by area then month.
 pub async fn hpi_all(db: &Db) -> StoreResult<Vec<HpiRow>> {

@@ -5,7 +5,7 @@
 //! concurrent redemptions of one code or one refresh token cannot both succeed.
 
 use crate::db::{Db, StoreResult};
-use crate::schema::{accounts, meta, oauth_clients, oauth_codes, oauth_grants};
+use crate::schema::{accounts, oauth_clients, oauth_codes, oauth_grants};
 use crate::schema::{oauth_refresh_tokens, web_sessions};
 use crate::with_conn;
 use chrono::NaiveDateTime;
@@ -365,17 +365,4 @@ pub async fn set_password_hash(db: &Db, account_id: i64, hash: &str) -> StoreRes
             .await?
     });
     Ok(n == 1)
-}
-
-/// Stores `value` under `key` in `meta` unless a value is already there, and returns the value
-/// that is there now (so two processes starting at once agree on one generated secret).
-pub async fn meta_get_or_insert(db: &Db, key: &str, value: &str) -> StoreResult<String> {
-    Ok(with_conn!(db, |c| {
-        diesel::insert_into(meta::table)
-            .values((meta::key.eq(key), meta::value.eq(value)))
-            .on_conflict_do_nothing()
-            .execute(c)
-            .await?;
-        meta::table.find(key).select(meta::value).first(c).await?
-    }))
 }

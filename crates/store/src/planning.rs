@@ -2,7 +2,7 @@
 
 use crate::db::{Db, StoreResult};
 use crate::schema::{planning_applications, planning_coverage};
-use crate::{replace_rows, with_conn};
+use crate::{keyed_ops, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
@@ -49,33 +49,14 @@ pub struct CoverageRow {
     pub updated_at: NaiveDateTime,
 }
 
-/// The stored applications with these ids.
-pub async fn applications_by_id(db: &Db, ids: &[String]) -> StoreResult<Vec<ApplicationRow>> {
-    let mut out = Vec::with_capacity(ids.len());
-    for k in ids.chunks(crate::bulk::CHUNK) {
-        let part: Vec<ApplicationRow> = with_conn!(db, |c| {
-            planning_applications::table
-                .filter(planning_applications::application_id.eq_any(k))
-                .select(ApplicationRow::as_select())
-                .load(c)
-                .await?
-        });
-        out.extend(part);
-    }
-    Ok(out)
-}
-
-/// Writes `rows`, replacing any stored application with the same id, in one transaction.
-pub async fn replace_applications(db: &Db, rows: Vec<ApplicationRow>) -> StoreResult<usize> {
-    let keys: Vec<String> = rows.iter().map(|r| r.application_id.clone()).collect();
-    Ok(replace_rows!(
-        db,
-        planning_applications::table,
-        planning_applications::application_id,
-        keys,
-        rows
-    ))
-}
+keyed_ops!(
+    ApplicationRow,
+    planning_applications,
+    application_id,
+    String,
+    applications_by_id,
+    replace_applications
+);
 
 /// The applications linked to a UPRN, newest first (by decision, else received date).
 pub async fn applications_for_uprn(db: &Db, uprn: i64) -> StoreResult<Vec<ApplicationRow>> {
@@ -125,28 +106,14 @@ pub async fn application_count_for(db: &Db, authorities: &[String]) -> StoreResu
         .await?))
 }
 
-/// The stored coverage rows of these authorities.
-pub async fn coverage_by_code(db: &Db, codes: &[String]) -> StoreResult<Vec<CoverageRow>> {
-    Ok(with_conn!(db, |c| {
-        planning_coverage::table
-            .filter(planning_coverage::lad_code.eq_any(codes))
-            .select(CoverageRow::as_select())
-            .load(c)
-            .await?
-    }))
-}
-
-/// Writes `rows`, replacing any stored row with the same code, in one transaction.
-pub async fn replace_coverage(db: &Db, rows: Vec<CoverageRow>) -> StoreResult<usize> {
-    let keys: Vec<String> = rows.iter().map(|r| r.lad_code.clone()).collect();
-    Ok(replace_rows!(
-        db,
-        planning_coverage::table,
-        planning_coverage::lad_code,
-        keys,
-        rows
-    ))
-}
+keyed_ops!(
+    CoverageRow,
+    planning_coverage,
+    lad_code,
+    String,
+    coverage_by_code,
+    replace_coverage
+);
 
 /// How many authorities the coverage list holds (0 means the list is not loaded).
 pub async fn coverage_count(db: &Db) -> StoreResult<i64> {

@@ -3,7 +3,7 @@
 
 use crate::db::{Db, StoreResult};
 use crate::schema::{rating_list_entries, uarn_uprn_links};
-use crate::{replace_rows, with_conn};
+use crate::{keyed_ops, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
@@ -42,31 +42,14 @@ pub struct UarnLinkRow {
     pub updated_at: NaiveDateTime,
 }
 
-pub async fn entries_by_key(db: &Db, keys: &[String]) -> StoreResult<Vec<RatingEntryRow>> {
-    let mut out = Vec::with_capacity(keys.len());
-    for k in keys.chunks(crate::bulk::CHUNK) {
-        let part: Vec<RatingEntryRow> = with_conn!(db, |c| {
-            rating_list_entries::table
-                .filter(rating_list_entries::entry_key.eq_any(k))
-                .select(RatingEntryRow::as_select())
-                .load(c)
-                .await?
-        });
-        out.extend(part);
-    }
-    Ok(out)
-}
-
-pub async fn replace_entries(db: &Db, rows: Vec<RatingEntryRow>) -> StoreResult<usize> {
-    let keys: Vec<String> = rows.iter().map(|r| r.entry_key.clone()).collect();
-    Ok(replace_rows!(
-        db,
-        rating_list_entries::table,
-        rating_list_entries::entry_key,
-        keys,
-        rows
-    ))
-}
+keyed_ops!(
+    RatingEntryRow,
+    rating_list_entries,
+    entry_key,
+    String,
+    entries_by_key,
+    replace_entries
+);
 
 /// The entries of a UARN, one per list, oldest list first.
 pub async fn entries_for_uarn(db: &Db, uarn: i64) -> StoreResult<Vec<RatingEntryRow>> {
@@ -136,31 +119,14 @@ pub async fn unlinked_entries(db: &Db, after: i64, limit: i64) -> StoreResult<Ve
     }))
 }
 
-pub async fn links_by_uarn(db: &Db, uarns: &[i64]) -> StoreResult<Vec<UarnLinkRow>> {
-    let mut out = Vec::with_capacity(uarns.len());
-    for k in uarns.chunks(crate::bulk::CHUNK) {
-        let part: Vec<UarnLinkRow> = with_conn!(db, |c| {
-            uarn_uprn_links::table
-                .filter(uarn_uprn_links::uarn.eq_any(k))
-                .select(UarnLinkRow::as_select())
-                .load(c)
-                .await?
-        });
-        out.extend(part);
-    }
-    Ok(out)
-}
-
-pub async fn replace_links(db: &Db, rows: Vec<UarnLinkRow>) -> StoreResult<usize> {
-    let keys: Vec<i64> = rows.iter().map(|r| r.uarn).collect();
-    Ok(replace_rows!(
-        db,
-        uarn_uprn_links::table,
-        uarn_uprn_links::uarn,
-        keys,
-        rows
-    ))
-}
+keyed_ops!(
+    UarnLinkRow,
+    uarn_uprn_links,
+    uarn,
+    i64,
+    links_by_uarn,
+    replace_links
+);
 
 /// The UARNs linked to a UPRN, in UARN order.
 pub async fn links_for_uprn(db: &Db, uprn: i64) -> StoreResult<Vec<UarnLinkRow>> {

@@ -1,16 +1,15 @@
 //! Spatial layers: the features of the risk datasets (designations, flood layers, coal areas,
 //! substations, renewable projects) and which dataset is loaded for which local authority.
+//!
+//! Invariants: a feature's id is `<dataset>:<reference>` and a coverage row's id is
+//! `<dataset>|<lad_code>`; a load that changes a layer bumps `meta::Key::SpatialLayersVersion`.
 
 use crate::db::{Db, StoreResult};
 use crate::schema::{layer_coverage, spatial_features};
-use crate::{replace_rows, with_conn};
+use crate::{keyed_ops, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-
-/// The `meta` key whose value changes whenever a load changes a spatial layer; services rebuild
-/// their in-memory layer indices when it changes.
-pub const LAYERS_VERSION_KEY: &str = "spatial_layers_version";
 
 /// One feature of a spatial dataset. A polygon feature has `wkb` (a multipolygon in BNG metres);
 /// a point feature has `x` and `y` (BNG metres) and no `wkb`.
@@ -66,33 +65,14 @@ impl CoverageRow {
     }
 }
 
-/// The stored features whose id is in `ids` (any order).
-pub async fn features_by_id(db: &Db, ids: &[String]) -> StoreResult<Vec<FeatureRow>> {
-    let mut out = Vec::with_capacity(ids.len());
-    for k in ids.chunks(crate::bulk::CHUNK) {
-        let part: Vec<FeatureRow> = with_conn!(db, |c| {
-            spatial_features::table
-                .filter(spatial_features::id.eq_any(k))
-                .select(FeatureRow::as_select())
-                .load(c)
-                .await?
-        });
-        out.extend(part);
-    }
-    Ok(out)
-}
-
-/// Writes `rows`, replacing any stored feature with the same id, in one transaction.
-pub async fn replace_features(db: &Db, rows: Vec<FeatureRow>) -> StoreResult<usize> {
-    let keys: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
-    Ok(replace_rows!(
-        db,
-        spatial_features::table,
-        spatial_features::id,
-        keys,
-        rows
-    ))
-}
+keyed_ops!(
+    FeatureRow,
+    spatial_features,
+    id,
+    String,
+    features_by_id,
+    replace_features
+);
 
 /// A page of features in id order, after `after` (for building the in-memory indices).
 pub async fn features_page(db: &Db, after: &str, limit: i64) -> StoreResult<Vec<FeatureRow>> {
@@ -113,32 +93,14 @@ pub async fn feature_count(db: &Db) -> StoreResult<i64> {
     }))
 }
 
-/// The stored coverage rows whose id is in `ids`.
-pub async fn coverage_by_id(db: &Db, ids: &[String]) -> StoreResult<Vec<CoverageRow>> {
-    let mut out = Vec::with_capacity(ids.len());
-    for k in ids.chunks(crate::bulk::CHUNK) {
-        let part: Vec<CoverageRow> = with_conn!(db, |c| {
-            layer_coverage::table
-                .filter(layer_coverage::id.eq_any(k))
-                .select(CoverageRow::as_select())
-                .load(c)
-                .await?
-        });
-        out.extend(part);
-    }
-    Ok(out)
-}
-
-pub async fn replace_coverage(db: &Db, rows: Vec<CoverageRow>) -> StoreResult<usize> {
-    let keys: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
-    Ok(replace_rows!(
-        db,
-        layer_coverage::table,
-        layer_coverage::id,
-        keys,
-        rows
-    ))
-}
+keyed_ops!(
+    CoverageRow,
+    layer_coverage,
+    id,
+    String,
+    coverage_by_id,
+    replace_coverage
+);
 
 /// Every coverage row, by dataset then authority.
 pub async fn all_coverage(db: &Db) -> StoreResult<Vec<CoverageRow>> {

@@ -148,3 +148,242 @@ fn schema_matches_migrations() {
         }
     }
 }
+
+/// A table's columns: name -> (type, not null), the type in one spelling for both backends.
+type Columns = std::collections::BTreeMap<String, (String, bool)>;
+type Tables = std::collections::BTreeMap<String, Columns>;
+
+/// One spelling per column type: `INTEGER PRIMARY KEY AUTOINCREMENT` (SQLite's 64-bit rowid)
+/// and `BIGINT GENERATED ... AS IDENTITY` are both `bigint`; `DOUBLE` and `DOUBLE PRECISION` are
+/// `double`; `BLOB` and `BYTEA` are `bytes`; PostgreSQL's `timestamp without time zone` is
+/// `timestamp`.
+fn normalise_type(raw: &str, rowid: bool) -> String {
+    let t = raw.trim().to_ascii_lowercase();
+    let t = match t.as_str() {
+        "integer" if rowid => "bigint",
+        "double" | "double precision" | "real" => "double",
+        "blob" | "bytea" => "bytes",
+        "timestamp without time zone" => "timestamp",
+        "bool" => "boolean",
+        "int" | "int4" => "integer",
+        "int8" => "bigint",
+        other => other,
+    };
+    t.to_string()
+}
+
+/// The migration folders of one tree (`sqlite` or `postgres`), sorted.
+fn migration_folders(tree: &str) -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("migrations")
+        .join(tree);
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// The tables and columns one `up.sql` creates (`CREATE TABLE name (` ... `\n);`).
+fn parse_tables(sql: &str) -> Tables {
+    const STOP: [&str; 9] = [
+        "NOT",
+        "NULL",
+        "PRIMARY",
+        "REFERENCES",
+        "UNIQUE",
+        "CHECK",
+        "DEFAULT",
+        "GENERATED",
+        "COLLATE",
+    ];
+    let mut out = Tables::new();
+    let mut rest = sql;
+    while let Some(start) = rest.find("CREATE TABLE ") {
+        let after = &rest[start + "CREATE TABLE ".len()..];
+        let name = after.split_whitespace().next().unwrap().to_string();
+        let end = after
+            .find("\n);")
+            .expect("a CREATE TABLE ends with `\\n);`");
+        let body = &after[after.find('(').unwrap() + 1..end];
+        let mut cols = Columns::new();
+        for line in body.lines() {
+            let l = line
+                .split("--")
+                .next()
+                .unwrap()
+                .trim()
+                .trim_end_matches(',');
+            let constraint = ["PRIMARY KEY (", "UNIQUE (", "FOREIGN KEY", "CHECK ("]
+                .iter()
+                .any(|k| l.starts_with(k));
+            if l.is_empty() || constraint {
+                continue;
+            }
+            let mut words = l.split_whitespace();
+            let col = words.next().unwrap().to_string();
+            let words: Vec<&str> = words.collect();
+            let ty: Vec<&str> = words
+                .iter()
+                .take_while(|w| !STOP.contains(w))
+                .copied()
+                .collect();
+            let upper = l.to_ascii_uppercase();
+            let rowid = upper.contains("AUTOINCREMENT");
+            let not_null = upper.contains("NOT NULL") || upper.contains("PRIMARY KEY");
+            cols.insert(col, (normalise_type(&ty.join(" "), rowid), not_null));
+        }
+        // Columns a composite primary key names are not null too.
+        if let Some(pk) = body.find("PRIMARY KEY (") {
+            let list = &body[pk + "PRIMARY KEY (".len()..];
+            for c in list[..list.find(')').unwrap()].split(',') {
+                if let Some(col) = cols.get_mut(c.trim()) {
+                    col.1 = true;
+                }
+            }
+        }
+        out.insert(name, cols);
+        rest = &after[end..];
+    }
+    out
+}
+
+fn parse_tree(tree: &str) -> Vec<(String, Tables)> {
+    migration_folders(tree)
+        .into_iter()
+        .map(|dir| {
+            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+            let sql = std::fs::read_to_string(dir.join("up.sql")).unwrap();
+            for f in ["up.sql", "down.sql"] {
+                assert!(dir.join(f).is_file(), "{tree}/{name} has no {f}");
+            }
+            (name, parse_tables(&sql))
+        })
+        .collect()
+}
+
+fn merged(tree: &[(String, Tables)]) -> Tables {
+    tree.iter().flat_map(|(_, t)| t.clone()).collect()
+}
+
+/// The SQLite and PostgreSQL migration trees stay parallel: the same folders, and each folder
+/// creates the same tables with the same columns (same types after normalising the spellings,
+/// same nullability).
+#[test]
+fn migration_trees_are_parallel() {
+    let sqlite = parse_tree("sqlite");
+    let postgres = parse_tree("postgres");
+    let names = |t: &[(String, Tables)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&sqlite), names(&postgres), "migration folders differ");
+    assert!(sqlite.len() >= 11, "{:?}", names(&sqlite));
+    for ((folder, s), (_, p)) in sqlite.iter().zip(&postgres) {
+        assert_eq!(
+            s.keys().collect::<Vec<_>>(),
+            p.keys().collect::<Vec<_>>(),
+            "{folder}: the trees create different tables"
+        );
+        for (table, cols) in s {
+            assert_eq!(
+                cols, &p[table],
+                "{folder}: {table} differs (sqlite, postgres)"
+            );
+        }
+    }
+}
+
+#[derive(QueryableByName, Debug)]
+struct ColumnInfo {
+    #[diesel(sql_type = Text)]
+    table_name: String,
+    #[diesel(sql_type = Text)]
+    column_name: String,
+    #[diesel(sql_type = Text)]
+    data_type: String,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    not_null: bool,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    rowid: bool,
+}
+
+/// The tables and columns of a migrated database, as the database itself reports them.
+async fn introspect(db: &terrace_store::Db) -> Tables {
+    let sql = match db.backend() {
+        Backend::Sqlite => {
+            "SELECT m.name AS table_name, c.name AS column_name, c.type AS data_type, \
+             (c.\"notnull\" = 1 OR c.pk > 0) AS not_null, \
+             (c.pk = 1 AND upper(c.type) = 'INTEGER' AND m.sql LIKE '%AUTOINCREMENT%') AS rowid \
+             FROM sqlite_master m, pragma_table_info(m.name) c \
+             WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' \
+             AND m.name NOT LIKE '__diesel%'"
+        }
+        Backend::Postgres => {
+            "SELECT table_name::text AS table_name, column_name::text AS column_name, \
+             data_type::text AS data_type, is_nullable = 'NO' AS not_null, false AS rowid \
+             FROM information_schema.columns \
+             WHERE table_schema = current_schema() AND table_name NOT LIKE '__diesel%'"
+        }
+    };
+    let rows: Vec<ColumnInfo> = (async {
+        Ok::<_, terrace_store::StoreError>(with_conn!(db, |c| diesel::sql_query(sql)
+            .load(c)
+            .await?))
+    })
+    .await
+    .unwrap();
+    let mut out = Tables::new();
+    for r in rows {
+        out.entry(r.table_name).or_default().insert(
+            r.column_name,
+            (normalise_type(&r.data_type, r.rowid), r.not_null),
+        );
+    }
+    out
+}
+
+/// A freshly migrated SQLite database has the tables and columns both trees declare; with
+/// `TERRACE_TEST_DATABASE_URL` set, a freshly migrated PostgreSQL schema has the same ones too.
+#[tokio::test(flavor = "multi_thread")]
+async fn migrated_backends_have_the_same_columns() {
+    let path = std::env::temp_dir().join(format!(
+        "terrace-parallel-{}-{}.sqlite3",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    let sqlite = terrace_store::Db::open(
+        &terrace_store::Location::Sqlite(path.clone()),
+        &terrace_store::DbOptions::default(),
+    )
+    .unwrap();
+    sqlite.migrate().await.unwrap();
+    let live_sqlite = introspect(&sqlite).await;
+    sqlite.close();
+    for suffix in ["", "-wal", "-shm"] {
+        let mut p = path.clone().into_os_string();
+        p.push(suffix);
+        let _ = std::fs::remove_file(p);
+    }
+    assert_eq!(
+        live_sqlite,
+        merged(&parse_tree("sqlite")),
+        "SQLite's own view differs from the parsed sqlite tree"
+    );
+    assert_eq!(
+        live_sqlite,
+        merged(&parse_tree("postgres")),
+        "migrated SQLite differs from the parsed postgres tree"
+    );
+    if terrace_store::testing::test_pg_url().is_some() {
+        let t = TestDb::new().await;
+        assert_eq!(t.db.backend(), Backend::Postgres);
+        assert_eq!(
+            introspect(&t.db).await,
+            live_sqlite,
+            "migrated PostgreSQL differs from migrated SQLite"
+        );
+    }
+}

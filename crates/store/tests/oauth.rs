@@ -2,6 +2,7 @@
 //! concurrently, and a reused refresh token revokes its grant (on SQLite and PostgreSQL).
 
 use chrono::{Duration, NaiveDateTime, Utc};
+use terrace_store::meta;
 use terrace_store::oauth::{self as q, ClientRow, CodeRow, NewRefresh, Rotated, TakenCode};
 use terrace_store::testing::TestDb;
 
@@ -113,7 +114,8 @@ async fn refresh_tokens_rotate_and_a_reuse_revokes_the_grant() {
 #[tokio::test]
 async fn the_generated_secret_is_kept_once() {
     let t = TestDb::new().await;
-    let a = q::meta_get_or_insert(&t.db, "k", "first").await.unwrap();
-    let b = q::meta_get_or_insert(&t.db, "k", "second").await.unwrap();
+    let key = meta::Key::OauthSigningKey;
+    let a = meta::get_or_insert(&t.db, key, "first").await.unwrap();
+    let b = meta::get_or_insert(&t.db, key, "second").await.unwrap();
     assert_eq!((a.as_str(), b.as_str()), ("first", "first"));
 }

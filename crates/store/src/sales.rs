@@ -1,0 +1,89 @@
+//! HM Land Registry Price Paid transactions (registered sales) and their links to UPRNs from
+//! HM Land Registry's lookup.
+//!
+//! Invariants: a sale's key is its `transaction_id`; its `uprn`, `match_method` and
+//! `match_score` are set only by the address matcher (`set_price_paid_matches`) or from a link
+//! in `ppd_uprn_links`.
+
+use crate::db::{Db, StoreResult};
+use crate::schema::{ppd_uprn_links, price_paid};
+use crate::{keyed_ops, with_conn};
+use chrono::{NaiveDate, NaiveDateTime};
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = price_paid)]
+pub struct PricePaidRow {
+    pub transaction_id: String,
+    pub price: i64,
+    pub date: NaiveDate,
+    pub postcode: Option<String>,
+    pub property_type: String,
+    pub new_build: bool,
+    pub tenure: String,
+    pub paon: Option<String>,
+    pub saon: Option<String>,
+    pub street: Option<String>,
+    pub locality: Option<String>,
+    pub town: Option<String>,
+    pub district: Option<String>,
+    pub county: Option<String>,
+    pub ppd_category: String,
+    pub uprn: Option<i64>,
+    pub match_method: Option<String>,
+    pub match_score: Option<f64>,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
+/// A link from a Price Paid transaction to a UPRN, from HM Land Registry's lookup.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = ppd_uprn_links)]
+pub struct PpdUprnLinkRow {
+    pub transaction_id: String,
+    pub uprn: i64,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
+keyed_ops!(
+    PricePaidRow,
+    price_paid,
+    transaction_id,
+    String,
+    price_paid_by_id,
+    replace_price_paid,
+    delete_price_paid
+);
+
+keyed_ops!(
+    PpdUprnLinkRow,
+    ppd_uprn_links,
+    transaction_id,
+    String,
+    ppd_links_by_id,
+    replace_ppd_links,
+    delete_ppd_links
+);
+
+/// The registered sales matched to a UPRN, newest first (then by id), at most `limit`.
+pub async fn sales_for_uprn(db: &Db, uprn: i64, limit: i64) -> StoreResult<Vec<PricePaidRow>> {
+    Ok(with_conn!(db, |c| {
+        price_paid::table
+            .filter(price_paid::uprn.eq(uprn))
+            .order((price_paid::date.desc(), price_paid::transaction_id.desc()))
+            .limit(limit)
+            .select(PricePaidRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+crate::matchable_ops!(
+    PricePaidRow,
+    price_paid,
+    transaction_id,
+    unmatched_price_paid,
+    set_price_paid_matches
+);
