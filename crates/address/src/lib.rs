@@ -295,8 +295,16 @@ pub struct Resolved {
     pub candidates: Vec<Candidate>,
 }
 
+/// What `resolve` and `by_postcode` answer when no address register is loaded at all: a 404
+/// that says so (and, being an error, is not charged) rather than an empty list that looks like
+/// "no such address".
+pub const NO_REGISTER: &str = "an address register (none is loaded, so there is nothing to match against: load AddressBase or OS Open UPRN with `cargo xtask load`)";
+
 pub async fn resolve(ctx: &AddressCtx, input: &ResolveInput) -> Result<Resolved, AddressError> {
     let index = ctx.index.current();
+    if index.is_empty() {
+        return Err(AddressError::NotFound(NO_REGISTER.into()));
+    }
     let q = ResolveQuery {
         address: input.address.clone(),
         saon: input.saon.clone(),
@@ -349,6 +357,9 @@ pub struct PostcodeResult {
 /// Every address at the postcode; unknown postcodes (no addresses and not in the postcode
 /// directory) are not found.
 pub async fn by_postcode(ctx: &AddressCtx, pc: &Postcode) -> Result<PostcodeResult, AddressError> {
+    if ctx.index.current().is_empty() {
+        return Err(AddressError::NotFound(NO_REGISTER.into()));
+    }
     let rows = address::addresses_at_postcode(&ctx.db, pc.as_str()).await?;
     if rows.is_empty() && address::postcode(&ctx.db, pc.as_str()).await?.is_none() {
         return Err(AddressError::NotFound(format!("postcode {pc}")));

@@ -5,6 +5,7 @@ use crate::hedonic::hedonic_index;
 use crate::repeat_sales::repeat_sales_index;
 use crate::sales::{PairFilter, PairStats, Sale, form_pairs};
 use crate::series::{IndexGrid, IndexMethod, IndexSeries};
+use crate::smooth::{LEVEL_STEP_PER_MONTH, smooth_log_levels};
 
 /// Repeat sales needs at least this many pairs after the filters ...
 pub const MIN_PAIRS_REPEAT_SALES: usize = 300;
@@ -26,6 +27,8 @@ pub struct IndexConfig {
     pub min_sales_hedonic: usize,
     pub min_sales_per_period: usize,
     pub tau_per_month: f64,
+    /// The random-walk step of the smoother over a geography's own estimate (section 6).
+    pub level_step_per_month: f64,
     pub pair_filter: PairFilter,
 }
 
@@ -37,6 +40,7 @@ impl Default for IndexConfig {
             min_sales_hedonic: MIN_SALES_HEDONIC,
             min_sales_per_period: MIN_SALES_PER_PERIOD,
             tau_per_month: TAU_PER_MONTH,
+            level_step_per_month: LEVEL_STEP_PER_MONTH,
             pair_filter: PairFilter::default(),
         }
     }
@@ -72,17 +76,87 @@ pub struct PublishedIndex {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Shrunk {
     pub series: IndexSeries,
-    /// Weight of the child's own change into each period (index 0, the first period, has no
-    /// change and weight 0).
+    /// Weight of the child's own observation in each period's smoothed deviation from the
+    /// parent (0 where the child has none; see METHODS.md section 6).
     pub own_weights: Vec<f64>,
 }
 
-/// Blends the child's log changes with the parent's: for each period t after the first,
-/// d(t) = w(t) * dc(t) + (1 - w(t)) * dp(t), with w(t) = m(t) / (m(t) + K),
-/// m(t) = 2 n(t-1) n(t) / (n(t-1) + n(t)) (the child's observations either side, harmonic),
-/// K = 2 s2 / tau^2 (s2 the child's residual variance per observation). A change the child
-/// cannot estimate gets w = 0. Levels are rebuilt from d with the base period at 100.
-/// `child = None` gives the parent's series. The parent must be complete on the same grid.
+/// The observations an estimator's series gives the smoother: each estimated period's log level
+/// and standard error. The estimator's own base period has standard error 0 by construction;
+/// it gets the median of the others' divided by sqrt(2) (its own sampling noise, which the
+/// others' errors carry once each).
+fn observations(series: &IndexSeries) -> Vec<Option<(f64, f64)>> {
+    let mut ses: Vec<f64> = series
+        .points
+        .iter()
+        .filter_map(|p| p.log_se.filter(|s| *s > 0.0))
+        .collect();
+    ses.sort_by(f64::total_cmp);
+    let base_se = ses.get(ses.len() / 2).copied().unwrap_or(0.05) / std::f64::consts::SQRT_2;
+    series
+        .points
+        .iter()
+        .map(|p| {
+            let l = p.log_level?;
+            let se = p.log_se.filter(|s| *s > 0.0).unwrap_or(base_se);
+            Some((l, se))
+        })
+        .collect()
+}
+
+/// Rebuilds a series on `grid` from smoothed log levels (re-based so `grid.base` is 100), the
+/// raw levels (on the same base) and the filled marks.
+fn published_series(
+    grid: &IndexGrid,
+    method: IndexMethod,
+    smoothed: &[(f64, f64)],
+    raw: &[Option<f64>],
+    counts: &[usize],
+    residual_variance: f64,
+    n_obs: usize,
+) -> IndexSeries {
+    let shift = smoothed[grid.base_position()].0;
+    let packed: Vec<Option<(f64, Option<f64>)>> = smoothed
+        .iter()
+        .map(|(l, se)| Some((l - shift, Some(*se))))
+        .collect();
+    let mut series =
+        IndexSeries::from_log_levels(*grid, method, &packed, counts, residual_variance, n_obs);
+    for (p, r) in series.points.iter_mut().zip(raw) {
+        p.raw_log_level = r.map(|r| r - shift);
+        p.filled = r.is_none();
+    }
+    series
+}
+
+/// A geography's own estimate (repeat sales or hedonic, possibly with periods lacking a level)
+/// published through the local-level smoother with a drift (METHODS.md section 6): every period
+/// gets a level, periods without an estimate are marked filled. `None` if nothing was estimated.
+pub fn smooth_own(series: &IndexSeries, grid: &IndexGrid, q: f64) -> Option<IndexSeries> {
+    let obs = observations(series);
+    let s = smooth_log_levels(&obs, q, true)?;
+    let smoothed: Vec<(f64, f64)> = s.iter().map(|p| (p.log_level, p.log_se)).collect();
+    let raw: Vec<Option<f64>> = obs.iter().map(|o| o.map(|(l, _)| l)).collect();
+    let counts: Vec<usize> = series.points.iter().map(|p| p.n).collect();
+    Some(published_series(
+        grid,
+        series.method,
+        &smoothed,
+        &raw,
+        &counts,
+        series.residual_variance,
+        series.n_obs,
+    ))
+}
+
+/// Shrinks a child toward its parent: the child's deviation from the parent's published log
+/// level, D(t) = Lc(t) - Lp(t), is a random walk with step `tau` (no drift); the child's own
+/// estimates observe it with their standard errors; the local-level smoother gives D in every
+/// period (0 everywhere when the child has no estimate), and the published level is
+/// Lp(t) + D(t), re-based so the base period is 100. Its standard error is
+/// sqrt(se_p(t)^2 + se_D(t)^2). Periods where the child has no own estimate are marked filled.
+/// `child = None` gives the parent's series. The parent must be complete on the same grid; the
+/// child's own estimate may have another base period.
 pub fn shrink_toward_parent(
     child: Option<&IndexSeries>,
     parent: &IndexSeries,
@@ -95,7 +169,7 @@ pub fn shrink_toward_parent(
         ));
     }
     if let Some(c) = child
-        && c.grid != grid
+        && (c.grid.first != grid.first || c.grid.last != grid.last)
     {
         return Err(AnalyticsError::Invalid(
             "child and parent grids differ".into(),
@@ -110,45 +184,46 @@ pub fn shrink_toward_parent(
         .iter()
         .map(|p| p.log_level.unwrap_or(0.0))
         .collect();
-    let k = child.map_or(0.0, |c| 2.0 * c.residual_variance / (tau * tau));
+    let pse: Vec<f64> = parent
+        .points
+        .iter()
+        .map(|p| p.log_se.unwrap_or(0.0))
+        .collect();
+    let own: Vec<Option<(f64, f64)>> = match child {
+        Some(c) => observations(c)
+            .into_iter()
+            .zip(&c.points)
+            .zip(&plog)
+            .map(|((o, p), lp)| o.filter(|_| p.n > 0).map(|(l, se)| (l - lp, se)))
+            .collect(),
+        None => vec![None; t],
+    };
+    let deviation = smooth_log_levels(&own, tau, false);
     let mut own_weights = vec![0.0; t];
-    let mut d = vec![0.0; t];
-    for i in 1..t {
-        let dp = plog[i] - plog[i - 1];
-        let mut w = 0.0;
-        let mut dc = 0.0;
-        if let Some(c) = child {
-            let (a, b) = (&c.points[i - 1], &c.points[i]);
-            if let (Some(la), Some(lb)) = (a.log_level, b.log_level)
-                && a.n > 0
-                && b.n > 0
-            {
-                let (na, nb) = (a.n as f64, b.n as f64);
-                let m = 2.0 * na * nb / (na + nb);
-                w = m / (m + k);
-                dc = lb - la;
-            }
-        }
+    let mut smoothed = Vec::with_capacity(t);
+    for i in 0..t {
+        let (d, dse, w) = deviation.as_ref().map_or((0.0, 0.0, 0.0), |s| {
+            (s[i].log_level, s[i].log_se, s[i].own_weight)
+        });
         own_weights[i] = w;
-        d[i] = w * dc + (1.0 - w) * dp;
+        smoothed.push((plog[i] + d, (pse[i] * pse[i] + dse * dse).sqrt()));
     }
-    let base = grid.base_position();
-    let mut logs = vec![0.0; t];
-    for i in (base + 1)..t {
-        logs[i] = logs[i - 1] + d[i];
-    }
-    for i in (0..base).rev() {
-        logs[i] = logs[i + 1] - d[i + 1];
-    }
+    // The child's raw levels on the published base: its own estimate, shifted like the
+    // published series (so raw and published share the base period).
+    let raw: Vec<Option<f64>> = own
+        .iter()
+        .zip(&plog)
+        .map(|(o, lp)| o.map(|(d, _)| d + lp))
+        .collect();
     let counts: Vec<usize> = match child {
         Some(c) => c.points.iter().map(|p| p.n).collect(),
         None => vec![0; t],
     };
-    let packed: Vec<Option<(f64, Option<f64>)>> = logs.iter().map(|l| Some((*l, None))).collect();
-    let series = IndexSeries::from_log_levels(
-        grid,
+    let series = published_series(
+        &grid,
         IndexMethod::ShrunkToParent,
-        &packed,
+        &smoothed,
+        &raw,
         &counts,
         child.map_or(0.0, |c| c.residual_variance),
         child.map_or(0, |c| c.n_obs),
@@ -157,6 +232,20 @@ pub fn shrink_toward_parent(
         series,
         own_weights,
     })
+}
+
+/// The period holding the most of `sales` (the earliest on a tie), or `None` without sales in
+/// the grid: the base of a geography's own estimate, so every geography with sales can be
+/// estimated whatever it sold in the published base period.
+fn busiest_period(sales: &[Sale], grid: &IndexGrid) -> Option<usize> {
+    let mut counts = vec![0usize; grid.len()];
+    for s in sales.iter().filter(|s| s.price > 0) {
+        if let Some(i) = grid.position_of_month(s.month) {
+            counts[i] += 1;
+        }
+    }
+    let max = *counts.iter().max()?;
+    (max > 0).then(|| counts.iter().position(|c| *c == max).unwrap_or(0))
 }
 
 /// The decision rule (see METHODS.md):
@@ -169,6 +258,11 @@ pub fn shrink_toward_parent(
 /// 4. otherwise (no parent: the top of the hierarchy) repeat sales if it was attempted (enough
 ///    pairs) and has a level in every period, else hedonic if it could be estimated (possibly
 ///    with periods lacking a level), with the shortfall stated; an error if neither could.
+///
+/// The own estimates are made with the geography's busiest period as their base; cases 1, 2
+/// and 4 are then published through the local-level smoother (every period gets a level,
+/// filled ones are marked), case 3 through the shrinkage smoother; every published series is
+/// re-based to `grid.base` = 100.
 ///
 /// `parent` is `(code, series)` of the parent's published index on the same grid.
 pub fn build_index(
@@ -184,6 +278,12 @@ pub fn build_index(
         .iter()
         .filter(|s| s.price > 0 && grid.position_of_month(s.month).is_some())
         .count();
+    let own_grid = busiest_period(sales, grid).map(|b| IndexGrid {
+        base: grid.first.offset(b as i32),
+        ..*grid
+    });
+    let months = f64::from(grid.grain.months()).sqrt();
+    let q = cfg.level_step_per_month * months;
     let rs_need = format!(
         "repeat sales needs {} pairs with {} in every period",
         cfg.min_pairs_repeat_sales, cfg.min_pairs_per_period
@@ -191,6 +291,21 @@ pub fn build_index(
     let hed_need = format!(
         "hedonic needs {} sales with {} in every period",
         cfg.min_sales_hedonic, cfg.min_sales_per_period
+    );
+    let filled_note = |series: &IndexSeries| {
+        let filled = series.points.iter().filter(|p| p.filled).count();
+        if filled == 0 {
+            String::new()
+        } else {
+            format!(
+                "; {filled} of {} periods without an own estimate are filled by the smoother",
+                series.points.len()
+            )
+        }
+    };
+    let smoothed_note = format!(
+        "; levels smoothed as a local level (random-walk step {:.3} a period)",
+        q
     );
     let done =
         |series: IndexSeries, method, reason: String, parent: Option<String>, w: Option<f64>| {
@@ -208,62 +323,70 @@ pub fn build_index(
                 pair_stats,
             })
         };
-    let rs = if n_pairs >= cfg.min_pairs_repeat_sales {
-        repeat_sales_index(&pairs, grid).ok()
-    } else {
-        None
+    let publish = |raw: &IndexSeries| {
+        smooth_own(raw, grid, q).ok_or(AnalyticsError::NotEnoughData {
+            what: "an estimated period",
+            need: 1,
+            have: 0,
+        })
+    };
+    let rs = match own_grid {
+        Some(g) if n_pairs >= cfg.min_pairs_repeat_sales => repeat_sales_index(&pairs, &g).ok(),
+        _ => None,
     };
     let rs_ok = rs
         .as_ref()
         .is_some_and(|f| f.series.is_complete() && f.series.min_n() >= cfg.min_pairs_per_period);
     let rs_min = rs.as_ref().map_or(0, |f| f.series.min_n());
-    if rs_ok && let Some(f) = rs.clone() {
+    if rs_ok && let Some(f) = rs.as_ref() {
+        let series = publish(&f.series)?;
         let reason = format!(
-            "repeat_sales: {n_pairs} pairs after filters (threshold {}) and at least {rs_min} pairs in every period (threshold {})",
+            "repeat_sales: {n_pairs} pairs after filters (threshold {}) and at least {rs_min} pairs in every period (threshold {}){smoothed_note}",
             cfg.min_pairs_repeat_sales, cfg.min_pairs_per_period
         );
-        return done(f.series, IndexMethod::RepeatSales, reason, None, None);
+        return done(series, IndexMethod::RepeatSales, reason, None, None);
     }
     let rs_short = if rs.is_some() {
         format!("{n_pairs} pairs but as few as {rs_min} in a period ({rs_need})")
     } else {
         format!("{n_pairs} pairs ({rs_need})")
     };
-    let hed = if n_sales > 0 {
-        hedonic_index(sales, grid).ok()
-    } else {
-        None
+    let hed = match own_grid {
+        Some(g) => hedonic_index(sales, &g).ok(),
+        None => None,
     };
     let hed_min = hed.as_ref().map_or(0, |f| f.series.min_n());
     let hed_ok = n_sales >= cfg.min_sales_hedonic
         && hed
             .as_ref()
             .is_some_and(|f| f.series.is_complete() && hed_min >= cfg.min_sales_per_period);
-    if hed_ok && let Some(f) = hed.clone() {
+    if hed_ok && let Some(f) = hed.as_ref() {
+        let series = publish(&f.series)?;
         let reason = format!(
-            "hedonic: too few repeat sales, {rs_short}; {n_sales} sales with at least {hed_min} in every period (thresholds {} and {})",
+            "hedonic: too few repeat sales, {rs_short}; {n_sales} sales with at least {hed_min} in every period (thresholds {} and {}){smoothed_note}",
             cfg.min_sales_hedonic, cfg.min_sales_per_period
         );
-        return done(f.series, IndexMethod::Hedonic, reason, None, None);
+        return done(series, IndexMethod::Hedonic, reason, None, None);
     }
     let hed_short = format!("{n_sales} sales, as few as {hed_min} in a period ({hed_need})");
     if let Some((pcode, pseries)) = parent {
-        let tau = cfg.tau_per_month * f64::from(grid.grain.months()).sqrt();
+        let tau = cfg.tau_per_month * months;
         let own = hed.as_ref().map(|f| &f.series);
         let shrunk = shrink_toward_parent(own, pseries, tau)?;
-        let ws = &shrunk.own_weights[1..];
+        let ws = &shrunk.own_weights;
         let mean_w = if ws.is_empty() {
             0.0
         } else {
             ws.iter().sum::<f64>() / ws.len() as f64
         };
+        let note = filled_note(&shrunk.series);
         let reason = if own.is_some() {
             format!(
-                "shrunk_to_parent {pcode}: data too thin, {rs_short}; {hed_short}; own hedonic changes blended with the parent's, mean own weight {mean_w:.2}"
+                "shrunk_to_parent {pcode}: data too thin, {rs_short}; {hed_short}; own hedonic deviation from the parent smoothed as a random walk (step {tau:.3} a period), mean own weight {mean_w:.2}{note}"
             )
         } else {
             format!(
-                "shrunk_to_parent {pcode}: data too thin, {rs_short}; {hed_short}; no own estimate could be made (no sale in the base period or too few sales), so the parent's changes are used"
+                "shrunk_to_parent {pcode}: data too thin, {rs_short}; {hed_short}; no own estimate could be made (too few sales), so the parent's levels are used{note}"
             )
         };
         return done(
@@ -275,13 +398,19 @@ pub fn build_index(
         );
     }
     if let Some(f) = rs.filter(|f| f.series.is_complete()) {
-        let reason = format!("repeat_sales (no parent geography to shrink toward): {rs_short}");
-        return done(f.series, IndexMethod::RepeatSales, reason, None, None);
+        let series = publish(&f.series)?;
+        let reason = format!(
+            "repeat_sales (no parent geography to shrink toward): {rs_short}{smoothed_note}"
+        );
+        return done(series, IndexMethod::RepeatSales, reason, None, None);
     }
     if let Some(f) = hed {
-        let reason =
-            format!("hedonic (no parent geography to shrink toward): {rs_short}; {hed_short}");
-        return done(f.series, IndexMethod::Hedonic, reason, None, None);
+        let series = publish(&f.series)?;
+        let note = filled_note(&series);
+        let reason = format!(
+            "hedonic (no parent geography to shrink toward): {rs_short}; {hed_short}{smoothed_note}{note}"
+        );
+        return done(series, IndexMethod::Hedonic, reason, None, None);
     }
     Err(AnalyticsError::NotEnoughData {
         what: "an index for a geography without a parent",

@@ -19,6 +19,15 @@ pub const MIN_LAG_SALES: usize = 100;
 pub const COUNT_RATIO_THRESHOLD: f64 = 0.85;
 /// Fallback rule: at most this many trailing months can be provisional.
 pub const COUNT_LOOKBACK_MONTHS: i32 = 12;
+/// Fallback rule without a year-earlier month (a file shorter than 13 months): a month reads as
+/// incomplete when its count is below this share of the median count of the
+/// [`RECENT_COUNT_MONTHS`] months before it. Seasonal lows (December, January) run at about
+/// 80% of the half-year before them, so they stay settled.
+pub const RECENT_COUNT_SHARE: f64 = 0.75;
+/// ... the months the median is taken over (those of the file: at least
+/// [`RECENT_COUNT_MIN_MONTHS`] of them must precede the month).
+pub const RECENT_COUNT_MONTHS: i32 = 6;
+pub const RECENT_COUNT_MIN_MONTHS: usize = 3;
 
 /// A sale's completion month and the month it first appeared in the published data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,11 +116,15 @@ impl LagProfile {
     }
 }
 
-/// Fallback when registration months are unknown: r(m) = count(m) / count(m - 12) for the
-/// trailing months; the provisional block is the longest run of months ending at
-/// `data_through` (at most COUNT_LOOKBACK_MONTHS long) with r(m) < COUNT_RATIO_THRESHOLD, and
-/// `provisional_from` is its first month (`None` if `data_through` itself passes). A month whose
-/// year-earlier count is 0 ends the run. Months missing from `counts` count 0.
+/// Fallback when registration months are unknown. For the trailing months, newest first (at
+/// most COUNT_LOOKBACK_MONTHS): when the same month a year earlier has sales, the month is
+/// incomplete if `count(m) / count(m - 12) < COUNT_RATIO_THRESHOLD`; otherwise (the file does
+/// not reach back a year) it is incomplete if `count(m)` is below RECENT_COUNT_SHARE of the
+/// median count of the RECENT_COUNT_MONTHS months before it that lie in the file (at least
+/// RECENT_COUNT_MIN_MONTHS of them). The provisional block is the run of incomplete months
+/// ending at `data_through`, and `provisional_from` is its first month (`None` if
+/// `data_through` itself passes, or neither comparison can be made). The file starts at the
+/// first month of `counts` with a sale; months missing from `counts` count 0.
 pub fn provisional_from_counts(counts: &[(Month, u64)], data_through: Month) -> Option<Month> {
     let count = |m: Month| -> u64 {
         counts
@@ -120,15 +133,36 @@ pub fn provisional_from_counts(counts: &[(Month, u64)], data_through: Month) -> 
             .map(|(_, c)| *c)
             .sum()
     };
+    let file_start = counts
+        .iter()
+        .filter(|(_, c)| *c > 0)
+        .map(|(m, _)| *m)
+        .min()?;
     let mut first = None;
     for back in 0..COUNT_LOOKBACK_MONTHS {
         let m = data_through.add_months(-back);
         let prior = count(m.add_months(-12));
-        if prior == 0 {
-            break;
-        }
-        let r = count(m) as f64 / prior as f64;
-        if r < COUNT_RATIO_THRESHOLD {
+        let thin = if prior > 0 && m.add_months(-12) >= file_start {
+            (count(m) as f64 / prior as f64) < COUNT_RATIO_THRESHOLD
+        } else {
+            let mut recent: Vec<f64> = (1..=RECENT_COUNT_MONTHS)
+                .map(|k| m.add_months(-k))
+                .filter(|p| *p >= file_start)
+                .map(|p| count(p) as f64)
+                .collect();
+            if recent.len() < RECENT_COUNT_MIN_MONTHS {
+                break;
+            }
+            recent.sort_by(f64::total_cmp);
+            let mid = recent.len() / 2;
+            let median = if recent.len() % 2 == 1 {
+                recent[mid]
+            } else {
+                (recent[mid - 1] + recent[mid]) / 2.0
+            };
+            (count(m) as f64) < RECENT_COUNT_SHARE * median
+        };
+        if thin {
             first = Some(m);
         } else {
             break;
@@ -193,5 +227,25 @@ mod tests {
         assert_eq!(provisional_from_counts(&counts, through), Some(m(2025, 10)));
         let full: Vec<(Month, u64)> = counts.iter().map(|(mo, _)| (*mo, 100)).collect();
         assert_eq!(provisional_from_counts(&full, through), None);
+    }
+
+    #[test]
+    fn a_short_file_compares_with_its_own_recent_months() {
+        // Twelve months, no year-earlier month: the last is a quarter of the others.
+        let through = m(2019, 12);
+        let mut counts: Vec<(Month, u64)> = (0..12)
+            .map(|back| (through.add_months(-back), 1_300))
+            .collect();
+        counts[0].1 = 301;
+        assert_eq!(provisional_from_counts(&counts, through), Some(through));
+        // A seasonal low at 80% of the half-year before stays settled.
+        counts[0].1 = 1_040;
+        assert_eq!(provisional_from_counts(&counts, through), None);
+        // Two thin months at the end: both provisional.
+        counts[0].1 = 200;
+        counts[1].1 = 700;
+        assert_eq!(provisional_from_counts(&counts, through), Some(m(2019, 11)));
+        // Too short a file to say anything.
+        assert_eq!(provisional_from_counts(&counts[..3], through), None);
     }
 }

@@ -19,12 +19,14 @@ mod repeat_sales;
 mod sales;
 mod series;
 mod sim;
+mod smooth;
 mod stats;
 
 pub use adjust::{TimeAdjustment, time_adjustment};
 pub use decision::{
     IndexConfig, IndexDecision, MIN_PAIRS_PER_PERIOD, MIN_PAIRS_REPEAT_SALES, MIN_SALES_HEDONIC,
     MIN_SALES_PER_PERIOD, PublishedIndex, Shrunk, TAU_PER_MONTH, build_index, shrink_toward_parent,
+    smooth_own,
 };
 pub use error::AnalyticsError;
 pub use forecast::{
@@ -36,8 +38,8 @@ pub use forecast::{
 pub use hedonic::{HedonicFit, hedonic_index};
 pub use lag::{
     COUNT_LOOKBACK_MONTHS, COUNT_RATIO_THRESHOLD, LAG_COHORT_MONTHS, LagProfile, MAX_LAG_MONTHS,
-    MIN_LAG_SALES, PROVISIONAL_COMPLETENESS, Registration, provisional_from_counts,
-    registration_lag_profile,
+    MIN_LAG_SALES, PROVISIONAL_COMPLETENESS, RECENT_COUNT_MIN_MONTHS, RECENT_COUNT_MONTHS,
+    RECENT_COUNT_SHARE, Registration, provisional_from_counts, registration_lag_profile,
 };
 pub use period::{Grain, Month, Period, period_range};
 pub use repeat_sales::{RepeatSalesFit, VARIANCE_FLOOR_SHARE, repeat_sales_index};
@@ -47,6 +49,7 @@ pub use sales::{
 };
 pub use series::{IndexGrid, IndexMethod, IndexPoint, IndexSeries};
 pub use sim::{Draws, SimSale, SimSpec, SplitMix64, cyclical_log_index, simulate_sales};
+pub use smooth::{LEVEL_STEP_PER_MONTH, SmoothedPoint, smooth_log_levels};
 pub use stats::{
     PriceSummary, median, price_summary, quantile, trailing_sums, trailing_window, turnover_rate,
 };

@@ -109,6 +109,12 @@ pub struct IndexPoint {
     /// Observations behind the period: pairs with either sale in it (repeat sales), sales in it
     /// (hedonic), or the child's own observations (shrunk).
     pub n: usize,
+    /// The estimator's own log level before smoothing, on the same base (`None` where the
+    /// estimator had none); equal to `log_level` on an unsmoothed estimator's series.
+    pub raw_log_level: Option<f64>,
+    /// True when the period had no own estimate and its level was filled by the smoother (from
+    /// the neighbouring periods, and for a shrunk series from the parent's change).
+    pub filled: bool,
 }
 
 impl IndexPoint {
@@ -154,6 +160,8 @@ impl IndexSeries {
                     log_level: v.map(|(l, _)| l),
                     log_se: v.and_then(|(_, se)| se),
                     n: counts.get(i).copied().unwrap_or(0),
+                    raw_log_level: v.map(|(l, _)| l),
+                    filled: false,
                 }
             })
             .collect();

@@ -24,8 +24,11 @@ use crate::MarketError;
 pub const SOURCE: &str = "derived:hmlr_price_paid";
 /// The base period of every published index (100 = January 2015, as the UK HPI).
 pub const BASE_MONTH: (i32, u32) = (2015, 1);
-/// The coverage of the published forecast interval (`lo`, `hi`).
+/// The coverage of every published interval (`lo`, `hi`), estimated and forecast rows alike.
 pub const FORECAST_COVERAGE: &str = "80%";
+/// An answer whose `data_through` lies more than this many months before the clock's month
+/// says it is stale.
+pub const STALE_AFTER_MONTHS: i32 = 3;
 
 // The build's `meta` stamps (typed keys; `terrace_store::meta` spells them).
 pub const META_DATA_THROUGH: meta::Key = meta::Key::MarketDataThrough;
@@ -453,33 +456,50 @@ pub async fn build(
             row.n_pairs = Some(pi.decision.n_pairs as i64);
             row.n_sales = Some(pi.decision.n_sales as i64);
             row.last_settled = an::last_settled(&pi.series, provisional_from).map(|p| p.label());
+            row.forecast_coverage = Some(FORECAST_COVERAGE.to_string());
             for p in &pi.series.points {
+                let band = |z: f64| {
+                    p.log_level
+                        .zip(p.log_se)
+                        .map(|(l, se)| 100.0 * (l + z * se).exp())
+                };
                 points.push(IndexPointRow {
                     geography: key.clone(),
                     period: p.period.label(),
                     level: p.level,
                     log_se: p.log_se,
-                    lo: None,
-                    hi: None,
+                    lo: band(-an::Z80),
+                    hi: band(an::Z80),
                     n: Some(p.n as i64),
                     is_forecast: false,
+                    raw_level: p.raw_log_level.map(|l| 100.0 * l.exp()),
+                    filled: p.filled,
                 });
             }
             if let Ok(f) = an::forecast_index(&pi.series, provisional_from, method) {
                 row.forecast_method = Some(f.method.as_str().to_string());
-                row.forecast_coverage = Some(FORECAST_COVERAGE.to_string());
+                // The anchor's own uncertainty (the smoothed level's standard error) adds to
+                // every step's forecast error.
+                let anchor_se = pi
+                    .series
+                    .point(f.anchor)
+                    .and_then(|p| p.log_se)
+                    .unwrap_or(0.0);
                 // Forecast periods inside the grid (the provisional months) sit beside the
                 // provisional estimate: `is_forecast` is part of the key.
                 for (period, step) in f.points {
+                    let se = (step.log_se * step.log_se + anchor_se * anchor_se).sqrt();
                     points.push(IndexPointRow {
                         geography: key.clone(),
                         period: period.label(),
                         level: Some(step.level),
-                        log_se: Some(step.log_se),
-                        lo: Some(step.lo80),
-                        hi: Some(step.hi80),
+                        log_se: Some(se),
+                        lo: Some(100.0 * (step.log_level - an::Z80 * se).exp()),
+                        hi: Some(100.0 * (step.log_level + an::Z80 * se).exp()),
                         n: None,
                         is_forecast: true,
+                        raw_level: None,
+                        filled: false,
                     });
                 }
             }

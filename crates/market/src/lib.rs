@@ -18,11 +18,59 @@ pub use series::{
 };
 pub use volume::{VolumeSeriesBody, VolumeSeriesResponse, volume_series};
 
+use chrono::{Datelike, NaiveDate};
+use schemars::JsonSchema;
+use serde::Serialize;
 use terrace_store::StoreError;
 
 /// A rule a request broke, located inside the input it was given (the gateway adds whether that
 /// was the body or the query).
 pub use terrace_core::Violation;
+
+/// How far the market data lies behind the clock: on every market answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Staleness {
+    /// The latest month of registered sales held (`YYYY-MM-DD`, the month's first day).
+    pub data_through: Option<String>,
+    /// Whole months from `data_through` to the clock's month.
+    pub months_behind: Option<i32>,
+    /// True when `months_behind` exceeds `stale_after_months` (or no data was built).
+    pub stale: bool,
+    pub stale_after_months: i32,
+    /// What the lag means for the answer, when stale.
+    pub note: Option<String>,
+}
+
+/// The staleness of data held through `data_through` (`YYYY-MM-DD` or `YYYY-MM`) on `today`.
+pub fn staleness(data_through: Option<&str>, today: NaiveDate) -> Staleness {
+    let limit = build::STALE_AFTER_MONTHS;
+    let through = data_through.and_then(|s| terrace_analytics::Month::parse(s).ok());
+    let Some(m) = through else {
+        return Staleness {
+            data_through: None,
+            months_behind: None,
+            stale: true,
+            stale_after_months: limit,
+            note: Some("no registered sales have been built into the market tables".into()),
+        };
+    };
+    let behind = (today.year() - m.year()) * 12 + today.month() as i32 - m.month() as i32;
+    let stale = behind > limit;
+    Staleness {
+        data_through: Some(m.first_day()),
+        months_behind: Some(behind),
+        stale,
+        stale_after_months: limit,
+        note: stale.then(|| {
+            format!(
+                "the data runs to {} and lies {behind} months behind today ({}): levels, volumes and forecasts describe the market as it was then, not now; load newer Price Paid files and rebuild",
+                m.first_day(),
+                today.format("%Y-%m-%d")
+            )
+        }),
+    }
+}
+
 
 #[derive(Debug, thiserror::Error)]
 pub enum MarketError {

@@ -13,7 +13,7 @@ use terrace_store::meta;
 
 use crate::build::{META_DATA_THROUGH, META_PROVISIONAL_FROM};
 use crate::series::parse_month;
-use crate::{MarketError, Violation};
+use crate::{MarketError, Staleness, Violation, staleness};
 
 fn last_day(m: Month) -> NaiveDate {
     m.add_months(1)
@@ -181,6 +181,10 @@ pub struct RankRow {
     /// Residential addresses in the register (the stock that could have sold), where known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stock: Option<i64>,
+    /// `price_change` only: its standard error, from the two smoothed levels' errors taken as
+    /// independent (an upper bound).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub se: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -195,7 +199,10 @@ pub struct Ranking {
     pub rows: Vec<RankRow>,
     /// Geographies with data that met the filters, before `limit`.
     pub n_ranked: usize,
+    /// The first month whose counts are still incomplete (`YYYY-MM-DD`, its first day, as in
+    /// every market answer).
     pub provisional_from: Option<String>,
+    pub staleness: Staleness,
     pub notes: Vec<&'static str>,
 }
 
@@ -222,7 +229,11 @@ fn finish(mut rows: Vec<RankRow>, desc: bool, limit: i64) -> (Vec<RankRow>, usiz
 }
 
 /// Postcode districts ranked by volume or median price over a period.
-pub async fn volume_ranking(db: &Db, q: &VolumeRankingQuery) -> Result<Ranking, MarketError> {
+pub async fn volume_ranking(
+    db: &Db,
+    q: &VolumeRankingQuery,
+    today: NaiveDate,
+) -> Result<Ranking, MarketError> {
     let end = match q.end {
         Some(e) => e,
         None => settled_end(db).await?,
@@ -253,6 +264,7 @@ pub async fn volume_ranking(db: &Db, q: &VolumeRankingQuery) -> Result<Ranking, 
                     n: v.len() as i64,
                     geography: d,
                     stock: None,
+                    se: None,
                 })
             })
             .collect()
@@ -272,6 +284,7 @@ pub async fn volume_ranking(db: &Db, q: &VolumeRankingQuery) -> Result<Ranking, 
                 n,
                 geography: d,
                 stock: None,
+                se: None,
             })
             .collect()
     };
@@ -286,7 +299,14 @@ pub async fn volume_ranking(db: &Db, q: &VolumeRankingQuery) -> Result<Ranking, 
         n_ranked,
         provisional_from: meta_month(db, META_PROVISIONAL_FROM)
             .await?
-            .map(|m| m.to_string()),
+            .map(|m| m.first_day()),
+        staleness: staleness(
+            meta_month(db, META_DATA_THROUGH)
+                .await?
+                .map(|m| m.first_day())
+                .as_deref(),
+            today,
+        ),
         notes: vec![
             "Counts are registered sales of all categories; median prices cover category A sales only.",
             "Months from provisional_from on are still being registered and undercount.",
@@ -372,7 +392,7 @@ impl RankingBody {
 }
 
 /// Areas ranked on a market metric over a trailing window.
-pub async fn ranking(db: &Db, q: &RankingQuery) -> Result<Ranking, MarketError> {
+pub async fn ranking(db: &Db, q: &RankingQuery, today: NaiveDate) -> Result<Ranking, MarketError> {
     let end = match q.end {
         Some(e) => e,
         None => settled_end(db).await?,
@@ -394,6 +414,7 @@ pub async fn ranking(db: &Db, q: &RankingQuery) -> Result<Ranking, MarketError> 
             continue;
         }
         let code = g.geography.trim_start_matches(prefix).to_string();
+        let mut se = None;
         let value = match q.metric.as_str() {
             "txn_count" => Some(n as f64),
             "turnover_rate" => g
@@ -407,10 +428,15 @@ pub async fn ranking(db: &Db, q: &RankingQuery) -> Result<Ranking, MarketError> 
                     points
                         .iter()
                         .find(|p| !p.is_forecast && p.period == label)
-                        .and_then(|p| p.level)
+                        .and_then(|p| Some((p.level?, p.log_se)))
                 };
                 match (level(start.add_months(-1)), level(end)) {
-                    (Some(a), Some(b)) if a > 0.0 => Some(((b / a - 1.0) * 1e6).round() / 1e6),
+                    (Some((a, sa)), Some((b, sb))) if a > 0.0 => {
+                        se = sa
+                            .zip(sb)
+                            .map(|(x, y)| ((b / a * (x * x + y * y).sqrt()) * 1e6).round() / 1e6);
+                        Some(((b / a - 1.0) * 1e6).round() / 1e6)
+                    }
                     _ => None,
                 }
             }
@@ -422,6 +448,7 @@ pub async fn ranking(db: &Db, q: &RankingQuery) -> Result<Ranking, MarketError> 
                 value,
                 n,
                 stock: g.residential_stock,
+                se,
             });
         }
     }
@@ -436,10 +463,17 @@ pub async fn ranking(db: &Db, q: &RankingQuery) -> Result<Ranking, MarketError> 
         n_ranked,
         provisional_from: meta_month(db, META_PROVISIONAL_FROM)
             .await?
-            .map(|m| m.to_string()),
+            .map(|m| m.first_day()),
+        staleness: staleness(
+            meta_month(db, META_DATA_THROUGH)
+                .await?
+                .map(|m| m.first_day())
+                .as_deref(),
+            today,
+        ),
         notes: vec![
             "turnover_rate: registered sales (all categories) in the window over the residential addresses in the register (classes RD and RH); an area with no stock known is left out.",
-            "price_change: the published index level at the window's last month over the level the month before it starts, minus one.",
+            "price_change: the published (smoothed) index level at the window's last month over the level the month before it starts, minus one; se is its standard error.",
             "Months from provisional_from on are still being registered and undercount.",
         ],
     })

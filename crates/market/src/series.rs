@@ -10,7 +10,8 @@ use terrace_store::Db;
 use terrace_store::market::GeographyRow;
 
 use crate::cache::{MarketCache, PublishedSeries, Snapshot};
-use crate::{MarketError, Violation, district_key};
+use crate::{MarketError, Staleness, Violation, district_key, staleness};
+use chrono::NaiveDate;
 
 /// Which geography an index query names: a postcode district or a local authority.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,19 +88,67 @@ pub fn parse_month(loc: &[&str], v: &str) -> Result<Month, Violation> {
 pub struct IndexRow {
     /// `YYYY-MM`.
     pub period: String,
-    /// Base period = 100.
+    /// Base period = 100. On estimated rows the smoothed level (`provenance.smoothing`), which
+    /// every published change reads; on forecast rows the forecast.
     pub level: Option<f64>,
-    /// The prediction interval of a forecast row (coverage in `provenance.forecast_coverage`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The level's standard error (delta method: level times the log level's).
+    pub se: Option<f64>,
+    /// The interval at `provenance.interval_coverage`, on estimated and forecast rows.
     pub lo: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub hi: Option<f64>,
+    /// The estimator's own level before smoothing, on the same base; null where it had none
+    /// (a filled period) and on forecast rows.
+    pub raw_level: Option<f64>,
+    /// True when the period had no own estimate (no sale, or too few) and its level was filled
+    /// by the smoother: interpolated between its neighbours and, for a series shrunk toward its
+    /// parent, carried by the parent's change.
+    pub filled: bool,
     /// Forecast rows follow the last settled period; they cover the provisional months (whose
     /// sales are still being registered) and beyond.
     pub is_forecast: bool,
     /// Observations behind the level (pairs or sales); absent on forecast rows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub n: Option<i64>,
+}
+
+/// The months a forecast covers.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ForecastCovers {
+    /// First and last forecast period (`YYYY-MM`).
+    pub from: String,
+    pub to: String,
+    /// Forecast periods that are provisional months (held but still being registered), and
+    /// those after `data_through` (no data at all yet).
+    pub provisional_periods: usize,
+    pub future_periods: usize,
+}
+
+fn covers(
+    periods: &[&str],
+    provisional_from: Option<&str>,
+    data_through: Option<&str>,
+) -> Option<ForecastCovers> {
+    let (first, last) = (periods.first()?, periods.last()?);
+    let through = data_through.map(ym);
+    let future = periods
+        .iter()
+        .filter(|p| through.as_deref().is_none_or(|t| **p > t))
+        .count();
+    let pf = provisional_from.map(ym);
+    let provisional = periods
+        .iter()
+        .filter(|p| pf.as_deref().is_some_and(|f| **p >= f))
+        .count()
+        - periods
+            .iter()
+            .filter(|p| pf.is_some() && through.as_deref().is_some_and(|t| **p > t))
+            .count();
+    Some(ForecastCovers {
+        from: first.to_string(),
+        to: last.to_string(),
+        provisional_periods: provisional,
+        future_periods: future,
+    })
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -119,7 +168,13 @@ pub struct IndexProvenance {
     pub n_pairs: Option<i64>,
     pub n_sales: Option<i64>,
     pub forecast_method: Option<String>,
+    /// The coverage of the forecast interval (kept for existing callers; the same as
+    /// `interval_coverage`).
     pub forecast_coverage: Option<String>,
+    /// The coverage of every `lo`..`hi` of the series, estimated and forecast rows alike.
+    pub interval_coverage: Option<String>,
+    /// How the published levels are smoothed (METHODS.md section 6).
+    pub smoothing: &'static str,
     pub source: String,
 }
 
@@ -130,6 +185,9 @@ pub struct IndexSeriesResult {
     /// `postcode_district` or `local_authority`.
     pub geography_type: &'static str,
     pub rows: Vec<IndexRow>,
+    /// The months the forecast rows cover.
+    pub forecast_covers: Option<ForecastCovers>,
+    pub staleness: Staleness,
     pub provenance: IndexProvenance,
 }
 
@@ -149,6 +207,9 @@ async fn load(
     };
     Ok((snap, published))
 }
+
+/// What `provenance.smoothing` says.
+pub const SMOOTHING: &str = "local level: the estimator's monthly log levels smoothed by a Kalman smoother with a random-walk step of 0.01 a month and a drift (a thin geography: its deviation from the parent's level, step 0.01 a month, no drift); se is the smoothed level's standard error";
 
 fn provenance(
     g: &GeographyRow,
@@ -172,8 +233,14 @@ fn provenance(
         n_sales: g.n_sales,
         forecast_method: g.forecast_method.clone(),
         forecast_coverage: g.forecast_coverage.clone(),
+        interval_coverage: g.forecast_coverage.clone(),
+        smoothing: SMOOTHING,
         source: g.source.clone(),
     }
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
 }
 
 /// `YYYY-MM` of a stored `YYYY-MM-01`.
@@ -188,6 +255,7 @@ pub async fn index_series(
     geo: &IndexGeo,
     from: Option<Month>,
     to: Option<Month>,
+    today: NaiveDate,
 ) -> Result<IndexSeriesResult, MarketError> {
     let (snap, published) = load(db, cache, geo).await?;
     let (g, points) = (&published.geography, &published.points);
@@ -201,19 +269,29 @@ pub async fn index_series(
         .filter(|p| in_range(&p.period))
         .map(|p| IndexRow {
             period: p.period.clone(),
-            level: p.level.map(|l| (l * 100.0).round() / 100.0),
-            lo: p.lo.map(|l| (l * 100.0).round() / 100.0),
-            hi: p.hi.map(|l| (l * 100.0).round() / 100.0),
+            level: p.level.map(round2),
+            se: p.level.zip(p.log_se).map(|(l, se)| round2(l * se)),
+            lo: p.lo.map(round2),
+            hi: p.hi.map(round2),
+            raw_level: p.raw_level.map(round2),
+            filled: p.filled,
             is_forecast: p.is_forecast,
             n: p.n,
         })
         .collect();
     rows.sort_by_key(|r| r.is_forecast);
+    let fc: Vec<&str> = points
+        .iter()
+        .filter(|p| p.is_forecast)
+        .map(|p| p.period.as_str())
+        .collect();
     Ok(IndexSeriesResult {
         country: "UK",
         geography: geo.code().to_string(),
         geography_type: geo.kind(),
         rows,
+        forecast_covers: covers(&fc, pf.as_deref(), through.as_deref()),
+        staleness: staleness(through.as_deref(), today),
         provenance: provenance(g, pf, through),
     })
 }
@@ -250,6 +328,9 @@ pub struct Forecast {
     /// The coverage of `lo`..`hi`.
     pub interval_coverage: String,
     pub horizon: usize,
+    /// The months the forecast covers.
+    pub covers: ForecastCovers,
+    pub staleness: Staleness,
     pub provenance: IndexProvenance,
 }
 
@@ -258,6 +339,7 @@ pub async fn forecast(
     db: &Db,
     cache: &MarketCache,
     geo: &IndexGeo,
+    today: NaiveDate,
 ) -> Result<Forecast, MarketError> {
     let (snap, published) = load(db, cache, geo).await?;
     let (g, points) = (&published.geography, &published.points);
@@ -292,7 +374,16 @@ pub async fn forecast(
             geo.code()
         )));
     };
+    let periods: Vec<&str> = fc.iter().map(|f| f.period.as_str()).collect();
+    let Some(covered) = covers(&periods, pf.as_deref(), through.as_deref()) else {
+        return Err(MarketError::NotFound(format!(
+            "a forecast for {}",
+            geo.code()
+        )));
+    };
     Ok(Forecast {
+        covers: covered,
+        staleness: staleness(through.as_deref(), today),
         country: "UK",
         geography: geo.code().to_string(),
         geography_type: geo.kind(),
@@ -330,9 +421,11 @@ pub struct TimeAdjustmentResult {
     pub to_level: f64,
     /// to_level / from_level: what a price at `from_period` is worth at `to_period`.
     pub multiplier: f64,
-    /// Whether the to-period is provisional (its sales are still being registered).
-    pub to_is_provisional: bool,
+    /// Standard error of the multiplier (delta method, the two levels' errors taken as
+    /// independent: an upper bound, since neighbouring smoothed levels are correlated).
+    pub multiplier_se: Option<f64>,
     pub source: IndexSource,
+    pub staleness: Staleness,
 }
 
 /// The multiplier carrying a price in a district from one period to another (`to` defaults to
@@ -343,11 +436,11 @@ pub async fn time_adjustment(
     district: &str,
     from: Month,
     to: Option<Month>,
+    today: NaiveDate,
 ) -> Result<TimeAdjustmentResult, MarketError> {
     let geo = IndexGeo::District(district.to_string());
     let (snap, published) = load(db, cache, &geo).await?;
     let (g, points) = (&published.geography, &published.points);
-    let pf = snap.provisional_from.clone();
     let to_label = match to {
         Some(t) => t.to_string(),
         None => g.last_settled.clone().ok_or_else(|| {
@@ -358,7 +451,7 @@ pub async fn time_adjustment(
         points
             .iter()
             .find(|p| !p.is_forecast && p.period == label)
-            .and_then(|p| p.level)
+            .and_then(|p| Some((p.level?, p.log_se)))
             .ok_or_else(|| {
                 let (first, last) = (
                     points.first().map(|p| p.period.clone()).unwrap_or_default(),
@@ -372,18 +465,22 @@ pub async fn time_adjustment(
             })
     };
     let from_label = from.to_string();
-    let from_level = level(&from_label, "from")?;
-    let to_level = level(&to_label, "to")?;
-    let to_is_provisional = pf.as_deref().map(ym).is_some_and(|f| to_label >= f);
+    let (from_level, from_se) = level(&from_label, "from")?;
+    let (to_level, to_se) = level(&to_label, "to")?;
+    let multiplier = to_level / from_level;
+    let multiplier_se = from_se
+        .zip(to_se)
+        .map(|(a, b)| ((multiplier * (a * a + b * b).sqrt()) * 10_000.0).round() / 10_000.0);
     Ok(TimeAdjustmentResult {
+        multiplier_se,
+        staleness: staleness(snap.data_through.as_deref(), today),
         country: "UK",
         district: district.to_string(),
-        multiplier: ((to_level / from_level) * 10_000.0).round() / 10_000.0,
+        multiplier: (multiplier * 10_000.0).round() / 10_000.0,
         from_period: from_label,
         to_period: to_label,
         from_level: (from_level * 100.0).round() / 100.0,
         to_level: (to_level * 100.0).round() / 100.0,
-        to_is_provisional,
         source: IndexSource {
             geography: g.geography.clone(),
             index_method: g.index_method.clone(),

@@ -12,7 +12,8 @@ use terrace_store::market as mk;
 
 use crate::cache::MarketCache;
 use crate::series::parse_month;
-use crate::{MarketError, Violation};
+use crate::{MarketError, Staleness, Violation, staleness};
+use chrono::NaiveDate;
 
 /// The metrics a volume series can carry.
 pub const METRICS: [&str; 9] = [
@@ -228,6 +229,7 @@ pub struct VolumeSeriesResponse {
     /// The geography as given.
     pub query: Map<String, Value>,
     pub data: VolumeData,
+    pub staleness: Staleness,
 }
 
 fn first_day(m: Month) -> String {
@@ -239,6 +241,7 @@ pub async fn volume_series(
     db: &Db,
     cache: &MarketCache,
     q: &VolumeQuery,
+    today: NaiveDate,
 ) -> Result<VolumeSeriesResponse, MarketError> {
     let started = std::time::Instant::now();
     let key = format!("{}:{}", q.grain, q.geography);
@@ -322,6 +325,7 @@ pub async fn volume_series(
     Ok(VolumeSeriesResponse {
         country: "UK",
         query,
+        staleness: staleness(through.as_deref(), today),
         data: VolumeData {
             grain: q.grain,
             geography: q.geography.clone(),

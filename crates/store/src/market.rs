@@ -46,11 +46,15 @@ pub struct IndexPointRow {
     pub period: String,
     pub level: Option<f64>,
     pub log_se: Option<f64>,
-    /// The prediction interval on forecast rows (coverage in the geography's row).
+    /// The interval at the geography's stated coverage, on estimated and forecast rows.
     pub lo: Option<f64>,
     pub hi: Option<f64>,
     pub n: Option<i64>,
     pub is_forecast: bool,
+    /// The estimator's own level before smoothing (null where it had none, and on forecasts).
+    pub raw_level: Option<f64>,
+    /// True when the period had no own estimate and its level was filled by the smoother.
+    pub filled: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]

@@ -460,6 +460,8 @@ diesel::table! {
         hi -> Nullable<Double>,
         n -> Nullable<BigInt>,
         is_forecast -> Bool,
+        raw_level -> Nullable<Double>,
+        filled -> Bool,
     }
 }
 

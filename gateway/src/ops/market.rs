@@ -91,7 +91,7 @@ impl Operation for IndexSeries {
 
     async fn run(ctx: &Ctx, r: IndexRequest) -> Result<market::IndexSeriesResult, ApiError> {
         let (db, cache) = (&ctx.state.db, &ctx.state.market);
-        market::index_series(db, cache, &r.geo, r.from, r.to)
+        market::index_series(db, cache, &r.geo, r.from, r.to, ctx.now.date_naive())
             .await
             .map_err(market_error(In::Query))
     }
@@ -130,7 +130,7 @@ impl Operation for Forecast {
     }
 
     async fn run(ctx: &Ctx, geo: IndexGeo) -> Result<market::Forecast, ApiError> {
-        market::forecast(&ctx.state.db, &ctx.state.market, &geo)
+        market::forecast(&ctx.state.db, &ctx.state.market, &geo, ctx.now.date_naive())
             .await
             .map_err(market_error(In::Query))
     }
@@ -195,7 +195,7 @@ impl Operation for TimeAdjustment {
 
     async fn run(ctx: &Ctx, a: Adjustment) -> Result<market::TimeAdjustmentResult, ApiError> {
         let (db, cache) = (&ctx.state.db, &ctx.state.market);
-        market::time_adjustment(db, cache, &a.district, a.from, a.to)
+        market::time_adjustment(db, cache, &a.district, a.from, a.to, ctx.now.date_naive())
             .await
             .map_err(market_error(In::Query))
     }
@@ -250,7 +250,7 @@ impl Operation for VolumeSeries {
     }
 
     async fn run(ctx: &Ctx, q: Self::Input) -> Result<market::VolumeSeriesResponse, ApiError> {
-        market::volume_series(&ctx.state.db, &ctx.state.market, &q)
+        market::volume_series(&ctx.state.db, &ctx.state.market, &q, ctx.now.date_naive())
             .await
             .map_err(market_error(In::Body))
     }
@@ -277,7 +277,7 @@ impl Operation for VolumeRanking {
     }
 
     async fn run(ctx: &Ctx, q: Self::Input) -> Result<market::ranking::Ranking, ApiError> {
-        market::volume_ranking(&ctx.state.db, &q)
+        market::volume_ranking(&ctx.state.db, &q, ctx.now.date_naive())
             .await
             .map_err(market_error(In::Body))
     }
@@ -305,7 +305,7 @@ impl Operation for Ranking {
     }
 
     async fn run(ctx: &Ctx, q: Self::Input) -> Result<market::ranking::Ranking, ApiError> {
-        market::ranking(&ctx.state.db, &q)
+        market::ranking(&ctx.state.db, &q, ctx.now.date_naive())
             .await
             .map_err(market_error(In::Body))
     }

@@ -18,6 +18,8 @@ mod fixture_world;
 mod hub;
 mod lease;
 mod market;
+mod market_files;
+mod market_world;
 mod mcp;
 mod oauth;
 mod planning;

@@ -18,6 +18,8 @@ fn series_from_logs(first: Month, base: usize, logs: &[f64], grain: Grain) -> In
                 level: Some(100.0 * l.exp()),
                 log_level: Some(*l),
                 log_se: Some(0.0),
+                raw_log_level: None,
+                filled: false,
                 n: 100,
             })
             .collect(),

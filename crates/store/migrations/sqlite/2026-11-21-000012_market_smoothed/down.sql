@@ -1,0 +1,2 @@
+ALTER TABLE market_index_points DROP COLUMN filled;
+ALTER TABLE market_index_points DROP COLUMN raw_level;

@@ -1,0 +1,4 @@
+-- Issue 12: a published index level is smoothed; the estimator's own level is kept beside it,
+-- and a period without an own estimate says it was filled.
+ALTER TABLE market_index_points ADD COLUMN raw_level DOUBLE;
+ALTER TABLE market_index_points ADD COLUMN filled BOOLEAN NOT NULL DEFAULT 0;
