@@ -71,7 +71,6 @@ pub fn staleness(data_through: Option<&str>, today: NaiveDate) -> Staleness {
     }
 }
 
-
 #[derive(Debug, thiserror::Error)]
 pub enum MarketError {
     #[error("{0} not found")]

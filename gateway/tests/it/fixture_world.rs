@@ -330,7 +330,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
             .unwrap();
             assert_eq!(
                 (h.status, h.match_level),
-                (terrace_property::PlanningStatus::Ok, Some(level)),
+                (terrace_planning::PlanningStatus::Ok, Some(level)),
                 "{case} {u}"
             );
             if case == "matcher_uprns" {

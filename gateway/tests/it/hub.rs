@@ -12,7 +12,6 @@ use actix_web::{App, HttpServer};
 use fantoccini::{ClientBuilder, Locator};
 use serde_json::json;
 use std::process::{Child, Command, Stdio};
-use crate::support::*;
 use terrace_gateway::startup::app_config;
 use terrace_oauth::{OAuthSettings, hash_password};
 

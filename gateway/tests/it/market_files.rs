@@ -2,11 +2,9 @@
 //! filling, a district with one outlier month, and the Isle of Wight's real monthly Price Paid
 //! update files (when `../shared/data` exists).
 
-
-
+use crate::support::*;
 use serde_json::json;
 use std::path::PathBuf;
-use crate::support::*;
 use terrace_analytics::{self as an, Draws, Month, SplitMix64};
 use terrace_ingest::{Dataset, Progress};
 

@@ -3,13 +3,11 @@
 //! indices follow the world's own true index (`fixtures/truth/true_index.csv`) within a stated
 //! tolerance on every settled month.
 
-
-
+use crate::support::*;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use crate::support::*;
 use terrace_core::FixedClock;
 use terrace_ingest::Progress;
 
@@ -84,10 +82,11 @@ async fn the_fixture_world_publishes_an_index_everywhere_and_follows_its_truth()
     .await
     .unwrap();
     assert!(!log.iter().any(|l| l.contains("no index for")), "{log:#?}");
-    let data_through = terrace_store::register::get_meta(w.db(), "market.data_through")
-        .await
-        .unwrap()
-        .unwrap();
+    let data_through =
+        terrace_store::meta::get(w.db(), terrace_store::meta::Key::MarketDataThrough)
+            .await
+            .unwrap()
+            .unwrap();
     // A clock one month after the data: fresh.
     let now = chrono::NaiveDate::parse_from_str(&data_through, "%Y-%m-%d")
         .unwrap()

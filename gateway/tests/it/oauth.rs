@@ -12,7 +12,6 @@ use oauth2::{
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use crate::support::*;
 use terrace_gateway::startup::app_config;
 use terrace_gateway::state::AppState;
 use terrace_oauth::{OAuthSettings, hash_password, issue_access_token};

@@ -9,8 +9,10 @@ use crate::merge::{Change, LoadCtx, merge, stored};
 use std::collections::HashMap;
 use std::path::Path;
 use terrace_store::StoreError;
+use terrace_store::address::AddressRow;
+use terrace_store::epc;
+use terrace_store::epc::EpcRow;
 use terrace_store::loads::RowCounts;
-use terrace_store::{epc, AddressRow, EpcRow};
 
 stored!(
     EpcRow,

@@ -5,8 +5,9 @@ use crate::load::Load;
 use crate::merge::{Change, LoadCtx, merge, stored};
 use std::path::Path;
 use terrace_store::StoreError;
+use terrace_store::leases;
+use terrace_store::leases::LeaseRow;
 use terrace_store::loads::RowCounts;
-use terrace_store::{leases, LeaseRow};
 
 stored!(
     LeaseRow,

@@ -5,8 +5,9 @@ use crate::load::Load;
 use crate::merge::{Change, LoadCtx, merge, stored};
 use std::path::Path;
 use terrace_store::StoreError;
+use terrace_store::lha;
+use terrace_store::lha::LhaRateRow;
 use terrace_store::loads::RowCounts;
-use terrace_store::{lha, LhaRateRow};
 
 stored!(
     LhaRateRow,

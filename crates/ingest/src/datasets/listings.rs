@@ -8,8 +8,9 @@ use chrono::NaiveDateTime;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use terrace_store::StoreError;
+use terrace_store::listings;
+use terrace_store::listings::ListingRow;
 use terrace_store::loads::RowCounts;
-use terrace_store::{listings, ListingRow};
 
 stored!(
     ListingRow,

@@ -6,8 +6,8 @@ use crate::load::Load;
 use crate::merge::LoadCtx;
 use std::path::Path;
 use terrace_store::StoreError;
-use terrace_store::loads::RowCounts;
 use terrace_store::address::PostcodeRow;
+use terrace_store::loads::RowCounts;
 
 pub struct Onspd;
 

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use terrace_store::StoreError;
 use terrace_store::loads::RowCounts;
-use terrace_store::{sales, PpdUprnLinkRow, PricePaidRow};
+use terrace_store::sales;
+use terrace_store::sales::PpdUprnLinkRow;
+use terrace_store::sales::PricePaidRow;
 
 stored!(
     PpdUprnLinkRow,

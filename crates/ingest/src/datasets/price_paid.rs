@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use terrace_store::StoreError;
 use terrace_store::loads::RowCounts;
-use terrace_store::{sales, PricePaidRow};
+use terrace_store::sales;
+use terrace_store::sales::PricePaidRow;
 
 stored!(
     PricePaidRow,

@@ -3,8 +3,10 @@
 
 use crate::merge::{Change, LoadCtx, merge, stored};
 use terrace_store::StoreError;
+use terrace_store::address;
+use terrace_store::address::AddressRow;
+use terrace_store::address::PostcodeRow;
 use terrace_store::loads::RowCounts;
-use terrace_store::{address, AddressRow, PostcodeRow};
 
 stored!(
     AddressRow,

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use terrace_geo::{PolygonIndex, Shape};
 use terrace_store::StoreError;
 use terrace_store::loads::RowCounts;
-use terrace_store::{address, meta};
 use terrace_store::spatial::{self, CoverageRow, FeatureRow};
+use terrace_store::{address, meta};
 
 stored!(
     FeatureRow,
