@@ -122,9 +122,11 @@ fn schema_matches_migrations() {
                 .unwrap_or_else(|| panic!("{dir}: no table {table}"));
             let body = &sql[start..start + sql[start..].find("\n);").unwrap()];
             for c in cols {
+                let added = format!("ALTER TABLE {table} ADD COLUMN {c} ");
                 assert!(
                     body.lines()
-                        .any(|l| l.trim_start().starts_with(&format!("{c} "))),
+                        .any(|l| l.trim_start().starts_with(&format!("{c} ")))
+                        || sql.lines().any(|l| l.trim_start().starts_with(&added)),
                     "{dir}: {table}.{c} missing"
                 );
             }
@@ -139,7 +141,14 @@ fn schema_matches_migrations() {
                 .lines()
                 .skip(1)
                 .filter(|l| !l.trim().is_empty() && !constraint(l))
-                .count();
+                .count()
+                + sql
+                    .lines()
+                    .filter(|l| {
+                        l.trim_start()
+                            .starts_with(&format!("ALTER TABLE {table} ADD COLUMN "))
+                    })
+                    .count();
             assert_eq!(
                 declared,
                 cols.len(),
@@ -188,17 +197,6 @@ fn migration_folders(tree: &str) -> Vec<std::path::PathBuf> {
 
 /// The tables and columns one `up.sql` creates (`CREATE TABLE name (` ... `\n);`).
 fn parse_tables(sql: &str) -> Tables {
-    const STOP: [&str; 9] = [
-        "NOT",
-        "NULL",
-        "PRIMARY",
-        "REFERENCES",
-        "UNIQUE",
-        "CHECK",
-        "DEFAULT",
-        "GENERATED",
-        "COLLATE",
-    ];
     let mut out = Tables::new();
     let mut rest = sql;
     while let Some(start) = rest.find("CREATE TABLE ") {
@@ -222,18 +220,8 @@ fn parse_tables(sql: &str) -> Tables {
             if l.is_empty() || constraint {
                 continue;
             }
-            let mut words = l.split_whitespace();
-            let col = words.next().unwrap().to_string();
-            let words: Vec<&str> = words.collect();
-            let ty: Vec<&str> = words
-                .iter()
-                .take_while(|w| !STOP.contains(w))
-                .copied()
-                .collect();
-            let upper = l.to_ascii_uppercase();
-            let rowid = upper.contains("AUTOINCREMENT");
-            let not_null = upper.contains("NOT NULL") || upper.contains("PRIMARY KEY");
-            cols.insert(col, (normalise_type(&ty.join(" "), rowid), not_null));
+            let (col, def) = column(l);
+            cols.insert(col, def);
         }
         // Columns a composite primary key names are not null too.
         if let Some(pk) = body.find("PRIMARY KEY (") {
@@ -247,7 +235,43 @@ fn parse_tables(sql: &str) -> Tables {
         out.insert(name, cols);
         rest = &after[end..];
     }
+    // Columns added later: `ALTER TABLE name ADD COLUMN col TYPE ...;`, one statement a line.
+    for line in sql.lines() {
+        let l = line.split("--").next().unwrap().trim().trim_end_matches(';');
+        let Some(after) = l.strip_prefix("ALTER TABLE ") else {
+            continue;
+        };
+        let Some((name, def)) = after.split_once(" ADD COLUMN ") else {
+            continue;
+        };
+        let (col, def) = column(def);
+        out.entry(name.trim().to_string())
+            .or_default()
+            .insert(col, def);
+    }
     out
+}
+
+/// One column definition (`name TYPE [constraints]`): its name, normalised type and nullability.
+fn column(l: &str) -> (String, (String, bool)) {
+    const STOP: [&str; 9] = [
+        "NOT",
+        "NULL",
+        "PRIMARY",
+        "REFERENCES",
+        "UNIQUE",
+        "CHECK",
+        "DEFAULT",
+        "GENERATED",
+        "COLLATE",
+    ];
+    let mut words = l.split_whitespace();
+    let col = words.next().unwrap().to_string();
+    let ty: Vec<&str> = words.take_while(|w| !STOP.contains(w)).collect();
+    let upper = l.to_ascii_uppercase();
+    let rowid = upper.contains("AUTOINCREMENT");
+    let not_null = upper.contains("NOT NULL") || upper.contains("PRIMARY KEY");
+    (col, (normalise_type(&ty.join(" "), rowid), not_null))
 }
 
 fn parse_tree(tree: &str) -> Vec<(String, Tables)> {
@@ -264,8 +288,15 @@ fn parse_tree(tree: &str) -> Vec<(String, Tables)> {
         .collect()
 }
 
+/// The tables a whole tree ends with: each folder's tables, and the columns later folders add.
 fn merged(tree: &[(String, Tables)]) -> Tables {
-    tree.iter().flat_map(|(_, t)| t.clone()).collect()
+    let mut out = Tables::new();
+    for (_, tables) in tree {
+        for (name, cols) in tables {
+            out.entry(name.clone()).or_default().extend(cols.clone());
+        }
+    }
+    out
 }
 
 /// The SQLite and PostgreSQL migration trees stay parallel: the same folders, and each folder
