@@ -237,7 +237,12 @@ fn parse_tables(sql: &str) -> Tables {
     }
     // Columns added later: `ALTER TABLE name ADD COLUMN col TYPE ...;`, one statement a line.
     for line in sql.lines() {
-        let l = line.split("--").next().unwrap().trim().trim_end_matches(';');
+        let l = line
+            .split("--")
+            .next()
+            .unwrap()
+            .trim()
+            .trim_end_matches(';');
         let Some(after) = l.strip_prefix("ALTER TABLE ") else {
             continue;
         };
