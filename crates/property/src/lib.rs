@@ -21,7 +21,7 @@ pub use council_tax::{CouncilTaxResult, CouncilTaxStatus, council_tax};
 pub use reconcile::{Reconcile, reconcile};
 pub use record::{PropertyRecord, Summary, record, summary};
 pub use report::{PropertyReport, report};
-pub use retrofit::{RetrofitResult, retrofit};
+pub use retrofit::{MeesStatus, RetrofitResult, RetrofitStatus, retrofit};
 
 use chrono::NaiveDate;
 use schemars::JsonSchema;

@@ -34,11 +34,36 @@ pub struct Heating {
     pub hot_water: Option<String>,
 }
 
+/// Where a property stands against the minimum energy efficiency standard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MeesStatus {
+    /// Rated F or G.
+    BelowMinimum,
+    /// Rated A to E.
+    MeetsMinimum,
+    /// Outside England and Wales.
+    NotCovered,
+    /// No band on the certificate.
+    Unknown,
+}
+
+/// Whether a retrofit answer could be read from a certificate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RetrofitStatus {
+    Ok,
+    /// No energy certificate is linked to the UPRN.
+    NoCertificate,
+}
+
+terrace_core::status_text!(MeesStatus, RetrofitStatus);
+
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Mees {
     /// `below_minimum` (F or G), `meets_minimum` (A to E), `not_covered` (outside England and
     /// Wales) or `unknown` (no band on the certificate).
-    pub status: &'static str,
+    pub status: MeesStatus,
     pub minimum_band: &'static str,
     /// False for F or G: such a property cannot lawfully be let without a registered exemption.
     /// Null when not covered or unknown.
@@ -51,7 +76,7 @@ pub struct RetrofitResult {
     pub uprn: i64,
     pub country: &'static str,
     /// `ok`, or `no_certificate` when no energy certificate is linked to the UPRN.
-    pub status: &'static str,
+    pub status: RetrofitStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// The certificate the answer is read from (the newest lodged).
@@ -91,10 +116,10 @@ fn mees(band: Option<&str>, nation: Option<Nation>) -> Mees {
     let covered = !matches!(nation, Some(Nation::Scotland | Nation::NorthernIreland));
     let idx = band.and_then(band_index);
     let (status, lawful) = match (covered, idx) {
-        (false, _) => ("not_covered", None),
-        (true, None) => ("unknown", None),
-        (true, Some(i)) if i >= 5 => ("below_minimum", Some(false)),
-        (true, Some(_)) => ("meets_minimum", Some(true)),
+        (false, _) => (MeesStatus::NotCovered, None),
+        (true, None) => (MeesStatus::Unknown, None),
+        (true, Some(i)) if i >= 5 => (MeesStatus::BelowMinimum, Some(false)),
+        (true, Some(_)) => (MeesStatus::MeetsMinimum, Some(true)),
     };
     Mees {
         status,
@@ -121,7 +146,7 @@ pub async fn retrofit(db: &Db, uprn: Uprn) -> Result<RetrofitResult, PropertyErr
         return Ok(RetrofitResult {
             uprn: uprn.get(),
             country: "UK",
-            status: "no_certificate",
+            status: RetrofitStatus::NoCertificate,
             reason: Some("no energy performance certificate is linked to this UPRN".into()),
             certificate: None,
             lodgement_date: None,
@@ -152,7 +177,7 @@ pub async fn retrofit(db: &Db, uprn: Uprn) -> Result<RetrofitResult, PropertyErr
     Ok(RetrofitResult {
         uprn: uprn.get(),
         country: "UK",
-        status: "ok",
+        status: RetrofitStatus::Ok,
         reason: None,
         mees: Some(mees(c.current_rating.as_deref(), nation)),
         certificate: Some(c.lmk_key),
