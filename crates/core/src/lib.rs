@@ -2,7 +2,6 @@
 //!
 //! Architecture Invariant: this crate depends on no framework (no actix, no diesel); it is pure types.
 
-mod batch;
 mod clock;
 mod cores;
 mod ids;
@@ -11,7 +10,6 @@ mod status;
 mod status_text;
 mod violation;
 
-pub use batch::batch_uprn;
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use cores::map_on_cores;
 pub use ids::{GssCode, IdError, Nation, Uarn, Uprn, UprnEntry};
