@@ -12,7 +12,9 @@ const USAGE: &str = "usage:
                                                     with --email, reads the account holder's password
                                                     (for /hub and OAuth sign-in) from standard input
   terrace mcp --stdio                               serve the MCP tools on stdin/stdout as the
-                                                    account of the API key in TERRACE_API_KEY
+                                                    account of the API key in TERRACE_API_KEY: of
+                                                    the running Terrace at TERRACE_URL (over HTTP),
+                                                    or, without TERRACE_URL, of the local store
   terrace accounts grant ACCOUNT_ID N               add a credit pack of N credits
   terrace migrate                                   apply pending migrations and exit";
 
@@ -29,6 +31,12 @@ pub fn main(args: Vec<String>) -> ExitCode {
     } else {
         crate::telemetry::init_logging();
     }
+    let code = command(args);
+    crate::telemetry::flush_logs();
+    code
+}
+
+fn command(args: Vec<String>) -> ExitCode {
     let config = match Config::from_env() {
         Ok(c) => c,
         Err(e) => {
@@ -147,10 +155,57 @@ fn read_password() -> anyhow::Result<String> {
 }
 
 /// `terrace mcp --stdio`: the tool server on standard input and output, for a local agent.
-/// Logs go to standard error, so standard output carries only the protocol.
+/// Logs go to standard error, so standard output carries only the protocol. With `TERRACE_URL`,
+/// the tools of the Terrace running there (over HTTP); without, of the store this process opens
+/// (`TERRACE_DATA_DIR` or `DATABASE_URL`), named in the error when the key is not in it.
 async fn mcp_stdio(config: &Config) -> anyhow::Result<()> {
     let key = std::env::var("TERRACE_API_KEY")
         .map_err(|_| anyhow::anyhow!("set TERRACE_API_KEY to the API key to act as"))?;
+    if let Some(url) = std::env::var("TERRACE_URL")
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+    {
+        return crate::mcp_proxy::serve(url.trim(), key.trim()).await;
+    }
+    let store = store_description(&config.store);
+    let file = config.store.data_dir.join("terrace.sqlite3");
+    if config.store.database_url.is_none() && !file.exists() {
+        // Creating an empty store where a desktop host happens to start this command would only
+        // make every key "unknown"; say what is missing instead.
+        anyhow::bail!(
+            "{store} does not exist, and this command does not create one. Set TERRACE_URL to the address of a running Terrace \
+             (for example http://127.0.0.1:8080), or TERRACE_DATA_DIR (or DATABASE_URL) to the store it serves."
+        );
+    }
     let state = startup::prepare(config).await?;
-    crate::mcp::serve_stdio(state, key.trim()).await
+    crate::mcp::serve_stdio(state, key.trim(), &store).await
+}
+
+/// The store a configuration opens, in words a person can act on: the SQLite file's absolute
+/// path and where that came from, or the PostgreSQL server and database (no password).
+pub fn store_description(store: &terrace_store::StoreConfig) -> String {
+    match store
+        .database_url
+        .as_deref()
+        .map(str::trim)
+        .filter(|u| !u.is_empty())
+    {
+        Some(u) if u.starts_with("postgres://") || u.starts_with("postgresql://") => {
+            let shown = url::Url::parse(u)
+                .map(|p| format!("{}{}", p.host_str().unwrap_or(""), p.path()))
+                .unwrap_or_default();
+            format!("the PostgreSQL database {shown} (DATABASE_URL)")
+        }
+        Some(u) => format!("the store {u} (DATABASE_URL)"),
+        None => {
+            let file = store.data_dir.join("terrace.sqlite3");
+            let abs = std::path::absolute(&file).unwrap_or(file);
+            let origin = if std::env::var("TERRACE_DATA_DIR").is_ok_and(|v| !v.trim().is_empty()) {
+                "TERRACE_DATA_DIR".to_string()
+            } else {
+                "TERRACE_DATA_DIR is unset, so ./data under the working directory".to_string()
+            };
+            format!("the SQLite store {} ({origin})", abs.display())
+        }
+    }
 }

@@ -67,7 +67,17 @@ pub enum ApiError {
     #[error("request body too large")]
     PayloadTooLarge { limit: usize },
     #[error("rate limit exceeded")]
-    RateLimited { retry_after_secs: u64 },
+    RateLimited {
+        retry_after_secs: u64,
+        /// Which limit: `key`, `account`, `source` (per address) or `sign_in` (back-off).
+        limit: &'static str,
+    },
+    #[error("unsupported media type")]
+    UnsupportedMediaType,
+    #[error("the request body did not arrive in time")]
+    RequestTimeout { limit_secs: u64 },
+    #[error("too many requests in progress")]
+    Busy { retry_after_secs: u64 },
     #[error("the data store is unavailable")]
     Unavailable(String),
     #[error("internal error")]
@@ -84,6 +94,9 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
+            ApiError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -98,12 +111,29 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => "method_not_allowed",
             ApiError::PayloadTooLarge { .. } => "payload_too_large",
             ApiError::RateLimited { .. } => "rate_limited",
+            ApiError::UnsupportedMediaType => "unsupported_media_type",
+            ApiError::RequestTimeout { .. } => "request_timeout",
+            ApiError::Busy { .. } => "busy",
             ApiError::Unavailable(_) => "unavailable",
             ApiError::Internal(_) => "internal_error",
         }
     }
 
     /// The message safe to show the caller (internal detail goes to the log only).
+    /// The seconds a caller should wait before trying again, when the error says so (a rate
+    /// limit, or a full queue).
+    pub fn retry_after_secs(&self) -> Option<u64> {
+        if let ApiError::RateLimited {
+            retry_after_secs, ..
+        }
+        | ApiError::Busy { retry_after_secs } = self
+        {
+            Some(*retry_after_secs)
+        } else {
+            None
+        }
+    }
+
     pub fn public_message(&self) -> String {
         match self {
             ApiError::Validation(_) => "Request validation failed".into(),
@@ -121,8 +151,26 @@ impl ApiError {
             ApiError::PayloadTooLarge { limit } => {
                 format!("The request body is larger than {limit} bytes")
             }
-            ApiError::RateLimited { retry_after_secs } => {
-                format!("Too many requests; retry after {retry_after_secs} s")
+            ApiError::RateLimited {
+                retry_after_secs,
+                limit,
+            } => {
+                let whose = match *limit {
+                    "key" => "this API key's rate limit",
+                    "account" => "the account's rate limit (shared by all its keys)",
+                    "source" => "the rate limit of your address",
+                    _ => "the sign-in back-off after failed attempts",
+                };
+                format!("Too many requests: {whose} is reached; retry after {retry_after_secs} s")
+            }
+            ApiError::UnsupportedMediaType => {
+                "Send the body as JSON with `Content-Type: application/json`".into()
+            }
+            ApiError::RequestTimeout { limit_secs } => {
+                format!("The request body did not arrive within {limit_secs} s")
+            }
+            ApiError::Busy { retry_after_secs } => {
+                format!("The service is busy; retry after {retry_after_secs} s")
             }
             ApiError::Unavailable(_) => {
                 "The data store is temporarily unavailable; retry shortly".into()
@@ -144,10 +192,16 @@ impl ApiError {
             | ApiError::NotFound(_)
             | ApiError::PayloadTooLarge { .. }
             | ApiError::MethodNotAllowed { .. }
-            | ApiError::RateLimited { .. }
+            | ApiError::UnsupportedMediaType
+            | ApiError::RequestTimeout { .. }
+            | ApiError::Busy { .. }
             | ApiError::Unavailable(_)
             | ApiError::Internal(_) => {
                 m.insert("detail".into(), json!(self.public_message()));
+            }
+            ApiError::RateLimited { limit, .. } => {
+                m.insert("detail".into(), json!(self.public_message()));
+                m.insert("limit".into(), json!(limit));
             }
             ApiError::InsufficientCredits { required, .. } => {
                 m.insert("detail".into(), json!(self.public_message()));
@@ -167,8 +221,12 @@ impl ApiError {
         body.insert("credits_charged".into(), json!(0));
         let remaining = match self {
             ApiError::InsufficientCredits { remaining, .. } => Some(*remaining),
+            // A refused key learns nothing about the account.
+            ApiError::Unauthenticated(_) => None,
             ApiError::Validation(_)
-            | ApiError::Unauthenticated(_)
+            | ApiError::UnsupportedMediaType
+            | ApiError::RequestTimeout { .. }
+            | ApiError::Busy { .. }
             | ApiError::NotFound(_)
             | ApiError::PayloadTooLarge { .. }
             | ApiError::MethodNotAllowed { .. }
@@ -188,7 +246,10 @@ impl ApiError {
                     "Bearer realm=\"terrace\", error=\"invalid_token\"",
                 ));
             }
-            ApiError::RateLimited { retry_after_secs } => {
+            ApiError::RateLimited {
+                retry_after_secs, ..
+            }
+            | ApiError::Busy { retry_after_secs } => {
                 resp.insert_header(("Retry-After", retry_after_secs.to_string()));
             }
             ApiError::Unavailable(_) => {
@@ -201,6 +262,8 @@ impl ApiError {
             | ApiError::InsufficientCredits { .. }
             | ApiError::NotFound(_)
             | ApiError::PayloadTooLarge { .. }
+            | ApiError::UnsupportedMediaType
+            | ApiError::RequestTimeout { .. }
             | ApiError::Internal(_) => {}
         }
         resp.insert_header(("x-request-id", request_id.to_string()))
@@ -237,6 +300,13 @@ impl From<CreditsError> for ApiError {
                 ApiError::Unauthenticated("The key's account no longer exists")
             }
             CreditsError::NoKey => ApiError::NotFound("API key".into()),
+            CreditsError::KeyLimit { max } => ApiError::Validation(vec![FieldError::new(
+                &["body"],
+                "key_limit",
+                format!(
+                    "The account already holds {max} live API keys, the most allowed; revoke one first"
+                ),
+            )]),
             CreditsError::Invalid(m) => {
                 ApiError::Validation(vec![FieldError::new(&["body"], "value_error", m)])
             }
@@ -250,6 +320,18 @@ impl From<AddressError> for ApiError {
         match e {
             AddressError::NotFound(what) => ApiError::NotFound(what),
             AddressError::Store(s) => s.into(),
+        }
+    }
+}
+
+impl From<terrace_areas::AreasError> for ApiError {
+    fn from(e: terrace_areas::AreasError) -> Self {
+        match e {
+            terrace_areas::AreasError::NotFound(what) => ApiError::NotFound(what),
+            terrace_areas::AreasError::Invalid(v) => {
+                crate::input::invalid(crate::input::In::Query, v)
+            }
+            terrace_areas::AreasError::Store(s) => s.into(),
         }
     }
 }

@@ -89,14 +89,19 @@ async fn dispatch(
 ) -> HttpResponse {
     let started = Instant::now();
     let rid = request_id(&req);
-    let body = read_body(payload).await;
-    let result = handle(op, &req, body, &state, &rid).await;
+    let result = handle(op, &req, payload, &state, &rid).await;
     let (resp, credits) = match result {
-        Ok((mut map, charged, remaining)) => {
+        Ok(done) => {
+            let (mut map, charged) = (done.body, done.credits_charged);
             map.insert("credits_charged".into(), json!(charged));
-            map.insert("credits_remaining".into(), json!(remaining));
+            map.insert("credits_remaining".into(), json!(done.credits_remaining));
             let mut b = HttpResponse::Ok();
-            b.insert_header(("x-request-id", rid.clone()));
+            b.insert_header(("x-request-id", rid.clone()))
+                // Answers are the caller's own (a new key among them): never cached.
+                .insert_header((header::CACHE_CONTROL, "no-store"));
+            if done.replayed {
+                b.insert_header(("Idempotent-Replayed", "true"));
+            }
             if let Some(d) = op.deprecated {
                 b.insert_header(("Deprecation", "true"))
                     .insert_header(("Sunset", d.sunset))
@@ -108,7 +113,9 @@ async fn dispatch(
                         ),
                     ));
             }
-            (b.json(Value::Object(map)), charged)
+            // A replay charged nothing now.
+            let charged_now = if done.replayed { 0 } else { charged };
+            (b.json(Value::Object(map)), charged_now)
         }
         Err((e, remaining)) => {
             pipeline::log_failure(op, &rid, &e);
@@ -123,23 +130,26 @@ async fn dispatch(
 
 type Failure = (ApiError, Option<i64>);
 
-/// The HTTP side of a call: authenticate the API key, read the query, path and body, then the
-/// shared pipeline ([`pipeline::execute`]), keeping the key cache in step with the ledger.
+/// The HTTP side of a call: authenticate the API key (before reading any body), read the query,
+/// path and body, then the shared pipeline ([`pipeline::execute`]), keeping the key cache in
+/// step with the ledger.
 async fn handle(
     op: &'static OpDecl,
     req: &HttpRequest,
-    body: Result<web::Bytes, ApiError>,
+    payload: web::Payload,
     state: &AppState,
     rid: &str,
-) -> Result<(serde_json::Map<String, Value>, i64, i64), Failure> {
+) -> Result<pipeline::Charged, Failure> {
     let (caller, key_hash) = authenticate(req, state, op.price.upfront())
         .await
         .map_err(|e| (e, None))?;
-    let input = body.and_then(|body| parse_input(op, req, &body).map_err(ApiError::Validation));
+    let input = read_input(op, req, payload, state).await;
     match pipeline::execute(op, state, caller, input, rid, Surface::Http).await {
         Ok(done) => {
-            state.keys.set_balance(&key_hash, done.credits_remaining);
-            Ok((done.body, done.credits_charged, done.credits_remaining))
+            if !done.replayed {
+                state.keys.set_balance(&key_hash, done.credits_remaining);
+            }
+            Ok(done)
         }
         Err(f) => {
             if f.refused_at_commit {
@@ -163,6 +173,78 @@ fn successor(template: &str, req: &HttpRequest) -> String {
 /// The largest request body accepted.
 pub const MAX_BODY: usize = 1 << 20;
 
+/// The call's input: the body (for an operation that takes one) read under the limits, its media
+/// type checked, then [`parse_input`].
+async fn read_input(
+    op: &OpDecl,
+    req: &HttpRequest,
+    payload: web::Payload,
+    state: &AppState,
+) -> Result<RawInput, ApiError> {
+    let body = match op.contract.body {
+        None => web::Bytes::new(),
+        Some(_) => {
+            let body = read_limited(req, payload, state).await?;
+            if !body.iter().all(u8::is_ascii_whitespace) && !json_content_type(req) {
+                return Err(ApiError::UnsupportedMediaType);
+            }
+            body
+        }
+    };
+    parse_input(op, req, &body).map_err(ApiError::Validation)
+}
+
+/// Whether the request's `Content-Type` is JSON (`application/json`, `application/*+json`), or
+/// absent.
+pub fn json_content_type(req: &HttpRequest) -> bool {
+    let Some(ct) = req.headers().get(header::CONTENT_TYPE) else {
+        return true;
+    };
+    let Ok(ct) = ct.to_str() else {
+        return false;
+    };
+    let essence = ct
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+/// Reads a request body under the limits: at most [`MAX_BODY`] bytes (413, refused at once when
+/// `Content-Length` says so), within the body deadline (408), and only while fewer than the cap
+/// of bodies are being read at once (503 with `Retry-After`).
+pub async fn read_limited(
+    req: &HttpRequest,
+    payload: web::Payload,
+    state: &AppState,
+) -> Result<web::Bytes, ApiError> {
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared == Some(0) {
+        return Ok(web::Bytes::new());
+    }
+    if declared.is_some_and(|n| n > MAX_BODY as u64) {
+        return Err(ApiError::PayloadTooLarge { limit: MAX_BODY });
+    }
+    let Some(_slot) = state.body_reads.try_slot() else {
+        return Err(ApiError::Busy {
+            retry_after_secs: 1,
+        });
+    };
+    let deadline = state.limits.body_deadline;
+    tokio::time::timeout(deadline, read_body(payload))
+        .await
+        .unwrap_or(Err(ApiError::RequestTimeout {
+            limit_secs: deadline.as_secs().max(1),
+        }))
+}
+
 /// Reads the body up to [`MAX_BODY`]; larger bodies are a JSON 413 like every other error.
 async fn read_body(mut payload: web::Payload) -> Result<web::Bytes, ApiError> {
     use futures_util::StreamExt;
@@ -183,6 +265,15 @@ async fn read_body(mut payload: web::Payload) -> Result<web::Bytes, ApiError> {
     Ok(buf.freeze())
 }
 
+/// The token of `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 9110
+/// §11.1), and the token is trimmed.
+pub fn bearer_token(req: &HttpRequest) -> Option<&str> {
+    let h = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = h.trim_start().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
 /// `Authorization: Bearer <API key>`; anything else is 401. Returns the caller and the key's hash.
 /// A cached caller is used when it is fresh and its balance covers `need`; otherwise the store.
 async fn authenticate(
@@ -190,15 +281,7 @@ async fn authenticate(
     state: &AppState,
     need: i64,
 ) -> Result<(Caller, String), ApiError> {
-    let header = req
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|h| h.to_str().ok());
-    let Some(key) = header.and_then(|h| {
-        h.strip_prefix("Bearer ")
-            .or_else(|| h.strip_prefix("bearer "))
-            .map(str::trim)
-    }) else {
+    let Some(key) = bearer_token(req) else {
         return Err(ApiError::Unauthenticated(
             "Send your API key as `Authorization: Bearer <API key>`",
         ));
@@ -220,14 +303,7 @@ pub fn parse_input(
     req: &HttpRequest,
     body: &[u8],
 ) -> Result<RawInput, Vec<FieldError>> {
-    let query: Vec<(String, String)> =
-        serde_urlencoded::from_str(req.query_string()).map_err(|e| {
-            vec![FieldError::new(
-                &["query"],
-                "value_error",
-                format!("Malformed query string: {e}"),
-            )]
-        })?;
+    let query = parse_query(req.query_string())?;
     let mut params: Vec<(String, Value)> = query
         .into_iter()
         .filter(|(k, _)| !op.in_path(k))
@@ -245,11 +321,93 @@ pub fn parse_input(
             Err(e) => (None, e),
         },
     };
+    let mut refused = refused;
+    let idempotency = match req.headers().get(IDEMPOTENCY_HEADER) {
+        Some(v) if op.takes_idempotency_key() => match v.to_str() {
+            Ok(k) if pipeline::valid_idempotency_key(k) => {
+                // What the call asks: the operation, its path and query, and the body (as JSON
+                // values, so spacing and key order do not make a different request).
+                let asked = format!(
+                    "{}\n{}\n{}\n{}",
+                    op.id,
+                    req.path(),
+                    req.query_string(),
+                    body.as_ref().map(Value::to_string).unwrap_or_default()
+                );
+                Some(pipeline::Idempotency {
+                    key: k.to_string(),
+                    request_hash: terrace_oauth::hash_secret(&asked),
+                })
+            }
+            Ok(k) => {
+                refused.push(pipeline::bad_idempotency_key(
+                    &["header", IDEMPOTENCY_HEADER],
+                    k,
+                ));
+                None
+            }
+            Err(_) => {
+                refused.push(pipeline::bad_idempotency_key(
+                    &["header", IDEMPOTENCY_HEADER],
+                    "",
+                ));
+                None
+            }
+        },
+        Some(_) | None => None,
+    };
     Ok(RawInput {
         params,
         body,
         refused,
+        idempotency,
     })
+}
+
+/// The header that carries an idempotency key.
+pub const IDEMPOTENCY_HEADER: &str = "Idempotency-Key";
+
+/// A query string's name-value pairs (`+` is a space, `%XX` a byte), refused when a name or value
+/// does not decode to UTF-8 (never decoded lossily) or a `%` is not followed by two hex digits.
+pub fn parse_query(qs: &str) -> Result<Vec<(String, String)>, Vec<FieldError>> {
+    let refuse = |what: &str| {
+        vec![FieldError::new(
+            &["query"],
+            "value_error",
+            format!("Malformed query string: {what}"),
+        )]
+    };
+    let decode = |s: &str| -> Result<String, Vec<FieldError>> {
+        let bytes = s.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'+' => out.push(b' '),
+                b'%' => {
+                    let hex = bytes
+                        .get(i + 1..i + 3)
+                        .and_then(|h| std::str::from_utf8(h).ok())
+                        .and_then(|h| u8::from_str_radix(h, 16).ok());
+                    let Some(b) = hex else {
+                        return Err(refuse("a % must be followed by two hex digits"));
+                    };
+                    out.push(b);
+                    i += 2;
+                }
+                b => out.push(b),
+            }
+            i += 1;
+        }
+        String::from_utf8(out).map_err(|_| refuse("it is not UTF-8 once decoded"))
+    };
+    qs.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            Ok((decode(k)?, decode(v)?))
+        })
+        .collect()
 }
 
 fn parse_body(body: &[u8]) -> Result<Option<Value>, Vec<FieldError>> {
@@ -301,9 +459,21 @@ async fn healthz(state: web::Data<AppState>) -> HttpResponse {
     }
 }
 
-async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+/// The Prometheus metrics, for the operator only: `Authorization: Bearer <TERRACE_METRICS_TOKEN>`.
+/// Without a configured token the route does not exist (404).
+async fn metrics(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    let Some(token) = state.metrics_token.as_deref() else {
+        return not_found(req).await;
+    };
+    if !bearer_token(&req).is_some_and(|t| crate::web::same(t, token)) {
+        return ApiError::Unauthenticated(
+            "Send the operator token as `Authorization: Bearer <token>`",
+        )
+        .response(None, &request_id(&req));
+    }
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4")
+        .insert_header((header::CACHE_CONTROL, "no-store"))
         .body(state.metrics.render())
 }
 
@@ -315,4 +485,58 @@ async fn root() -> HttpResponse {
         "openapi": "/openapi.json",
         "pricing": "/v1/pricing",
     }))
+}
+
+/// Gives an error response that is not JSON (a transport's or an extractor's plain-text 4xx or
+/// 5xx) the JSON error body of every other error, with the same status; JSON and HTML answers,
+/// successes and redirects pass unchanged.
+pub fn json_errors(
+    res: actix_web::dev::ServiceResponse<actix_web::body::BoxBody>,
+) -> actix_web::dev::ServiceResponse<actix_web::body::BoxBody> {
+    let status = res.status();
+    let typed = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.contains("json") || ct.starts_with("text/html"));
+    if !(status.is_client_error() || status.is_server_error()) || typed {
+        return res;
+    }
+    let rid = request_id(res.request());
+    let error = error_for_status(status);
+    res.map_body(|head, _| {
+        let fresh = error.response(None, &rid);
+        for (k, v) in fresh.headers() {
+            head.headers.insert(k.clone(), v.clone());
+        }
+        fresh.into_body()
+    })
+}
+
+/// The error a bare status stands for, in the JSON error shape.
+pub fn error_for_status(status: actix_web::http::StatusCode) -> ApiError {
+    use actix_web::http::StatusCode as S;
+    match status {
+        S::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge { limit: MAX_BODY },
+        S::UNSUPPORTED_MEDIA_TYPE => ApiError::UnsupportedMediaType,
+        S::UNAUTHORIZED => ApiError::Unauthenticated("Missing, unknown or revoked credentials"),
+        S::NOT_FOUND => ApiError::NotFound("route".into()),
+        S::METHOD_NOT_ALLOWED => ApiError::MethodNotAllowed {
+            allow: "the documented methods".into(),
+        },
+        S::REQUEST_TIMEOUT => ApiError::RequestTimeout { limit_secs: 10 },
+        S::TOO_MANY_REQUESTS => ApiError::RateLimited {
+            retry_after_secs: 1,
+            limit: "source",
+        },
+        S::SERVICE_UNAVAILABLE => ApiError::Busy {
+            retry_after_secs: 1,
+        },
+        s if s.is_server_error() => ApiError::Internal(format!("status {s}")),
+        s => ApiError::Validation(vec![FieldError::new(
+            &["request"],
+            "value_error",
+            format!("The request was refused ({s})"),
+        )]),
+    }
 }

@@ -76,8 +76,8 @@ async fn login(
             "The sign-in form expired or came from another site; reload the page and try again.",
         );
     }
-    match web::check_password(&state, &form.email, &form.password).await {
-        Err(e) => web::store_error_page(&e),
+    match web::sign_in(&req, &state, &form.email, &form.password).await {
+        Err(e) => web::sign_in_error_page(&e),
         Ok(None) => login_form(
             &form.csrf,
             Some("The email or password is not right."),
@@ -149,9 +149,10 @@ async fn create_key(
         .map(str::trim)
         .filter(|n| !n.is_empty())
         .map(|n| n.chars().take(100).collect::<String>());
-    match credits::create_key(
+    match credits::create_key_by(
         &state.db,
         session.account_id,
+        None,
         name.as_deref(),
         state.clock.now(),
     )
@@ -159,6 +160,10 @@ async fn create_key(
     {
         // The key is shown in this response only: not in a URL, not stored in clear.
         Ok(key) => render(&state, &session, Some(&key), None).await,
+        Err(credits::CreditsError::KeyLimit { max }) => {
+            let notice = format!("This account already holds {max} live keys; revoke one first.");
+            render(&state, &session, None, Some(&notice)).await
+        }
         Err(e) => web::credits_error_page(&e),
     }
 }
@@ -296,13 +301,18 @@ async fn render(
          <button type=\"submit\" id=\"create-key\">Create key</button></form></section>"
     ));
 
-    // Applications signed in with OAuth.
+    // Applications signed in with OAuth, by the name they registered (the client id below it).
     let live: Vec<_> = grants.iter().filter(|g| g.revoked_at.is_none()).collect();
     if !live.is_empty() {
-        html.push_str("<section><h2>Applications signed in</h2><table><thead><tr><th>Client</th><th>Since</th><th></th></tr></thead><tbody>");
+        html.push_str("<section><h2>Applications signed in</h2><table id=\"apps\"><thead><tr><th>Application</th><th>Since</th><th></th></tr></thead><tbody>");
         for g in live {
+            let name = match terrace_store::oauth::client(&state.db, &g.client_id).await {
+                Ok(c) => c.and_then(|c| c.client_name),
+                Err(e) => return web::store_error_page(&e),
+            };
             html.push_str(&format!(
-                "<tr><td><code>{}</code></td><td>{}</td><td><form method=\"post\" action=\"/hub/apps/{}/revoke\">{csrf}<button type=\"submit\" class=\"danger\">Sign out</button></form></td></tr>",
+                "<tr><td><strong class=\"app-name\">{}</strong><br><code class=\"mute\">{}</code></td><td>{}</td><td><form method=\"post\" action=\"/hub/apps/{}/revoke\">{csrf}<button type=\"submit\" class=\"danger\">Sign out</button></form></td></tr>",
+                esc(name.as_deref().unwrap_or("Unnamed application")),
                 esc(&g.client_id),
                 g.created_at.format("%Y-%m-%d %H:%M"),
                 g.id

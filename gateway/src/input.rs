@@ -187,20 +187,64 @@ fn read(loc: &[&str], schema: &Map<String, Value>, s: &str) -> Result<Value, Fie
         return Ok(Value::Null);
     }
     if types.contains(&"integer") {
-        let v: i64 = s.trim().parse().map_err(|_| {
+        let not_integer = || {
             FieldError::new(
                 loc,
                 "int_parsing",
                 "Input should be a valid integer, unable to parse string as an integer",
             )
             .with_input(s)
-        })?;
+        };
+        // Strictly decimal: an optional minus sign and digits, no plus sign or spaces, and no
+        // more digits than the largest value allowed has (so no run of leading zeros).
+        let digits = s.strip_prefix('-').unwrap_or(s);
+        let most = schema
+            .get("maximum")
+            .and_then(Value::as_i64)
+            .map_or(19, |m| m.unsigned_abs().to_string().len().max(1));
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(not_integer());
+        }
+        if digits.len() > most {
+            let max = schema
+                .get("maximum")
+                .and_then(Value::as_i64)
+                .unwrap_or(i64::MAX);
+            return Err(too_large(loc, max).with_input(s));
+        }
+        let v: i64 = s.parse().map_err(|_| not_integer())?;
         if let Some(min) = schema.get("minimum").and_then(Value::as_i64)
             && v < min
         {
             return Err(too_small(loc, min).with_input(s));
         }
         if let Some(max) = schema.get("maximum").and_then(Value::as_i64)
+            && v > max
+        {
+            return Err(too_large(loc, max).with_input(s));
+        }
+        return Ok(json!(v));
+    }
+    if types.contains(&"number") {
+        let v: f64 = s
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite())
+            .ok_or_else(|| {
+                FieldError::new(
+                    loc,
+                    "float_parsing",
+                    "Input should be a valid number, unable to parse string as a number",
+                )
+                .with_input(s)
+            })?;
+        if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
+            && v < min
+        {
+            return Err(too_small(loc, min).with_input(s));
+        }
+        if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
             && v > max
         {
             return Err(too_large(loc, max).with_input(s));
@@ -394,9 +438,12 @@ pub fn invalid(at: In, violations: Vec<Violation>) -> crate::error::ApiError {
 pub fn located(at: In, v: Violation) -> FieldError {
     let mut loc = vec![at.as_str()];
     loc.extend(v.path.iter().map(String::as_str));
-    let fe = FieldError::new(&loc, v.kind, v.message);
-    match v.input {
-        Some(i) => fe.with_input(*i),
-        None => fe,
+    let mut fe = FieldError::new(&loc, v.kind, v.message);
+    if let Some(i) = v.input {
+        fe = fe.with_input(*i);
     }
+    if let Some(c) = v.ctx {
+        fe = fe.with_ctx(*c);
+    }
+    fe
 }

@@ -6,8 +6,15 @@
 //! from the same parameter and body types as the HTTP validation, the price in
 //! the description, `readOnlyHint` from `OpDecl.read_only`. A call goes through
 //! [`pipeline::execute`], the same function as the HTTP route, charged with surface `mcp`.
+//!
+//! What differs from HTTP is only the form, for the clients and models that read it: schemas are
+//! strict JSON Schema ([`crate::mcp_schema`]); a failed call is `isError` with the message and
+//! what to do next as text and no `structuredContent` (so a client that validates results
+//! against `outputSchema` shows the error rather than a schema failure); validation locations
+//! name the tool's arguments; batch tools answer compactly unless `detail` is asked for
+//! ([`crate::mcp_compact`]); and an OAuth caller is not given the key-management tools.
 
-use crate::error::ApiError;
+use crate::error::{ApiError, FieldError};
 use crate::pipeline;
 use crate::registry::{OpDecl, operations};
 use crate::state::AppState;
@@ -34,6 +41,11 @@ pub enum Principal {
     OAuth { account_id: i64, grant_id: i64 },
 }
 
+/// Tools an application signed in with OAuth is not given: an API key created through a grant
+/// would land in the model's context and outlive the grant, so keys are made and revoked on the
+/// hub (or with an API key), never through an OAuth grant. See docs/API-DESIGN.md.
+pub const KEY_MANAGEMENT_TOOLS: &[&str] = &["account_create_key", "account_revoke_key"];
+
 /// One generated tool and how its arguments map back to the operation's input.
 struct ToolSpec {
     op: &'static OpDecl,
@@ -51,6 +63,19 @@ fn specs() -> &'static [ToolSpec] {
 /// Every tool, in the order of the declarations.
 pub fn tools() -> Vec<Tool> {
     specs().iter().map(|s| s.tool.clone()).collect()
+}
+
+/// The tools a principal may call: every tool, but for an OAuth caller the key-management ones.
+pub fn tools_for(principal: Option<&Principal>) -> Vec<Tool> {
+    specs()
+        .iter()
+        .filter(|s| allowed(s.op, principal))
+        .map(|s| s.tool.clone())
+        .collect()
+}
+
+fn allowed(op: &OpDecl, principal: Option<&Principal>) -> bool {
+    !(matches!(principal, Some(Principal::OAuth { .. })) && KEY_MANAGEMENT_TOOLS.contains(&op.id))
 }
 
 /// Whether `op`'s body is passed as one `body` argument rather than flattened.
@@ -143,6 +168,25 @@ fn spec_for(op: &'static OpDecl) -> ToolSpec {
             }
         }
     }
+    let compact = crate::mcp_compact::is_batch(op);
+    if compact {
+        properties.insert(
+            crate::mcp_compact::DETAIL_ARG.into(),
+            crate::mcp_compact::detail_schema(),
+        );
+    }
+    if op.takes_idempotency_key() {
+        properties.insert(
+            pipeline::IDEMPOTENCY_ARGUMENT.into(),
+            json!({
+                "type": "string",
+                "minLength": 1,
+                "maxLength": pipeline::IDEMPOTENCY_KEY_MAX,
+                "pattern": "^[!-~]+$",
+                "description": "Optional. A key of your choosing (a UUID): a repeat of the call with the same key within 24 hours returns the first answer and charges nothing; the same key with different arguments is refused.",
+            }),
+        );
+    }
     let mut input = Map::new();
     input.insert("type".into(), json!("object"));
     input.insert("properties".into(), Value::Object(properties));
@@ -150,20 +194,35 @@ fn spec_for(op: &'static OpDecl) -> ToolSpec {
         input.insert("required".into(), Value::Array(required));
     }
     input.insert("additionalProperties".into(), json!(false));
+    let mut input = Value::Object(input);
+    crate::mcp_schema::strict(&mut input);
+    let input = match input {
+        Value::Object(m) => m,
+        other @ (Value::Null
+        | Value::Bool(_)
+        | Value::Number(_)
+        | Value::String(_)
+        | Value::Array(_)) => Map::from_iter([("allOf".to_string(), json!([other]))]),
+    };
 
-    let description = format!(
+    let summary = without_paths(op.summary);
+    let mut description = format!(
         "{}. {} {}",
-        op.summary.trim_end_matches('.'),
-        op.description,
+        summary.trim_end_matches('.'),
+        without_paths(op.description),
         op.price.sentence()
     );
-    let annotations = ToolAnnotations::with_title(op.summary)
+    if compact {
+        description.push(' ');
+        description.push_str(crate::mcp_compact::DESCRIPTION);
+    }
+    let annotations = ToolAnnotations::with_title(summary.clone())
         .read_only(op.read_only)
         .destructive(!op.read_only && op.method == crate::registry::Method::Delete)
         .idempotent(op.read_only)
         .open_world(false);
     let mut tool = Tool::new(op.id, description, Arc::new(input))
-        .with_title(op.summary)
+        .with_title(summary.clone())
         .with_annotations(annotations);
     if let Some(out) = output_schema(op) {
         tool = tool.with_raw_output_schema(Arc::new(out));
@@ -175,8 +234,43 @@ fn spec_for(op: &'static OpDecl) -> ToolSpec {
     }
 }
 
-/// The structured output: the operation's response object plus the two credit fields.
+/// An operation's summary or description as a tool's: an HTTP path of another operation
+/// (`/v1/transactions/uprn/{uprn}`, with or without its method) becomes that tool's name, so a
+/// deprecated tool points at its successor tool rather than at a URL.
+pub fn without_paths(text: &str) -> String {
+    let mut ops: Vec<&OpDecl> = operations().to_vec();
+    ops.sort_by_key(|o| std::cmp::Reverse(o.path.len()));
+    let mut out = text.to_string();
+    for o in ops {
+        if !out.contains(o.path) {
+            continue;
+        }
+        let tool = format!("the `{}` tool", o.id);
+        out = out
+            .replace(&format!("{} {}", o.method.as_str(), o.path), &tool)
+            .replace(o.path, &tool);
+    }
+    out
+}
+
+/// The structured output: the operation's response object plus the two credit fields (for a
+/// batch, with the compact item form allowed), as strict JSON Schema.
 fn output_schema(op: &OpDecl) -> Option<JsonObject> {
+    let mut schema = output_schema_raw(op)?;
+    if crate::mcp_compact::is_batch(op) {
+        crate::mcp_compact::widen_output_schema(&mut schema);
+    }
+    let mut v = Value::Object(schema);
+    crate::mcp_schema::strict(&mut v);
+    match v {
+        Value::Object(m) => Some(m),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Array(_) => {
+            None
+        }
+    }
+}
+
+fn output_schema_raw(op: &OpDecl) -> Option<JsonObject> {
     let mut schema = standalone(op.contract.response);
     if schema.get("type") != Some(&json!("object")) {
         return None;
@@ -201,11 +295,72 @@ fn output_schema(op: &OpDecl) -> Option<JsonObject> {
     Some(schema)
 }
 
-/// The MCP form of a failed call: a tool result with `isError`, carrying the same JSON body as
-/// the HTTP error (detail, error code and message, `credits_charged: 0`, `credits_remaining`
-/// when the caller is known, `credits_required` on insufficient credits, the request id), plus
-/// whether retrying can help.
-pub fn tool_error(e: &ApiError, remaining: Option<i64>, request_id: &str) -> CallToolResult {
+/// Validation locations as a tool's caller knows them: the HTTP `["query", "q"]`, `["path",
+/// "uprn"]` and `["body", "address"]` are all the tool's arguments (`["arguments", "q"]`); a
+/// body passed whole stays under its `body` argument.
+fn argument_locations(op: &OpDecl, errors: &[FieldError]) -> Vec<FieldError> {
+    let nested = body_is_nested(op);
+    errors
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            let head = e.loc.first().and_then(Value::as_str).map(str::to_string);
+            match head.as_deref() {
+                Some("query" | "path") => e.loc[0] = json!("arguments"),
+                Some("body") if nested => e.loc.insert(0, json!("arguments")),
+                Some("body") => e.loc[0] = json!("arguments"),
+                Some(_) | None => {}
+            }
+            e
+        })
+        .collect()
+}
+
+/// What the caller (a person or a model) should do next, as a sentence.
+fn retry_sentence(retry: &str, retry_after: Option<u64>) -> String {
+    match (retry, retry_after) {
+        ("after_fixing_arguments", _) => "Fix the arguments and call again.".into(),
+        ("after_top_up", _) => "Add credits (a credit pack on the account) and call again.".into(),
+        ("after_signing_in", _) => {
+            "Sign in again (or configure a valid API key), then call again.".into()
+        }
+        ("later", Some(secs)) => format!("Call again in {secs} s."),
+        ("later", None) => "Call again shortly.".into(),
+        _ => "Calling again with the same arguments will give the same answer.".into(),
+    }
+}
+
+/// The MCP form of a failed call: a tool result with `isError: true` and no `structuredContent`
+/// (a client validating results against the tool's `outputSchema` would otherwise turn the
+/// error into a schema failure). The first text block is the message with what to do next and
+/// the credits; the second is the JSON error body (the HTTP one, with validation locations
+/// naming the tool's arguments, `credits_charged: 0`, `credits_remaining` when the caller is
+/// known, `credits_required` on insufficient credits, `retry`, `retry_after_secs` when rate
+/// limited, and the request id).
+pub fn tool_error(
+    op: &OpDecl,
+    e: &ApiError,
+    remaining: Option<i64>,
+    request_id: &str,
+) -> CallToolResult {
+    let mcp_error;
+    let e = match e {
+        ApiError::Validation(errors) => {
+            mcp_error = ApiError::Validation(argument_locations(op, errors));
+            &mcp_error
+        }
+        ApiError::Unauthenticated(_)
+        | ApiError::InsufficientCredits { .. }
+        | ApiError::NotFound(_)
+        | ApiError::MethodNotAllowed { .. }
+        | ApiError::PayloadTooLarge { .. }
+        | ApiError::RateLimited { .. }
+        | ApiError::UnsupportedMediaType
+        | ApiError::RequestTimeout { .. }
+        | ApiError::Busy { .. }
+        | ApiError::Unavailable(_)
+        | ApiError::Internal(_) => e,
+    };
     let mut body = e.body();
     body.insert("credits_charged".into(), json!(0));
     let (remaining, retry): (Option<i64>, &str) = match e {
@@ -213,28 +368,103 @@ pub fn tool_error(e: &ApiError, remaining: Option<i64>, request_id: &str) -> Cal
         ApiError::Validation(_) => (remaining, "after_fixing_arguments"),
         ApiError::Unauthenticated(_) => (None, "after_signing_in"),
         ApiError::NotFound(_) => (remaining, "no"),
-        ApiError::MethodNotAllowed { .. } | ApiError::PayloadTooLarge { .. } => (remaining, "no"),
-        ApiError::RateLimited { .. } | ApiError::Unavailable(_) => (remaining, "later"),
+        ApiError::MethodNotAllowed { .. }
+        | ApiError::PayloadTooLarge { .. }
+        | ApiError::UnsupportedMediaType => (remaining, "no"),
+        ApiError::RateLimited { .. }
+        | ApiError::Unavailable(_)
+        | ApiError::Busy { .. }
+        | ApiError::RequestTimeout { .. } => (remaining, "later"),
         ApiError::Internal(_) => (remaining, "later"),
     };
     if let Some(r) = remaining {
         body.insert("credits_remaining".into(), json!(r));
     }
-    if let ApiError::RateLimited { retry_after_secs } = e {
-        body.insert("retry_after_secs".into(), json!(retry_after_secs));
+    let retry_after = e.retry_after_secs();
+    if let Some(secs) = retry_after {
+        body.insert("retry_after_secs".into(), json!(secs));
     }
     body.insert("retry".into(), json!(retry));
     body.insert("request_id".into(), json!(request_id));
-    let text = serde_json::to_string(&Value::Object(body.clone())).unwrap_or_default();
-    let mut r = CallToolResult::error(vec![ContentBlock::text(text)]);
-    r.structured_content = Some(Value::Object(body));
-    r
+
+    let mut message = match e {
+        ApiError::Validation(errors) => {
+            let lines: Vec<String> = errors
+                .iter()
+                .map(|f| {
+                    let at: Vec<String> = f
+                        .loc
+                        .iter()
+                        .skip(1)
+                        .map(|l| match l {
+                            Value::String(s) => s.clone(),
+                            other @ (Value::Null
+                            | Value::Bool(_)
+                            | Value::Number(_)
+                            | Value::Array(_)
+                            | Value::Object(_)) => other.to_string(),
+                        })
+                        .collect();
+                    let at = if at.is_empty() {
+                        "arguments".to_string()
+                    } else {
+                        at.join(".")
+                    };
+                    format!("- {at}: {}", f.msg)
+                })
+                .collect();
+            format!(
+                "{}: the arguments are not valid.\n{}",
+                op.id,
+                lines.join("\n")
+            )
+        }
+        ApiError::Unauthenticated(_)
+        | ApiError::InsufficientCredits { .. }
+        | ApiError::NotFound(_)
+        | ApiError::MethodNotAllowed { .. }
+        | ApiError::PayloadTooLarge { .. }
+        | ApiError::RateLimited { .. }
+        | ApiError::UnsupportedMediaType
+        | ApiError::RequestTimeout { .. }
+        | ApiError::Busy { .. }
+        | ApiError::Unavailable(_)
+        | ApiError::Internal(_) => format!("{}: {}.", op.id, e.public_message()),
+    };
+    message.push('\n');
+    message.push_str(&retry_sentence(retry, retry_after));
+    message.push_str(" Nothing was charged");
+    match remaining {
+        Some(r) => message.push_str(&format!("; the balance is {r} credits.")),
+        None => message.push('.'),
+    }
+    let text = serde_json::to_string(&Value::Object(body)).unwrap_or_default();
+    CallToolResult::error(vec![ContentBlock::text(message), ContentBlock::text(text)])
+}
+
+/// A refusal that is not an operation's failure (a tool the caller may not use), in the same
+/// form as [`tool_error`].
+fn tool_refusal(op: &OpDecl, message: &str, request_id: &str) -> CallToolResult {
+    let body = json!({
+        "detail": message,
+        "error": {"code": "not_available", "message": message},
+        "credits_charged": 0,
+        "retry": "no",
+        "request_id": request_id,
+    });
+    CallToolResult::error(vec![
+        ContentBlock::text(format!("{}: {message} Nothing was charged.", op.id)),
+        ContentBlock::text(body.to_string()),
+    ])
 }
 
 /// The MCP form of a successful call: structured content (the answer with `credits_charged` and
 /// `credits_remaining`) and the same JSON as text for clients that read text only.
-fn tool_success(done: pipeline::Charged) -> CallToolResult {
+fn tool_success(op: &OpDecl, done: pipeline::Charged, detail: bool) -> CallToolResult {
     let mut body = done.body;
+    if crate::mcp_compact::is_batch(op) {
+        crate::mcp_compact::shape(op, &mut body, detail);
+    }
     body.insert("credits_charged".into(), json!(done.credits_charged));
     body.insert("credits_remaining".into(), json!(done.credits_remaining));
     let value = Value::Object(body);
@@ -298,25 +528,34 @@ impl TerraceMcp {
         let op = spec.op;
         let started = Instant::now();
         let rid = uuid::Uuid::new_v4().to_string();
+        if !allowed(op, principal.as_ref()) {
+            return Ok(tool_refusal(
+                op,
+                "API keys are not managed by applications signed in with OAuth: create and revoke keys on the hub (/hub), where a new key is shown only to you.",
+                &rid,
+            ));
+        }
+        let mut args = args.unwrap_or_default();
+        let detail = match crate::mcp_compact::take_detail(op, &mut args) {
+            Ok(d) => d,
+            Err(e) => return Ok(tool_error(op, &e, None, &rid)),
+        };
         let outcome = match self.caller(principal).await {
             Err(e) => Err(pipeline::Failure::before_caller(e)),
             Ok(caller) => {
-                let input = Ok(pipeline::input_from_arguments(
-                    op,
-                    &args.unwrap_or_default(),
-                ));
+                let input = Ok(pipeline::input_from_arguments(op, &args));
                 pipeline::execute(op, &self.state, caller, input, &rid, Surface::Mcp).await
             }
         };
         let (result, status, credits) = match outcome {
             Ok(done) => {
                 let c = done.credits_charged;
-                (tool_success(done), 200, c)
+                (tool_success(op, done, detail), 200, c)
             }
             Err(f) => {
                 pipeline::log_failure(op, &rid, &f.error);
                 let status = f.error.status().as_u16();
-                (tool_error(&f.error, f.remaining, &rid), status, 0)
+                (tool_error(op, &f.error, f.remaining, &rid), status, 0)
             }
         };
         tracing::info!(request_id = %rid, operation = op.id, surface = "mcp", status, credits, "call");
@@ -340,9 +579,12 @@ impl ServerHandler for TerraceMcp {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(tools()))
+        let principal = self.principal(&context);
+        Ok(ListToolsResult::with_all_items(tools_for(
+            principal.as_ref(),
+        )))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -372,20 +614,20 @@ enum Refusal {
     InvalidToken(&'static str),
     /// The store could not be asked.
     Unavailable(String),
+    /// A browser page of another site (its `Origin`) calling /mcp: refused against DNS
+    /// rebinding, as the MCP transport asks.
+    Origin,
 }
 
 /// Establishes who a /mcp request acts for: an OAuth access token (a JWT for this resource whose
 /// grant is still live) or an API key.
 async fn authorize(req: &actix_web::HttpRequest, state: &AppState) -> Result<Principal, Refusal> {
-    let header = req
-        .headers()
-        .get(actix_web::http::header::AUTHORIZATION)
-        .and_then(|h| h.to_str().ok());
-    let Some(token) = header.and_then(|h| {
-        h.strip_prefix("Bearer ")
-            .or_else(|| h.strip_prefix("bearer "))
-            .map(str::trim)
-    }) else {
+    if let Some(origin) = req.headers().get(actix_web::http::header::ORIGIN)
+        && !origin.to_str().is_ok_and(|o| state.oauth.allowed_origin(o))
+    {
+        return Err(Refusal::Origin);
+    }
+    let Some(token) = crate::http::bearer_token(req) else {
         return Err(Refusal::NoToken);
     };
     if token.starts_with(credits::KEY_PREFIX) {
@@ -402,11 +644,13 @@ async fn authorize(req: &actix_web::HttpRequest, state: &AppState) -> Result<Pri
                 | credits::CreditsError::NoAccount
                 | credits::CreditsError::NoKey
                 | credits::CreditsError::InsufficientCredits { .. }
+                | credits::CreditsError::KeyLimit { .. }
                 | credits::CreditsError::Invalid(_),
             ) => Err(Refusal::InvalidToken("Unknown or revoked API key")),
         };
     }
-    match terrace_oauth::admit(&state.db, &state.oauth, token, state.clock.now()).await {
+    let settings = crate::oauth::routes::request_settings(req, state);
+    match terrace_oauth::admit(&state.db, &settings, token, state.clock.now()).await {
         Ok((account_id, grant_id)) => Ok(Principal::OAuth {
             account_id,
             grant_id,
@@ -428,9 +672,13 @@ async fn authorize(req: &actix_web::HttpRequest, state: &AppState) -> Result<Pri
 
 /// The 401 (or 503) answer of /mcp: the JSON error body of the HTTP surface, with
 /// `WWW-Authenticate: Bearer resource_metadata="..."` pointing at the RFC 9728 metadata.
-fn refusal_response(state: &AppState, refusal: Refusal) -> actix_web::HttpResponse {
+fn refusal_response(
+    req: &actix_web::HttpRequest,
+    state: &AppState,
+    refusal: Refusal,
+) -> actix_web::HttpResponse {
     let rid = uuid::Uuid::new_v4().to_string();
-    let metadata = state.oauth.resource_metadata_url();
+    let metadata = crate::oauth::routes::request_settings(req, state).resource_metadata_url();
     let (error, challenge) = match refusal {
         Refusal::NoToken => (
             ApiError::Unauthenticated(
@@ -450,6 +698,15 @@ fn refusal_response(state: &AppState, refusal: Refusal) -> actix_web::HttpRespon
         Refusal::Unavailable(detail) => {
             tracing::warn!(request_id = %rid, %detail, "store unavailable");
             return ApiError::Unavailable(detail).response(None, &rid);
+        }
+        Refusal::Origin => {
+            let message = "Requests from this Origin are not accepted: /mcp answers browser pages of loopback origins and of the public URL only";
+            return actix_web::HttpResponse::Forbidden().json(json!({
+                "credits_charged": 0,
+                "detail": message,
+                "error": {"code": "forbidden_origin", "message": message},
+                "request_id": rid,
+            }));
         }
     };
     let mut resp = error.response(None, &rid);
@@ -478,6 +735,7 @@ pub fn http_service(state: &AppState) -> impl actix_web::dev::HttpServiceFactory
         .session_manager(Arc::new(LocalSessionManager::default()))
         .stateful_mode(false)
         .json_response(true)
+        .max_request_body_bytes(crate::http::MAX_BODY)
         .allowed_hosts(state.oauth.allowed_hosts())
         .on_request_fn(|req, ext| {
             use actix_web::HttpMessage;
@@ -497,13 +755,12 @@ pub fn http_service(state: &AppState) -> impl actix_web::dev::HttpServiceFactory
                         Ok(p) => {
                             use actix_web::HttpMessage;
                             req.extensions_mut().insert(p);
-                            next.call(req).await
+                            next.call(req).await.map(crate::http::json_errors)
                         }
                         Err(r) => {
+                            let resp = refusal_response(req.request(), &state, r);
                             Ok::<ServiceResponse<actix_web::body::BoxBody>, actix_web::Error>(
-                                req.into_response(
-                                    refusal_response(&state, r).map_into_boxed_body(),
-                                ),
+                                req.into_response(resp.map_into_boxed_body()),
                             )
                         }
                     }
@@ -514,13 +771,32 @@ pub fn http_service(state: &AppState) -> impl actix_web::dev::HttpServiceFactory
 
 /// `terrace mcp --stdio`: serves the tools on standard input and output for a local agent, as
 /// the account of the API key in `TERRACE_API_KEY`.
-pub async fn serve_stdio(state: AppState, api_key: &str) -> anyhow::Result<()> {
+///
+/// `store` names the store `state` was opened on: a key unknown there is reported with it, since
+/// the usual cause is a host starting this command where it opens another (an empty) store.
+pub async fn serve_stdio(state: AppState, api_key: &str, store: &str) -> anyhow::Result<()> {
     use rmcp::ServiceExt;
-    let hash = credits::presented_hash(api_key)
-        .ok_or_else(|| anyhow::anyhow!("TERRACE_API_KEY is not a Terrace API key"))?;
-    credits::authenticate_hash(&state.db, &hash)
-        .await
-        .map_err(|e| anyhow::anyhow!("TERRACE_API_KEY: {e}"))?;
+    let hash = credits::presented_hash(api_key).ok_or_else(|| {
+        anyhow::anyhow!("TERRACE_API_KEY is not a Terrace API key (trc_ and 40 hex characters)")
+    })?;
+    match credits::authenticate_hash(&state.db, &hash).await {
+        Ok(_) => {}
+        Err(credits::CreditsError::Store(e)) => {
+            anyhow::bail!("cannot read {store}: {e}")
+        }
+        Err(
+            credits::CreditsError::Unauthenticated
+            | credits::CreditsError::NoAccount
+            | credits::CreditsError::NoKey
+            | credits::CreditsError::InsufficientCredits { .. }
+            | credits::CreditsError::KeyLimit { .. }
+            | credits::CreditsError::Invalid(_),
+        ) => anyhow::bail!(
+            "TERRACE_API_KEY is not a key of {store}, which this command opened (unknown or revoked key). \
+             To use a running Terrace, set TERRACE_URL to its address (for example http://127.0.0.1:8080); \
+             to use its store directly, set TERRACE_DATA_DIR (or DATABASE_URL) to the one it serves."
+        ),
+    }
     let server = TerraceMcp {
         state,
         fixed: Some(Principal::ApiKey(hash)),

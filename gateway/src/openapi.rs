@@ -12,7 +12,7 @@ fn error_response(g: &mut schemars::SchemaGenerator, description: &str) -> Value
 }
 
 fn operation(op: &OpDecl, g: &mut schemars::SchemaGenerator) -> Value {
-    let params: Vec<Value> = fields(op.contract.params)
+    let mut params: Vec<Value> = fields(op.contract.params)
         .into_iter()
         .map(|p| {
             let location = if op.in_path(&p.name) {
@@ -29,6 +29,15 @@ fn operation(op: &OpDecl, g: &mut schemars::SchemaGenerator) -> Value {
             })
         })
         .collect();
+    if op.takes_idempotency_key() {
+        params.push(json!({
+            "name": "Idempotency-Key",
+            "in": "header",
+            "required": false,
+            "description": "A key of your choosing (a UUID): a repeat of the call with the same key within 24 hours returns the first answer (header `Idempotent-Replayed: true`) and charges nothing; the same key for a different request is 422.",
+            "schema": {"type": "string", "minLength": 1, "maxLength": crate::pipeline::IDEMPOTENCY_KEY_MAX, "pattern": "^[!-~]+$"},
+        }));
+    }
     let credits = op.price.credits();
     let price_text = op.price.sentence();
     let response = (op.contract.response)(g);
@@ -47,9 +56,14 @@ fn operation(op: &OpDecl, g: &mut schemars::SchemaGenerator) -> Value {
             "401": error_response(g, "Missing, unknown or revoked API key"),
             "402": error_response(g, "The balance cannot cover the call; nothing was charged"),
             "404": error_response(g, "Not found"),
+            "405": error_response(g, "The path does not answer this method; see Allow"),
+            "408": error_response(g, "The request body did not arrive within the body deadline"),
+            "413": error_response(g, "The request body is larger than 1 MiB"),
+            "415": error_response(g, "The body is not sent as `application/json`"),
             "422": {"description": "Validation error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ValidationError"}}}},
-            "429": error_response(g, "Rate limited; see Retry-After"),
-            "503": error_response(g, "The store is unavailable; see Retry-After"),
+            "429": error_response(g, "Rate limited (the key's or the account's limit, named in `limit`); see Retry-After"),
+            "500": error_response(g, "Internal error; nothing was charged"),
+            "503": error_response(g, "The store is unavailable or the service is busy; see Retry-After"),
         },
     });
     if let Some(body) = op.contract.body {
@@ -94,6 +108,7 @@ pub fn document() -> Value {
             "credits_charged": {"type": "integer", "const": 0},
             "credits_remaining": {"type": "integer", "description": "Present when the caller is known"},
             "credits_required": {"type": "integer", "description": "On 402: the price of the call"},
+            "limit": {"type": "string", "enum": ["key", "account", "source", "sign_in"], "description": "On 429: which rate limit was reached"},
             "request_id": {"type": "string"}}}),
     );
     schemas.insert(
@@ -117,6 +132,8 @@ pub fn document() -> Value {
             {"name": "address", "description": "Addresses and UPRNs"},
             {"name": "property", "description": "One property by UPRN"},
             {"name": "market", "description": "House price indices, forecasts, volumes and rankings by area"},
+            {"name": "planning", "description": "Planning checks at a location"},
+            {"name": "areas", "description": "Area ids, resolving names and codes, reverse geocoding"},
             {"name": "account", "description": "Balance, usage and API keys (free)"},
         ],
         "paths": paths,

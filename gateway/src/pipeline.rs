@@ -20,6 +20,77 @@ pub struct Charged {
     pub body: Map<String, Value>,
     pub credits_charged: i64,
     pub credits_remaining: i64,
+    /// True when this is the stored answer of an earlier call with the same idempotency key
+    /// (nothing was charged now; the credit fields are the earlier call's).
+    pub replayed: bool,
+}
+
+/// A call's idempotency key (HTTP `Idempotency-Key` header, MCP `idempotency_key` argument) and
+/// the hash of what the call asked, to tell a repeat from a different request under the same key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Idempotency {
+    pub key: String,
+    pub request_hash: String,
+}
+
+/// The most characters an idempotency key may have.
+pub const IDEMPOTENCY_KEY_MAX: usize = 255;
+
+/// An idempotency key is 1 to 255 visible ASCII characters (a UUID is typical).
+pub fn valid_idempotency_key(key: &str) -> bool {
+    (1..=IDEMPOTENCY_KEY_MAX).contains(&key.len())
+        && key.bytes().all(|b| (0x21..=0x7e).contains(&b))
+}
+
+/// The refusal of a malformed idempotency key, located where the surface received it.
+pub fn bad_idempotency_key(loc: &[&str], given: &str) -> FieldError {
+    FieldError::new(
+        loc,
+        "value_error",
+        format!("An idempotency key is 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters"),
+    )
+    .with_input(given.chars().take(300).collect::<String>())
+}
+
+/// The location of the idempotency key on each surface.
+fn idempotency_loc(surface: Surface) -> &'static [&'static str] {
+    match surface {
+        Surface::Http => &["header", "Idempotency-Key"],
+        Surface::Mcp => &["arguments", "idempotency_key"],
+    }
+}
+
+/// The stored answer for a repeated idempotency key: the answer itself when the request is the
+/// same, 422 when the key was used for a different request.
+fn replay(
+    stored: &terrace_credits::StoredAnswer,
+    idem: &Idempotency,
+    surface: Surface,
+) -> Result<Charged, ApiError> {
+    if stored.request_hash != idem.request_hash {
+        return Err(ApiError::Validation(vec![
+            FieldError::new(
+                idempotency_loc(surface),
+                "idempotency_conflict",
+                "This idempotency key was used within the last 24 hours for a different request; use a new key for a new request",
+            )
+            .with_input(idem.key.clone()),
+        ]));
+    }
+    let body = match serde_json::from_str::<Value>(&stored.body) {
+        Ok(Value::Object(m)) => m,
+        Ok(_) | Err(_) => {
+            return Err(ApiError::Internal(
+                "a stored idempotent answer is not a JSON object".into(),
+            ));
+        }
+    };
+    Ok(Charged {
+        body,
+        credits_charged: stored.credits_charged,
+        credits_remaining: stored.credits_remaining,
+        replayed: true,
+    })
 }
 
 /// A failed call: the error, the caller's balance when known, and whether the ledger refused the
@@ -64,11 +135,36 @@ pub async fn execute(
         refused_at_commit: false,
     };
     state
-        .check_rate(rate_key(&caller))
-        .map_err(|retry_after_secs| fail(ApiError::RateLimited { retry_after_secs }))?;
+        .check_rate(rate_key(&caller), caller.account_id)
+        .map_err(|(retry_after_secs, scope)| {
+            fail(ApiError::RateLimited {
+                retry_after_secs,
+                limit: scope.as_str(),
+            })
+        })?;
+    let idem = input
+        .as_ref()
+        .ok()
+        .and_then(|raw| raw.idempotency.clone())
+        .filter(|_| op.takes_idempotency_key());
     let input = input
         .and_then(|raw| (op.contract.check)(op, raw))
         .map_err(fail)?;
+    // A repeated idempotency key: the stored answer, charging nothing (one store read, only
+    // for calls that carry a key).
+    if let Some(idem) = &idem {
+        let stored = terrace_credits::stored_answer(
+            &state.db,
+            caller.account_id,
+            &idem.key,
+            state.clock.now(),
+        )
+        .await
+        .map_err(|e| fail(e.into()))?;
+        if let Some(stored) = stored {
+            return replay(&stored, idem, surface).map_err(fail);
+        }
+    }
     let upfront = op.price.upfront();
     if caller.balance < upfront {
         return Err(fail(ApiError::InsufficientCredits {
@@ -85,19 +181,68 @@ pub async fn execute(
     };
     let answer = (op.contract.run)(&ctx, input).await.map_err(fail)?;
     let credits = answer.credits(op.price);
-    let remaining = state
-        .ledger
-        .charge(&ctx.caller, op.id, credits, request_id, surface, now)
-        .await
-        .map_err(|e| Failure {
-            error: ApiError::from(e),
-            remaining: bal,
-            refused_at_commit: true,
-        })?;
+    let at_commit = |e: terrace_credits::CreditsError| Failure {
+        error: ApiError::from(e),
+        remaining: bal,
+        refused_at_commit: true,
+    };
+    let charged = match &idem {
+        None => {
+            state
+                .ledger
+                .charge(&ctx.caller, op.id, credits, request_id, surface, now)
+                .await
+        }
+        Some(idem) => {
+            let body = serde_json::to_string(&answer.body)
+                .map_err(|e| fail(ApiError::Internal(format!("serialising the answer: {e}"))))?;
+            match terrace_credits::charge_idempotent(
+                &state.db,
+                &ctx.caller,
+                op.id,
+                credits,
+                request_id,
+                surface,
+                &idem.key,
+                &idem.request_hash,
+                &body,
+                now,
+            )
+            .await
+            {
+                Ok(terrace_credits::IdempotentCharge::Charged(b)) => Ok(b),
+                // A concurrent call with the same key committed first: its answer.
+                Ok(terrace_credits::IdempotentCharge::Replay(stored)) => {
+                    return replay(&stored, idem, surface).map_err(fail);
+                }
+                Err(e) => Err(e),
+            }
+        }
+    };
+    let remaining = match charged {
+        Ok(b) => b,
+        // A free write re-checked the key in its own transaction, so it acted while the key
+        // was live; if the key is revoked by now (it revoked itself, or another process did it
+        // just after), the call is still recorded, at 0 credits, and answered as the success
+        // it was.
+        Err(terrace_credits::CreditsError::Unauthenticated) if credits == 0 && !op.read_only => {
+            let keyless = Caller {
+                key_id: None,
+                ..ctx.caller.clone()
+            };
+            state
+                .ledger
+                .charge(&keyless, op.id, 0, request_id, surface, now)
+                .await
+                .map_err(at_commit)?
+        }
+        Err(e) => return Err(at_commit(e)),
+    };
     Ok(Charged {
         body: answer.body,
         credits_charged: credits,
         credits_remaining: remaining,
+        replayed: false,
     })
 }
 
@@ -117,9 +262,15 @@ pub fn log_failure(op: &OpDecl, request_id: &str, error: &ApiError) {
         | ApiError::NotFound(_)
         | ApiError::PayloadTooLarge { .. }
         | ApiError::MethodNotAllowed { .. }
-        | ApiError::RateLimited { .. } => {}
+        | ApiError::RateLimited { .. }
+        | ApiError::UnsupportedMediaType
+        | ApiError::RequestTimeout { .. }
+        | ApiError::Busy { .. } => {}
     }
 }
+
+/// The MCP argument that carries an idempotency key (the HTTP `Idempotency-Key` header).
+pub const IDEMPOTENCY_ARGUMENT: &str = "idempotency_key";
 
 /// Turns a JSON object of named arguments (an MCP tool call) into the operation's [`RawInput`],
 /// read by the same parameter and body types as the HTTP query, path and body.
@@ -136,8 +287,25 @@ pub fn input_from_arguments(op: &OpDecl, args: &Map<String, Value>) -> RawInput 
     let mut params = Vec::new();
     let mut body = Map::new();
     let mut whole_body: Option<Value> = None;
+    let mut idempotency = None;
     for (name, value) in args {
-        if names.contains(name) {
+        if name == IDEMPOTENCY_ARGUMENT && op.takes_idempotency_key() {
+            match value.as_str().filter(|k| valid_idempotency_key(k)) {
+                Some(k) => {
+                    let mut asked = args.clone();
+                    asked.remove(IDEMPOTENCY_ARGUMENT);
+                    let text = format!("{}\n{}", op.id, Value::Object(asked));
+                    idempotency = Some(Idempotency {
+                        key: k.to_string(),
+                        request_hash: terrace_oauth::hash_secret(&text),
+                    });
+                }
+                None => errors.push(
+                    bad_idempotency_key(&["arguments", IDEMPOTENCY_ARGUMENT], "")
+                        .with_input(value.clone()),
+                ),
+            }
+        } else if names.contains(name) {
             params.push((name.clone(), value.clone()));
         } else if op.contract.body.is_some() {
             if name == "body" && crate::mcp::body_is_nested(op) {
@@ -156,15 +324,19 @@ pub fn input_from_arguments(op: &OpDecl, args: &Map<String, Value>) -> RawInput 
             );
         }
     }
+    // A flattened body is the object of the other arguments, `{}` when there are none: a tool
+    // whose arguments are all optional is called with `{}`, which is an empty body, not a
+    // missing one (each required field is then reported by its own name).
     let body = match (op.contract.body, whole_body) {
         (None, _) => None,
         (Some(_), Some(b)) => Some(b),
-        (Some(_), None) if body.is_empty() => None,
+        (Some(_), None) if body.is_empty() && crate::mcp::body_is_nested(op) => None,
         (Some(_), None) => Some(Value::Object(body)),
     };
     RawInput {
         params,
         body,
         refused: errors,
+        idempotency,
     }
 }

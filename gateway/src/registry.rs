@@ -307,6 +307,11 @@ impl OpDecl {
         }
     }
 
+    /// Whether calls take an idempotency key: charged operations and those that change state.
+    pub fn takes_idempotency_key(&self) -> bool {
+        self.price != Price::Free || !self.read_only
+    }
+
     /// Whether `name` is a path parameter (a `{name}` segment of the path template).
     pub fn in_path(&self, name: &str) -> bool {
         self.path
@@ -332,6 +337,8 @@ pub struct RawInput {
     /// What the surface already refused (an MCP argument no parameter or body takes), reported
     /// first, with whatever else the check finds.
     pub refused: Vec<FieldError>,
+    /// The call's idempotency key, when it sent one and the operation takes one.
+    pub idempotency: Option<crate::pipeline::Idempotency>,
 }
 
 /// What an operation answers: a JSON object, and for batches the number of items to charge.

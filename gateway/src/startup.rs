@@ -46,8 +46,13 @@ pub async fn prepare(config: &Config) -> anyhow::Result<AppState> {
         index: index.clone(),
     };
     spawn_index_refresher(db.clone(), index);
+    spawn_ledger_retention(db.clone(), config.ledger_retention_days);
     let oauth = oauth_settings(&db, config).await?;
-    Ok(AppState::new(db, Arc::new(SystemClock), address, config.rate).with_oauth(oauth))
+    Ok(
+        AppState::new(db, Arc::new(SystemClock), address, config.rate)
+            .with_oauth(oauth)
+            .with_metrics_token(config.metrics_token.as_deref()),
+    )
 }
 
 /// OAuth settings from the configuration; without a configured signing key, the one generated
@@ -69,6 +74,7 @@ pub async fn oauth_settings(
     };
     let mut s = terrace_oauth::OAuthSettings::new(&config.public_url, key.into_bytes());
     s.insecure_client_ids = config.oauth_insecure_client_ids;
+    s.derive_from_host = !config.public_url_configured;
     Ok(s)
 }
 
@@ -90,11 +96,43 @@ fn spawn_index_refresher(db: Db, index: Arc<IndexHandle>) {
     });
 }
 
+/// Rolls per-call ledger rows past retention up into their days, at start and every hour.
+/// Each step is its own short transaction, so calls being charged meanwhile wait for at most one.
+fn spawn_ledger_retention(db: Db, retention_days: i64) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(3600));
+        loop {
+            tick.tick().await;
+            let now = chrono::Utc::now();
+            match terrace_credits::roll_up_ledger(&db, now, retention_days).await {
+                Ok(0) => {}
+                Ok(rows) => tracing::info!(rows, retention_days, "ledger rows rolled up"),
+                Err(e) => tracing::warn!(error = %e, "ledger roll-up failed"),
+            }
+        }
+    });
+}
+
 /// Mounts everything on an app (used by `serve` and by the tests).
 pub fn app_config(state: AppState) -> impl FnOnce(&mut web::ServiceConfig) {
     move |cfg| {
         let mcp = crate::mcp::http_service(&state);
         cfg.app_data(web::Data::new(state))
+            .app_data(web::QueryConfig::default().error_handler(|e, _req| {
+                let error =
+                    crate::error::ApiError::Validation(vec![crate::error::FieldError::new(
+                        &["query"],
+                        "value_error",
+                        format!("Malformed query string: {e}"),
+                    )]);
+                let rid = uuid::Uuid::new_v4().to_string();
+                actix_web::error::InternalError::from_response(e, error.response(None, &rid)).into()
+            }))
+            .app_data(
+                web::FormConfig::default()
+                    .limit(16 * 1024)
+                    .error_handler(|e, _req| form_error(e)),
+            )
             .configure(crate::oauth::routes::configure)
             .configure(crate::hub::configure)
             .service(mcp)
@@ -106,15 +144,42 @@ pub fn app_config(state: AppState) -> impl FnOnce(&mut web::ServiceConfig) {
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     let state = prepare(&config).await?;
     tracing::info!(addr = %config.addr, "serving");
+    let body_deadline = state.limits.body_deadline;
     let mut server = HttpServer::new(move || {
         App::new()
-            .wrap(tracing_actix_web::TracingLogger::default())
+            .wrap(tracing_actix_web::TracingLogger::<
+                crate::telemetry::RequestSpan,
+            >::new())
             .configure(app_config(state.clone()))
     })
-    .backlog(4096);
+    .backlog(4096)
+    // The request head must arrive within this time (the body has its own deadline).
+    .client_request_timeout(body_deadline)
+    .client_disconnect_timeout(Duration::from_secs(2));
     if let Some(w) = config.workers {
         server = server.workers(w);
     }
     server.bind(&config.addr)?.run().await?;
     Ok(())
+}
+
+/// A form the pages or the OAuth endpoints could not read, as the JSON error body (413, 415 or
+/// 422), never actix's plain text.
+// actix's error enum is foreign and non-exhaustive: every other reason is a malformed form.
+#[allow(clippy::wildcard_enum_match_arm)]
+fn form_error(e: actix_web::error::UrlencodedError) -> actix_web::Error {
+    use actix_web::error::UrlencodedError as U;
+    let error = match &e {
+        U::Overflow { .. } | U::UnknownLength => {
+            crate::error::ApiError::PayloadTooLarge { limit: 16 * 1024 }
+        }
+        U::ContentType => crate::error::ApiError::UnsupportedMediaType,
+        other => crate::error::ApiError::Validation(vec![crate::error::FieldError::new(
+            &["body"],
+            "value_error",
+            format!("Malformed form: {other}"),
+        )]),
+    };
+    let rid = uuid::Uuid::new_v4().to_string();
+    actix_web::error::InternalError::from_response(e, error.response(None, &rid)).into()
 }

@@ -22,15 +22,140 @@ pub fn metrics_handle() -> PrometheusHandle {
         .clone()
 }
 
-/// JSON logs to stdout, filtered by `RUST_LOG` (default `info`).
+/// The per-request span of `tracing-actix-web`'s middleware (which also gives each request its
+/// id), at debug level: at the default `info` a request costs no span (formatting its dozen
+/// fields and entering it at every poll was a measurable share of a cheap call), and its one
+/// access log line is the `call` event the gateway writes with the request id, operation,
+/// status and credits. `RUST_LOG=debug` brings the span, and its fields on every line, back.
+pub struct RequestSpan;
+
+impl tracing_actix_web::RootSpanBuilder for RequestSpan {
+    fn on_request_start(request: &actix_web::dev::ServiceRequest) -> tracing::Span {
+        tracing_actix_web::root_span!(level = tracing_actix_web::Level::DEBUG, request)
+    }
+
+    fn on_request_end<B: actix_web::body::MessageBody>(
+        span: tracing::Span,
+        outcome: &Result<actix_web::dev::ServiceResponse<B>, actix_web::Error>,
+    ) {
+        tracing_actix_web::DefaultRootSpanBuilder::on_request_end(span, outcome);
+    }
+}
+
+/// What the log thread receives: a formatted line, or a request to report once everything
+/// before it is written.
+enum LogMsg {
+    Line(Vec<u8>),
+    Flush(std::sync::mpsc::Sender<()>),
+}
+
+/// The sending side of the log thread (set by [`init_logging`]).
+static LOG_QUEUE: OnceLock<std::sync::mpsc::SyncSender<LogMsg>> = OnceLock::new();
+
+/// Lines a request thread may queue before it waits for the log thread (never dropped).
+const LOG_QUEUE_LINES: usize = 16_384;
+
+/// Standard output written by a thread of its own: a request formats its line and queues it,
+/// and the log thread writes whatever is queued with one `write` (a slow reader of standard
+/// output no longer delays calls, and many lines cost one system call). Lines are never
+/// dropped: a full queue makes the request wait, as a direct write would.
+struct QueuedStdout(std::sync::mpsc::SyncSender<LogMsg>);
+
+/// One event's line, queued when the formatter is done with it.
+struct QueuedLine<'a> {
+    buf: Vec<u8>,
+    tx: &'a std::sync::mpsc::SyncSender<LogMsg>,
+}
+
+impl std::io::Write for QueuedLine<'_> {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(b);
+        Ok(b.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for QueuedLine<'_> {
+    fn drop(&mut self) {
+        if !self.buf.is_empty() {
+            let _ = self.tx.send(LogMsg::Line(std::mem::take(&mut self.buf)));
+        }
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for QueuedStdout {
+    type Writer = QueuedLine<'a>;
+
+    fn make_writer(&'a self) -> QueuedLine<'a> {
+        QueuedLine {
+            buf: Vec::with_capacity(256),
+            tx: &self.0,
+        }
+    }
+}
+
+fn spawn_log_thread() -> std::io::Result<std::sync::mpsc::SyncSender<LogMsg>> {
+    use std::io::Write;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<LogMsg>(LOG_QUEUE_LINES);
+    std::thread::Builder::new()
+        .name("terrace-log".into())
+        .spawn(move || {
+            let mut batch: Vec<u8> = Vec::with_capacity(1 << 16);
+            while let Ok(first) = rx.recv() {
+                let mut flushed = Vec::new();
+                let mut next = Some(first);
+                while let Some(msg) = next {
+                    match msg {
+                        LogMsg::Line(l) => batch.extend_from_slice(&l),
+                        LogMsg::Flush(done) => flushed.push(done),
+                    }
+                    next = if batch.len() < (1 << 16) {
+                        rx.try_recv().ok()
+                    } else {
+                        None
+                    };
+                }
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(&batch);
+                let _ = out.flush();
+                batch.clear();
+                for done in flushed {
+                    let _ = done.send(());
+                }
+            }
+        })?;
+    Ok(tx)
+}
+
+/// JSON logs to stdout, filtered by `RUST_LOG` (default `info`), written by the log thread.
 pub fn init_logging() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .json()
-        .with_target(false)
-        .try_init();
+        .with_target(false);
+    let _ = match spawn_log_thread() {
+        Ok(tx) => {
+            let _ = LOG_QUEUE.set(tx.clone());
+            builder.with_writer(QueuedStdout(tx)).try_init()
+        }
+        // No thread to spare: write directly.
+        Err(_) => builder.try_init(),
+    };
+}
+
+/// Waits until every line logged so far is written (before the process exits).
+pub fn flush_logs() {
+    if let Some(tx) = LOG_QUEUE.get() {
+        let (done, wait) = std::sync::mpsc::channel();
+        if tx.send(LogMsg::Flush(done)).is_ok() {
+            let _ = wait.recv_timeout(std::time::Duration::from_secs(5));
+        }
+    }
 }
 
 /// JSON logs on standard error (for `terrace mcp --stdio`, whose standard output is the protocol).
@@ -45,16 +170,50 @@ pub fn init_logging_stderr() {
         .try_init();
 }
 
-pub fn record_call(operation: &str, status: u16, seconds: f64, credits: i64) {
-    let labels = [
-        ("operation", operation.to_string()),
-        ("status", status.to_string()),
-    ];
-    metrics::counter!("terrace_requests_total", &labels).increment(1);
-    metrics::histogram!("terrace_request_duration_seconds", "operation" => operation.to_string())
-        .record(seconds);
-    if credits > 0 {
-        metrics::counter!("terrace_credits_charged_total", "operation" => operation.to_string())
-            .increment(credits as u64);
-    }
+/// The metric handles of one (operation, status) pair.
+struct CallMetrics {
+    requests: metrics::Counter,
+    duration: metrics::Histogram,
+    /// Registered at the first charged call (a free operation never shows the series).
+    credits: Option<metrics::Counter>,
+}
+
+thread_local! {
+    /// Each worker thread's handles, looked up in the recorder once per (operation, status):
+    /// registering a metric hashes its name and labels and locks the registry, which per call was
+    /// a measurable share of a cheap operation.
+    static CALL_METRICS: std::cell::RefCell<std::collections::HashMap<(&'static str, u16), CallMetrics>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+pub fn record_call(operation: &'static str, status: u16, seconds: f64, credits: i64) {
+    CALL_METRICS.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        let m = cache.entry((operation, status)).or_insert_with(|| {
+            let labels = [
+                ("operation", operation.to_string()),
+                ("status", status.to_string()),
+            ];
+            CallMetrics {
+                requests: metrics::counter!("terrace_requests_total", &labels),
+                duration: metrics::histogram!(
+                    "terrace_request_duration_seconds",
+                    "operation" => operation.to_string()
+                ),
+                credits: None,
+            }
+        });
+        m.requests.increment(1);
+        m.duration.record(seconds);
+        if credits > 0 {
+            m.credits
+                .get_or_insert_with(|| {
+                    metrics::counter!(
+                        "terrace_credits_charged_total",
+                        "operation" => operation.to_string()
+                    )
+                })
+                .increment(credits as u64);
+        }
+    });
 }

@@ -192,6 +192,65 @@ pub async fn check_password(
     Ok(if ok { account.map(|a| a.id) } else { None })
 }
 
+/// Why a sign-in attempt was not checked.
+#[derive(Debug)]
+pub enum SignInError {
+    Store(terrace_store::StoreError),
+    /// Throttled (429) or the hashing pool is full (503); the page says when to retry.
+    Refused(crate::limits::Refused),
+}
+
+/// Checks an email and password under the limits: the account's and the source address's
+/// back-off after failed attempts (429), and the bounded hashing pool (503 when its queue is
+/// full or the wait runs out). A failure counts toward both back-offs; a success clears the
+/// account's.
+pub async fn sign_in(
+    req: &HttpRequest,
+    state: &AppState,
+    email: &str,
+    password: &str,
+) -> Result<Option<i64>, SignInError> {
+    let source = req.peer_addr().map(|a| a.ip());
+    state
+        .sign_in
+        .check(email, source)
+        .map_err(SignInError::Refused)?;
+    let _slot = state.hash_pool.slot().await.map_err(SignInError::Refused)?;
+    let account = check_password(state, email, password)
+        .await
+        .map_err(SignInError::Store)?;
+    match account {
+        Some(_) => state.sign_in.succeeded(email),
+        None => state.sign_in.failed(email, source),
+    }
+    Ok(account)
+}
+
+/// The page for a sign-in attempt that was not checked.
+pub fn sign_in_error_page(e: &SignInError) -> HttpResponse {
+    use crate::limits::Refused;
+    let (status, secs, title, message) = match e {
+        SignInError::Store(s) => return store_error_page(s),
+        SignInError::Refused(Refused::Throttled { retry_after_secs }) => (
+            actix_web::http::StatusCode::TOO_MANY_REQUESTS,
+            *retry_after_secs,
+            "Too many attempts",
+            format!("Too many failed sign-ins; wait {retry_after_secs} s and try again."),
+        ),
+        SignInError::Refused(Refused::Busy { retry_after_secs }) => (
+            actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
+            *retry_after_secs,
+            "Busy",
+            format!("Sign-in is busy right now; try again in {retry_after_secs} s."),
+        ),
+    };
+    let mut resp = error_page(status, title, &message);
+    if let Ok(v) = header::HeaderValue::from_str(&secs.to_string()) {
+        resp.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    resp
+}
+
 /// A plain error page.
 pub fn error_page(status: actix_web::http::StatusCode, title: &str, message: &str) -> HttpResponse {
     page(
@@ -240,6 +299,7 @@ pub fn credits_error_page(e: &terrace_credits::CreditsError) -> HttpResponse {
         | E::InsufficientCredits { .. }
         | E::NoAccount
         | E::NoKey
+        | E::KeyLimit { .. }
         | E::Invalid(_) => {
             tracing::error!(error = %e, "page: credits error");
             error_page(

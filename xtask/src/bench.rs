@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use terrace_search::{AddressEntry, noise};
+use terrace_matcher::{AddressEntry, noise};
 
 pub(crate) const API: &str = "127.0.0.1:18080";
 const BARE: &str = "127.0.0.1:18081";
@@ -237,19 +237,44 @@ fn write_register(path: &Path, n: usize) -> anyhow::Result<Vec<AddressEntry>> {
     Ok(sample)
 }
 
-/// Points a command at the bench's own SQLite store, without fixtures or rate limits.
-pub(crate) fn bench_env(c: &mut Command, data_dir: &Path) {
-    c.env("TERRACE_DATA_DIR", data_dir)
-        .env_remove("DATABASE_URL")
+/// Where a bench's store lives and how the service logs while it is measured.
+#[derive(Debug, Clone)]
+pub(crate) struct BenchStore {
+    /// The scratch directory of the embedded SQLite store.
+    pub data_dir: PathBuf,
+    /// A PostgreSQL URL (the caller's `DATABASE_URL`), else the SQLite store in `data_dir`.
+    pub database_url: Option<String>,
+    /// `RUST_LOG` of the service under load (the service's own default is `info`).
+    pub log: String,
+}
+
+impl BenchStore {
+    /// The bench's own SQLite store in `data_dir`, logging at warn.
+    pub(crate) fn sqlite(data_dir: &Path) -> BenchStore {
+        BenchStore {
+            data_dir: data_dir.to_path_buf(),
+            database_url: None,
+            log: "warn".into(),
+        }
+    }
+}
+
+/// Points a command at the bench's store, without fixtures or rate limits.
+pub(crate) fn bench_env(c: &mut Command, store: &BenchStore) {
+    c.env("TERRACE_DATA_DIR", &store.data_dir)
         .env("TERRACE_LOAD_FIXTURES", "0")
         .env("TERRACE_ADDR", API)
         .env("TERRACE_RATE_LIMIT", "10000000")
         .env("TERRACE_RATE_BURST", "10000000")
-        .env("RUST_LOG", "warn");
+        .env("RUST_LOG", &store.log);
+    match &store.database_url {
+        Some(url) => c.env("DATABASE_URL", url),
+        None => c.env_remove("DATABASE_URL"),
+    };
 }
 
 /// Creates a bench account with the release `terrace` binary and returns its API key.
-pub(crate) fn bench_account(terrace: &Path, data_dir: &Path) -> anyhow::Result<String> {
+pub(crate) fn bench_account(terrace: &Path, store: &BenchStore) -> anyhow::Result<String> {
     let mut create = Command::new(terrace);
     create.args([
         "accounts",
@@ -259,16 +284,16 @@ pub(crate) fn bench_account(terrace: &Path, data_dir: &Path) -> anyhow::Result<S
         "--credits",
         "1000000000",
     ]);
-    bench_env(&mut create, data_dir);
+    bench_env(&mut create, store);
     let created: serde_json::Value = serde_json::from_str(run(&mut create)?.trim())?;
     Ok(created["api_key"].as_str().context("api_key")?.to_string())
 }
 
 /// Starts the release service on the bench store and waits until it answers.
-pub(crate) fn bench_serve(terrace: &Path, data_dir: &Path) -> anyhow::Result<Killed> {
+pub(crate) fn bench_serve(terrace: &Path, store: &BenchStore) -> anyhow::Result<Killed> {
     let mut serve = Command::new(terrace);
     serve.stdout(Stdio::null());
-    bench_env(&mut serve, data_dir);
+    bench_env(&mut serve, store);
     let server = Killed(serve.spawn()?);
     wait_ready(&format!("http://{API}/healthz"), Duration::from_secs(600))?;
     Ok(server)
@@ -283,38 +308,74 @@ pub(crate) struct Bench {
 }
 
 impl Bench {
-    /// Checks for wrk (before minutes of work), empties `target/<name>` and builds the release
-    /// `terrace` and `xtask`.
-    pub(crate) fn prepare(name: &str) -> anyhow::Result<Bench> {
+    /// Checks for wrk (before minutes of work), empties `target/<name>` (unless `keep`) and
+    /// builds the release `terrace` and `xtask`.
+    pub(crate) fn prepare(name: &str, keep: bool) -> anyhow::Result<Bench> {
         require_wrk()?;
         let root = crate::root();
         let dir = root.join("target").join(name);
-        let _ = std::fs::remove_dir_all(&dir);
+        if !keep {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
         std::fs::create_dir_all(dir.join("data"))?;
-        eprintln!("building the release binaries");
-        run(Command::new("cargo").current_dir(&root).args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "terrace-gateway",
-            "-p",
-            "xtask",
-        ]))?;
+        // `TERRACE_BENCH_BIN_DIR`: measure the `terrace` and `xtask` binaries kept there (an
+        // earlier build, for a before-and-after comparison in one sitting) instead of building.
+        let bins = match std::env::var_os("TERRACE_BENCH_BIN_DIR") {
+            Some(d) => PathBuf::from(d),
+            None => {
+                eprintln!("building the release binaries");
+                run(Command::new("cargo").current_dir(&root).args([
+                    "build",
+                    "--release",
+                    "--quiet",
+                    "-p",
+                    "terrace-gateway",
+                    "-p",
+                    "xtask",
+                ]))?;
+                root.join("target/release")
+            }
+        };
         Ok(Bench {
             dir,
-            terrace: root.join("target/release/terrace"),
-            xtask: root.join("target/release/xtask"),
+            terrace: bins.join("terrace"),
+            xtask: bins.join("xtask"),
         })
     }
 }
 
-pub async fn address(n: usize) -> anyhow::Result<()> {
+/// What `cargo xtask bench address` measures and against which store.
+#[derive(Debug, Clone)]
+pub struct AddressBench {
+    /// Addresses in the generated register.
+    pub addresses: usize,
+    /// Seconds of wrk per route.
+    pub secs: u64,
+    /// The routes to measure (`bare`, `uprn`, `postcode`, `auto`, `resolve`); empty: all.
+    pub only: Vec<String>,
+    /// `RUST_LOG` of the service under load.
+    pub log: String,
+    /// PostgreSQL instead of the scratch SQLite store (the caller's `DATABASE_URL`).
+    pub database_url: Option<String>,
+    /// Keep the store of the previous run (same `--addresses`): the register is generated again
+    /// for its sample but not loaded (a PostgreSQL load of a large register takes minutes).
+    pub reuse: bool,
+}
+
+/// The 1-, 5- and 15-minute load averages, for the record beside each figure.
+pub(crate) fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
+    let n = opts.addresses;
     let Bench {
         dir,
         terrace,
         xtask,
-    } = Bench::prepare("bench-address")?;
+    } = Bench::prepare("bench-address", opts.reuse)?;
 
     eprintln!("generating a register of {n} addresses");
     let t = Instant::now();
@@ -322,22 +383,36 @@ pub async fn address(n: usize) -> anyhow::Result<()> {
     let sample = write_register(&register, n)?;
     let gen_secs = t.elapsed().as_secs_f64();
 
-    let data_dir = dir.join("data");
-    let env = |c: &mut Command| bench_env(c, &data_dir);
-    eprintln!("loading it through the AddressBase loader (SQLite)");
+    let store = BenchStore {
+        data_dir: dir.join("data"),
+        database_url: opts.database_url.clone(),
+        log: opts.log.clone(),
+    };
+    let backend = if store.database_url.is_some() {
+        "PostgreSQL"
+    } else {
+        "SQLite"
+    };
+    let env = |c: &mut Command| bench_env(c, &store);
+    eprintln!("loading it through the AddressBase loader ({backend})");
     let t = Instant::now();
-    let mut load = Command::new(&xtask);
-    load.args(["load", "addressbase"])
-        .arg(&register)
-        .stdout(Stdio::null());
-    env(&mut load);
-    run(&mut load)?;
+    if opts.reuse {
+        eprintln!("--reuse: the store of the previous run is kept, nothing loaded");
+    } else {
+        let mut load = Command::new(&xtask);
+        load.args(["load", "addressbase"])
+            .arg(&register)
+            .stdout(Stdio::null());
+        env(&mut load);
+        run(&mut load)?;
+    }
     let load_secs = t.elapsed().as_secs_f64();
+    let _ = std::fs::remove_file(&register);
 
-    let key = bench_account(&terrace, &data_dir)?;
+    let key = bench_account(&terrace, &store)?;
 
     let t = Instant::now();
-    let _server = bench_serve(&terrace, &data_dir)?;
+    let _server = bench_serve(&terrace, &store)?;
     let start_secs = t.elapsed().as_secs_f64();
 
     // The bare route answers a fixed JSON the size of a real UPRN answer.
@@ -357,6 +432,13 @@ pub async fn address(n: usize) -> anyhow::Result<()> {
         .iter()
         .map(|e| format!("/v1/address/uprn/{}", e.uprn))
         .collect();
+    let mut postcodes: Vec<String> = sample
+        .iter()
+        .filter_map(|e| e.postcode.as_deref())
+        .map(|p| format!("/v1/address/postcode/{}", p.replace(' ', "")))
+        .collect();
+    postcodes.sort_unstable();
+    postcodes.dedup();
     let queries = noise::noisy_queries(&sample, 2_000, 7);
     let auto_paths: Vec<String> = queries
         .iter()
@@ -378,6 +460,7 @@ pub async fn address(n: usize) -> anyhow::Result<()> {
         "locality": q.query.locality, "town": q.query.town, "postcode": q.query.postcode,
     }).to_string()).collect();
     write_script(&dir.join("uprn.lua"), &key, "GET", &uprn_paths, None)?;
+    write_script(&dir.join("postcode.lua"), &key, "GET", &postcodes, None)?;
     write_script(&dir.join("auto.lua"), &key, "GET", &auto_paths, None)?;
     write_script(
         &dir.join("resolve.lua"),
@@ -387,51 +470,80 @@ pub async fn address(n: usize) -> anyhow::Result<()> {
         Some("/v1/address/resolve"),
     )?;
 
-    let secs = 15;
+    let secs = opts.secs;
     eprintln!(
-        "\nwrk, 2 threads, 64 connections, {secs} s each; {} cores",
+        "\n{backend}, RUST_LOG={}; wrk, 2 threads, 64 connections, {secs} s each; {} cores",
+        opts.log,
         std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(0)
     );
-    let figures = vec![
-        wrk(
-            "bare actix route",
-            &format!("http://{BARE}/bare"),
-            None,
-            secs,
-        )?,
-        wrk(
+    let bare_url = format!("http://{BARE}/bare");
+    let api = format!("http://{API}");
+    let routes: [(&str, &str, &str, Option<PathBuf>); 5] = [
+        ("bare", "bare actix route", &bare_url, None),
+        (
+            "uprn",
             "GET /v1/address/uprn (1 cr)",
-            &format!("http://{API}"),
-            Some(&dir.join("uprn.lua")),
-            secs,
-        )?,
-        wrk(
+            &api,
+            Some(dir.join("uprn.lua")),
+        ),
+        (
+            "postcode",
+            "GET address/postcode (2 cr)",
+            &api,
+            Some(dir.join("postcode.lua")),
+        ),
+        (
+            "auto",
             "GET autocomplete (free)",
-            &format!("http://{API}"),
-            Some(&dir.join("auto.lua")),
-            secs,
-        )?,
-        wrk(
+            &api,
+            Some(dir.join("auto.lua")),
+        ),
+        (
+            "resolve",
             "POST resolve (1 cr)",
-            &format!("http://{API}"),
-            Some(&dir.join("resolve.lua")),
-            secs,
-        )?,
+            &api,
+            Some(dir.join("resolve.lua")),
+        ),
     ];
-    let ratio = figures[1].requests_per_sec / figures[0].requests_per_sec.max(1.0);
-    eprintln!(
-        "\nUPRN lookup at {:.0}% of the bare route's throughput",
-        ratio * 100.0
-    );
+    let mut figures = Vec::new();
+    let mut loads = Vec::new();
+    for (id, name, url, script) in routes {
+        if !opts.only.is_empty() && !opts.only.iter().any(|o| o == id) {
+            continue;
+        }
+        let load = load_average();
+        eprint!("[load {load}] ");
+        loads.push(serde_json::json!({"route": id, "load_average": load}));
+        figures.push((id, wrk(name, url, script.as_deref(), secs)?));
+    }
+    let rate = |id: &str| {
+        figures
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map(|(_, f)| f.requests_per_sec)
+    };
+    let ratio = match (rate("uprn"), rate("bare")) {
+        (Some(u), Some(b)) => {
+            let r = u / b.max(1.0);
+            eprintln!(
+                "\nUPRN lookup at {:.0}% of the bare route's throughput ({r:.3})",
+                r * 100.0
+            );
+            Some(r)
+        }
+        _ => None,
+    };
     eprintln!(
         "register {n}: generated in {gen_secs:.1} s, loaded in {load_secs:.1} s, service ready (index built) in {start_secs:.1} s"
     );
     let results = serde_json::json!({
-        "addresses": n, "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+        "addresses": n, "backend": backend, "log": opts.log,
+        "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
         "generate_seconds": gen_secs, "load_seconds": load_secs, "start_seconds": start_secs,
-        "uprn_vs_bare": ratio, "runs": figures,
+        "uprn_vs_bare": ratio, "load_averages": loads,
+        "runs": figures.iter().map(|(_, f)| f).collect::<Vec<_>>(),
     });
     let out = dir.join("results.json");
     std::fs::write(&out, serde_json::to_string_pretty(&results)?)?;

@@ -89,7 +89,7 @@ pub async fn market(n_districts: usize, years: usize, per_month: f64) -> anyhow:
         dir,
         terrace,
         xtask,
-    } = Bench::prepare("bench-market")?;
+    } = Bench::prepare("bench-market", false)?;
     let codes = districts(n_districts);
     eprintln!("simulating {n_districts} districts x {years} years at {per_month} sales a month");
     let t = Instant::now();
@@ -97,7 +97,8 @@ pub async fn market(n_districts: usize, years: usize, per_month: f64) -> anyhow:
     let n_sales = write_sales(&sales_file, &codes, years, per_month)?;
     let gen_secs = t.elapsed().as_secs_f64();
     let data_dir = dir.join("data");
-    let env = |c: &mut Command| bench_env(c, &data_dir);
+    let store = crate::bench::BenchStore::sqlite(&data_dir);
+    let env = |c: &mut Command| bench_env(c, &store);
     eprintln!("loading {n_sales} sales through the Price Paid loader (SQLite)");
     let t = Instant::now();
     let mut load = Command::new(&xtask);
@@ -115,8 +116,8 @@ pub async fn market(n_districts: usize, years: usize, per_month: f64) -> anyhow:
     run(&mut build)?;
     let build_secs = t.elapsed().as_secs_f64();
 
-    let key = bench_account(&terrace, &data_dir)?;
-    let _server = bench_serve(&terrace, &data_dir)?;
+    let key = bench_account(&terrace, &store)?;
+    let _server = bench_serve(&terrace, &store)?;
 
     let series: Vec<String> = codes
         .iter()

@@ -7,13 +7,17 @@
 //!   cargo xtask validate index                    compare local authority indices with the loaded UK HPI
 //!   cargo xtask migrate                           apply migrations
 //!   cargo xtask openapi [--check]                 write (or check) docs/openapi.json and docs/mcp-tools.json
-//!   cargo xtask bench address [--addresses N]     benchmark the address endpoints
+//!   cargo xtask bench address [--addresses N] [--secs S] [--only bare,uprn,...] [--log LEVEL] [--reuse]
+//!                                                 benchmark the address endpoints (PostgreSQL when
+//!                                                 DATABASE_URL names one)
 //!   cargo xtask bench market [--districts N] [--years Y] [--per-month R]   benchmark the market build and endpoints
+//!   cargo xtask bench resolve --real DIR [--postcodes FILE] [--held-out N]   the matcher on real addresses
 //!
 //! The store is chosen as the service chooses it: DATABASE_URL, else TERRACE_DATA_DIR/terrace.sqlite3.
 
 mod bench;
 mod bench_market;
+mod bench_resolve;
 
 use anyhow::{Context, bail};
 use std::path::{Path, PathBuf};
@@ -28,9 +32,13 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|validate|migrate|op
   validate index                       compare the local authority indices with the loaded UK HPI (correlation, largest annual gap)
   migrate                              apply pending migrations
   openapi [--check]                    write docs/openapi.json and docs/mcp-tools.json (or fail if they differ from the code)
-  bench address [--addresses N]        benchmark the address endpoints on a generated register
+  bench address [--addresses N] [--secs S] [--only bare,uprn,postcode,auto,resolve] [--log LEVEL] [--reuse]
+                                       benchmark the address endpoints on a generated register
+                                       (on PostgreSQL when DATABASE_URL names one)
   bench market [--districts N] [--years Y] [--per-month R]
-                                       time the market build and the market endpoints on synthetic sales";
+                                       time the market build and the market endpoints on synthetic sales
+  bench resolve --real DIR [--postcodes FILE] [--held-out N] [--seed S] [--dump FILE]
+                                       resolve accuracy and speed on a labelled task built from real EPC files";
 
 /// The documents generated from the operation declarations: the OpenAPI document and the MCP
 /// `tools/list` snapshot beside it.
@@ -228,7 +236,43 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
                 .map(|s| s.parse())
                 .transpose()?
                 .unwrap_or(1_000_000);
-            bench::address(n).await
+            let secs = opt(&rest, "--secs")
+                .map(|s| s.parse())
+                .transpose()?
+                .unwrap_or(15);
+            let only = opt(&rest, "--only")
+                .map(|s| s.split(',').map(str::to_string).collect())
+                .unwrap_or_default();
+            let database_url = std::env::var("DATABASE_URL")
+                .ok()
+                .filter(|u| u.starts_with("postgres://") || u.starts_with("postgresql://"));
+            bench::address(bench::AddressBench {
+                addresses: n,
+                secs,
+                only,
+                log: opt(&rest, "--log").unwrap_or_else(|| "info".into()),
+                database_url,
+                reuse: rest.iter().any(|a| a == "--reuse"),
+            })
+            .await
+        }
+        ["bench", "resolve", rest @ ..] => {
+            let rest: Vec<String> = rest.iter().map(|s| s.to_string()).collect();
+            let dir = opt(&rest, "--real").context("bench resolve needs --real DIR")?;
+            bench_resolve::resolve_real(bench_resolve::Options {
+                dir: PathBuf::from(dir),
+                postcodes: opt(&rest, "--postcodes").map(PathBuf::from),
+                held_out: opt(&rest, "--held-out")
+                    .map(|s| s.parse())
+                    .transpose()?
+                    .unwrap_or(300),
+                seed: opt(&rest, "--seed")
+                    .map(|s| s.parse())
+                    .transpose()?
+                    .unwrap_or(19),
+                dump: opt(&rest, "--dump").map(PathBuf::from),
+            })
+            .await
         }
         _ => {
             eprintln!("{USAGE}");

@@ -3,12 +3,19 @@
 //! Architecture Invariant: plain functions over a context (store handle and in-memory index);
 //! no HTTP or MCP types. The UPRN and postcode lookups read the store directly; autocomplete and
 //! resolve read the index, which is built from the store and rebuilt when the register changes.
+//!
+//! `autocomplete`, `resolve`, `by_uprn` and `by_postcode` run over an `AddressCtx` (the `Db` and an
+//! `IndexHandle`) and return `AddressRecord`, `Resolved`, `Autocomplete` and `PostcodeResult`, with
+//! errors in `AddressError` (`NotFound`, `Invalid`, `Store`). `IndexHandle` holds the current
+//! `AddressIndex` behind an `Arc` and rebuilds it from the store when the register version in
+//! `meta` changes; `build_index` reads the register in pages of 50,000 and builds on a blocking
+//! thread. The body of resolve, `ResolveInput`, lives here with its own rules (`violations()`).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, RwLock};
 use terrace_core::{Postcode, Uprn, Violation};
-use terrace_search::{AddressEntry, AddressIndex, ResolveQuery};
+use terrace_matcher::{AddressEntry, AddressIndex, ResolveQuery};
 use terrace_store::address::{self, AddressRow};
 use terrace_store::meta;
 use terrace_store::{Db, StoreError};
@@ -21,15 +28,74 @@ pub enum AddressError {
     Store(#[from] StoreError),
 }
 
-/// The in-memory address index, swapped whole when the register changes.
+/// The in-memory address index, swapped whole when the register changes, and the lookups
+/// served from memory beside it (dropped with it).
 pub struct IndexHandle {
     inner: RwLock<(Option<String>, Arc<AddressIndex>)>,
+    records: RecordCache,
 }
 
 impl Default for IndexHandle {
     fn default() -> Self {
         IndexHandle {
             inner: RwLock::new((None, Arc::new(AddressIndex::build(Vec::new())))),
+            records: RecordCache::default(),
+        }
+    }
+}
+
+/// Address records and postcode answers read from the store, kept for the register version
+/// they were read under.
+///
+/// The register is reference data that changes only when a loader runs, and every loader that
+/// changes it bumps `address_register_version`; the refresher that rebuilds the index when that
+/// version changes (every 30 s) empties this cache in the same step. So an answer from memory is
+/// the store's answer, at most one refresh period late, exactly like autocomplete and resolve.
+/// The store stays the source of truth: a miss reads it. Bounded: when a map is full it is
+/// emptied and refilled by the calls that follow.
+#[derive(Default)]
+struct RecordCache {
+    by_uprn: RwLock<std::collections::HashMap<i64, Arc<AddressRecord>>>,
+    by_postcode: RwLock<std::collections::HashMap<String, Arc<PostcodeResult>>>,
+}
+
+impl RecordCache {
+    /// Records kept at most (about 400 bytes each).
+    const MAX_RECORDS: usize = 200_000;
+    /// Postcode answers kept at most (a postcode holds about 15 addresses).
+    const MAX_POSTCODES: usize = 20_000;
+
+    fn get<K, V>(
+        map: &RwLock<std::collections::HashMap<K::Owned, Arc<V>>>,
+        key: &K,
+    ) -> Option<Arc<V>>
+    where
+        K: std::hash::Hash + Eq + ToOwned + ?Sized,
+        K::Owned: std::hash::Hash + Eq + std::borrow::Borrow<K>,
+    {
+        map.read().ok()?.get(key).cloned()
+    }
+
+    fn put<K: std::hash::Hash + Eq, V>(
+        map: &RwLock<std::collections::HashMap<K, Arc<V>>>,
+        max: usize,
+        key: K,
+        value: Arc<V>,
+    ) {
+        if let Ok(mut m) = map.write() {
+            if m.len() >= max {
+                m.clear();
+            }
+            m.insert(key, value);
+        }
+    }
+
+    fn clear(&self) {
+        if let Ok(mut m) = self.by_uprn.write() {
+            m.clear();
+        }
+        if let Ok(mut m) = self.by_postcode.write() {
+            m.clear();
         }
     }
 }
@@ -54,6 +120,9 @@ impl IndexHandle {
         if let Ok(mut g) = self.inner.write() {
             *g = (version, Arc::new(index));
         }
+        // Emptied after the swap: a record read while the new index was building may predate
+        // the load that bumped the version.
+        self.records.clear();
         Ok(true)
     }
 }
@@ -298,7 +367,8 @@ pub struct Resolved {
 /// What `resolve` and `by_postcode` answer when no address register is loaded at all: a 404
 /// that says so (and, being an error, is not charged) rather than an empty list that looks like
 /// "no such address".
-pub const NO_REGISTER: &str = "an address register (none is loaded, so there is nothing to match against: load AddressBase or OS Open UPRN with `cargo xtask load`)";
+pub const NO_REGISTER: &str =
+    "an address register (none is loaded yet, so there is nothing to match against)";
 
 pub async fn resolve(ctx: &AddressCtx, input: &ResolveInput) -> Result<Resolved, AddressError> {
     let index = ctx.index.current();
@@ -316,7 +386,7 @@ pub async fn resolve(ctx: &AddressCtx, input: &ResolveInput) -> Result<Resolved,
     };
     let max = input.max_candidates.unwrap_or(5) as usize;
     let found = index.resolve(&q, max);
-    let confident = terrace_search::is_confident(&found);
+    let confident = terrace_matcher::is_confident(&found);
     let uprns: Vec<i64> = found.iter().map(|c| c.uprn).collect();
     let rows = address::addresses_by_uprn(&ctx.db, &uprns).await?;
     let candidates = found
@@ -330,14 +400,27 @@ pub async fn resolve(ctx: &AddressCtx, input: &ResolveInput) -> Result<Resolved,
         .collect();
     Ok(Resolved {
         confident,
-        confidence_threshold: terrace_search::CONFIDENT_SCORE,
+        confidence_threshold: terrace_matcher::CONFIDENT_SCORE,
         candidates,
     })
 }
 
 pub async fn by_uprn(ctx: &AddressCtx, uprn: Uprn) -> Result<AddressRecord, AddressError> {
+    let cache = &ctx.index.records;
+    if let Some(r) = RecordCache::get(&cache.by_uprn, &uprn.get()) {
+        return Ok((*r).clone());
+    }
     match address::address(&ctx.db, uprn.get()).await? {
-        Some(r) => Ok(record_of(&r)),
+        Some(r) => {
+            let record = record_of(&r);
+            RecordCache::put(
+                &cache.by_uprn,
+                RecordCache::MAX_RECORDS,
+                uprn.get(),
+                Arc::new(record.clone()),
+            );
+            Ok(record)
+        }
         None => Err(AddressError::NotFound(format!("UPRN {uprn}"))),
     }
 }
@@ -360,6 +443,24 @@ pub async fn by_postcode(ctx: &AddressCtx, pc: &Postcode) -> Result<PostcodeResu
     if ctx.index.current().is_empty() {
         return Err(AddressError::NotFound(NO_REGISTER.into()));
     }
+    let cache = &ctx.index.records;
+    if let Some(r) = RecordCache::get(&cache.by_postcode, pc.as_str()) {
+        return Ok((*r).clone());
+    }
+    let result = postcode_from_store(ctx, pc).await?;
+    RecordCache::put(
+        &cache.by_postcode,
+        RecordCache::MAX_POSTCODES,
+        pc.as_str().to_string(),
+        Arc::new(result.clone()),
+    );
+    Ok(result)
+}
+
+async fn postcode_from_store(
+    ctx: &AddressCtx,
+    pc: &Postcode,
+) -> Result<PostcodeResult, AddressError> {
     let rows = address::addresses_at_postcode(&ctx.db, pc.as_str()).await?;
     if rows.is_empty() && address::postcode(&ctx.db, pc.as_str()).await?.is_none() {
         return Err(AddressError::NotFound(format!("postcode {pc}")));

@@ -33,8 +33,17 @@ macro_rules! reference_number {
                 }
             }
 
+            /// Decimal digits, optionally after a minus sign: no plus sign, no spaces, and no
+            /// more than 12 digits (leading zeros count).
             pub fn parse(s: &str) -> Result<Self, IdError> {
-                let v: i64 = s.trim().parse().map_err(|_| IdError::NotInteger)?;
+                let digits = s.strip_prefix('-').unwrap_or(s);
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(IdError::NotInteger);
+                }
+                if digits.len() > 12 {
+                    return Err($range_error);
+                }
+                let v: i64 = s.parse().map_err(|_| IdError::NotInteger)?;
                 Self::new(v)
             }
 
@@ -127,8 +136,13 @@ impl schemars::JsonSchema for UprnEntry {
         true
     }
 
+    /// Any JSON value: a UPRN (a positive integer of at most 12 digits, or its digits as a
+    /// string) is looked up; anything else is answered as an `error` item, never refused.
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "integer", "format": "int64"})
+        schemars::json_schema!({
+            "description": "A UPRN (a positive integer of at most 12 digits, or those digits as a string); any other value is answered as an `error` item that echoes it and costs nothing.",
+            "examples": [100040212345i64],
+        })
     }
 }
 
@@ -206,6 +220,12 @@ mod tests {
         assert_eq!(Uprn::parse("0"), Err(IdError::UprnRange));
         assert_eq!(Uprn::parse("-4"), Err(IdError::UprnRange));
         assert_eq!(Uprn::parse("1000000000000"), Err(IdError::UprnRange));
+        assert_eq!(Uprn::parse("+990000000015"), Err(IdError::NotInteger));
+        assert_eq!(Uprn::parse(" 12"), Err(IdError::NotInteger));
+        assert_eq!(
+            Uprn::parse("00000000000000000000990000000015"),
+            Err(IdError::UprnRange)
+        );
     }
 
     #[test]

@@ -15,6 +15,8 @@ pub struct Violation {
     pub message: String,
     /// The offending value, when there was one.
     pub input: Option<Box<Value>>,
+    /// The rule's parameters (`{"ge": 1}`), when it has any.
+    pub ctx: Option<Box<Value>>,
 }
 
 impl Violation {
@@ -24,11 +26,17 @@ impl Violation {
             kind,
             message: message.into(),
             input: None,
+            ctx: None,
         }
     }
 
     pub fn with_input(mut self, input: impl Into<Value>) -> Violation {
         self.input = Some(Box::new(input.into()));
+        self
+    }
+
+    pub fn with_ctx(mut self, ctx: Value) -> Violation {
+        self.ctx = Some(Box::new(ctx));
         self
     }
 }

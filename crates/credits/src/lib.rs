@@ -3,6 +3,17 @@
 //! Architecture Invariant: an API key is shown once, at creation, and stored only as its SHA-256
 //! hash. A call is charged at most once, only after it succeeded, by a conditional debit that can
 //! never take the balance below zero (a lost race answers `InsufficientCredits`, charging nothing).
+//!
+//! `create_account` makes an account with an opening grant and a first key; `grant` adds a credit
+//! pack; `create_key`, `list_keys` and `revoke_key` manage keys; `authenticate` turns a presented
+//! key into a `Caller` (account, key id, balance); `charge` records a finished call directly, and
+//! `LedgerWriter` (the path the gateway uses) records calls by group commit: a thread of its own
+//! takes every debit waiting (up to 512) and runs them in arrival order in one transaction, each
+//! caller waiting for its own commit. `balance` and `usage` read the account back. Errors are one
+//! enum, `CreditsError`.
+//!
+//! An API key is `trc_` followed by 40 hex characters (160 random bits), stored as its SHA-256 hash
+//! plus a 10-character prefix and the last 4 characters for masked display.
 
 mod writer;
 
@@ -15,7 +26,7 @@ use sha2::{Digest, Sha256};
 use terrace_store::accounts::{self as q, Charge, DebitOutcome};
 use terrace_store::{Db, StoreError};
 
-pub use terrace_store::accounts::{ApiKeyRow, LedgerRow};
+pub use terrace_store::accounts::{ApiKeyRow, LedgerDailyRow, LedgerRow};
 
 /// The prefix every Terrace API key starts with.
 pub const KEY_PREFIX: &str = "trc_";
@@ -30,6 +41,8 @@ pub enum CreditsError {
     NoAccount,
     #[error("no such key")]
     NoKey,
+    #[error("the account already holds {max} live API keys")]
+    KeyLimit { max: i64 },
     #[error("invalid: {0}")]
     Invalid(String),
     #[error(transparent)]
@@ -132,8 +145,7 @@ pub async fn create_key(
     now: DateTime<Utc>,
 ) -> Result<NewKey, CreditsError> {
     let key = generate_key();
-    let prefix = &key[..KEY_PREFIX.len() + 6];
-    let last4 = &key[key.len() - 4..];
+    let (prefix, last4) = shown_parts(&key);
     let row = q::insert_key(
         db,
         account_id,
@@ -144,12 +156,74 @@ pub async fn create_key(
         naive(now),
     )
     .await?;
-    Ok(NewKey {
+    Ok(new_key(key, &row))
+}
+
+/// The parts of a key kept in clear for masked display: its first 10 characters and last 4.
+fn shown_parts(key: &str) -> (&str, &str) {
+    (&key[..KEY_PREFIX.len() + 6], &key[key.len() - 4..])
+}
+
+/// The answer that shows a key once, with its stored row.
+fn new_key(api_key: String, row: &ApiKeyRow) -> NewKey {
+    NewKey {
         key_id: row.id,
         masked: mask(&row.prefix, &row.last4),
-        api_key: key,
+        api_key,
         created_at: utc(row.created_at),
-    })
+    }
+}
+
+/// The most live (unrevoked) API keys an account may hold at once.
+pub const MAX_LIVE_KEYS: i64 = 20;
+
+/// [`create_key`] on behalf of a caller: `by_key` (the API key the call came with; `None` for a
+/// web session or an OAuth token) is re-checked as live in the same transaction as the insert,
+/// and the account may hold at most [`MAX_LIVE_KEYS`] live keys.
+pub async fn create_key_by(
+    db: &Db,
+    account_id: i64,
+    by_key: Option<i64>,
+    name: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<NewKey, CreditsError> {
+    let key = generate_key();
+    let (prefix, last4) = shown_parts(&key);
+    let row = match q::insert_key_checked(
+        db,
+        account_id,
+        by_key,
+        MAX_LIVE_KEYS,
+        &hash_key(&key),
+        prefix,
+        last4,
+        name,
+        naive(now),
+    )
+    .await?
+    {
+        q::KeyWrite::Done(row) => row,
+        q::KeyWrite::CallerRevoked => return Err(CreditsError::Unauthenticated),
+        q::KeyWrite::TooManyKeys => return Err(CreditsError::KeyLimit { max: MAX_LIVE_KEYS }),
+        q::KeyWrite::NoKey => return Err(CreditsError::NoKey),
+    };
+    Ok(new_key(key, &row))
+}
+
+/// [`revoke_key`] on behalf of a caller: `by_key` is re-checked as live in the same transaction
+/// (a key may revoke itself).
+pub async fn revoke_key_by(
+    db: &Db,
+    account_id: i64,
+    by_key: Option<i64>,
+    key_id: i64,
+    now: DateTime<Utc>,
+) -> Result<(), CreditsError> {
+    match q::revoke_key_checked(db, account_id, by_key, key_id, naive(now)).await? {
+        q::KeyWrite::Done(()) => Ok(()),
+        q::KeyWrite::CallerRevoked => Err(CreditsError::Unauthenticated),
+        q::KeyWrite::NoKey | q::KeyWrite::TooManyKeys => Err(CreditsError::NoKey),
+    }
 }
 
 pub async fn list_keys(db: &Db, account_id: i64) -> Result<Vec<KeySummary>, CreditsError> {
@@ -249,6 +323,41 @@ pub async fn charge(
     }
 }
 
+/// How long per-call ledger rows are kept before they are rolled up per account, day,
+/// operation and surface (`TERRACE_LEDGER_RETENTION_DAYS`): 90 days, so the last three months
+/// can be checked call by call in usage, and older months by day.
+pub const DEFAULT_RETENTION_DAYS: i64 = 90;
+
+/// Rows a roll-up step reads and deletes in one transaction (kept short, so the group-commit
+/// writer never waits long for the write lock).
+const ROLLUP_PAGE: i64 = 5_000;
+
+/// Rolls every charge row created more than `retention_days` days before `now` into the daily
+/// table, a page per transaction (the balance always equals the ledger's sum, before, during and
+/// after). Returns the rows rolled up. Safe to run from several processes at once.
+pub async fn roll_up_ledger(
+    db: &Db,
+    now: DateTime<Utc>,
+    retention_days: i64,
+) -> Result<usize, CreditsError> {
+    if retention_days < 1 {
+        return Err(CreditsError::Invalid(
+            "the ledger's retention is at least one day".into(),
+        ));
+    }
+    let cutoff = naive(now - chrono::Duration::days(retention_days));
+    let mut after = 0i64;
+    let mut rolled = 0usize;
+    loop {
+        let step = q::roll_up_step(db, after, cutoff, ROLLUP_PAGE).await?;
+        rolled += step.rolled;
+        if step.done || step.after == after {
+            return Ok(rolled);
+        }
+        after = step.after;
+    }
+}
+
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Balance {
     pub account_id: i64,
@@ -308,4 +417,80 @@ pub async fn usage(
         None
     };
     Ok((rows, next))
+}
+
+/// A stored answer of a call made with an idempotency key.
+pub use terrace_store::accounts::IdempotentRow as StoredAnswer;
+
+/// How long a stored answer can be replayed: 24 hours.
+pub const IDEMPOTENCY_WINDOW_HOURS: i64 = 24;
+
+/// The answer stored under the account's idempotency `key` within the window, if any.
+pub async fn stored_answer(
+    db: &Db,
+    account_id: i64,
+    key: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<StoredAnswer>, CreditsError> {
+    let since = now - chrono::Duration::hours(IDEMPOTENCY_WINDOW_HOURS);
+    Ok(q::idempotent_answer(db, account_id, key, naive(since)).await?)
+}
+
+/// What charging an idempotent call did.
+#[derive(Debug)]
+pub enum IdempotentCharge {
+    /// Charged; the balance after.
+    Charged(i64),
+    /// A concurrent call with the same key committed first; nothing charged; its answer.
+    Replay(Box<StoredAnswer>),
+}
+
+/// [`charge`] with the answer stored under an idempotency key, in one transaction.
+#[allow(clippy::too_many_arguments)]
+pub async fn charge_idempotent(
+    db: &Db,
+    caller: &Caller,
+    operation: &str,
+    credits: i64,
+    request_id: &str,
+    surface: Surface,
+    key: &str,
+    request_hash: &str,
+    body: &str,
+    now: DateTime<Utc>,
+) -> Result<IdempotentCharge, CreditsError> {
+    let charge = q::OwnedCharge {
+        account_id: caller.account_id,
+        key_id: caller.key_id,
+        operation: operation.to_string(),
+        credits,
+        request_id: request_id.to_string(),
+        surface: surface.as_str().to_string(),
+    };
+    let row = StoredAnswer {
+        account_id: caller.account_id,
+        idem_key: key.to_string(),
+        request_hash: request_hash.to_string(),
+        operation: operation.to_string(),
+        body: body.to_string(),
+        credits_charged: credits,
+        credits_remaining: 0,
+        created_at: naive(now),
+    };
+    let expired = now - chrono::Duration::hours(IDEMPOTENCY_WINDOW_HOURS);
+    match q::debit_idempotent(db, charge, row, naive(expired), naive(now)).await? {
+        q::IdempotentOutcome::Charged { balance } => Ok(IdempotentCharge::Charged(balance)),
+        q::IdempotentOutcome::Replay(r) => Ok(IdempotentCharge::Replay(r)),
+        q::IdempotentOutcome::Refused(DebitOutcome::Charged { balance }) => {
+            Ok(IdempotentCharge::Charged(balance))
+        }
+        q::IdempotentOutcome::Refused(DebitOutcome::Insufficient { balance }) => {
+            Err(CreditsError::InsufficientCredits {
+                required: credits,
+                remaining: balance,
+            })
+        }
+        q::IdempotentOutcome::Refused(DebitOutcome::NoAccount) => Err(CreditsError::NoAccount),
+        q::IdempotentOutcome::Refused(DebitOutcome::Revoked) => Err(CreditsError::Unauthenticated),
+    }
 }

@@ -3,6 +3,14 @@
 //!
 //! Architecture Invariant: every geometry this crate hands out is in British National Grid metres
 //! (EPSG:27700); WGS84 longitude/latitude only appear at the edges (`bng_from_wgs84`, GeoJSON input).
+//!
+//! What it offers: WGS84 to BNG and back with the OSTN15 transformation (`lonlat_bng`); GeoJSON
+//! (Multi)Polygons to BNG multipolygons; multipolygons to and from WKB; bounding boxes; `Shape` (an
+//! area or a point) from GeoJSON geometries (lines become zero-width polygons) and from WKT text
+//! (`wkt_to_bng`, planning.data.gov.uk's flattened files); `PolygonIndex`, an R-tree (`rstar`)
+//! answering "which polygons contain this point" and "which lie within this distance"; and
+//! `PointIndex`, an R-tree over points answering "which lie within this distance" and "which is the
+//! nearest".
 
 mod index;
 mod points;

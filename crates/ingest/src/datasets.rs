@@ -3,9 +3,13 @@
 //! `cargo xtask load`, the manifest loader and the property record's provenance read the table.
 //!
 //! Adding a dataset: a module here implementing [`Load`](crate::load::Load), its variant of
-//! [`Dataset`] and its row in [`DATASETS`].
+//! [`Dataset`] and its row in [`DATASETS`]. A spatial dataset (features with a geometry, merged
+//! by `<dataset>:<reference>`) needs only its reader in `formats` and a variant of
+//! [`SpatialFile`].
 
 use crate::load::{IngestError, Loader};
+use spatial::SpatialFile;
+use terrace_core::sources;
 
 mod addressbase;
 mod boundaries;
@@ -13,7 +17,6 @@ mod brma_lookup;
 mod codepoint;
 mod council_tax;
 mod epc;
-mod layers;
 mod leases;
 mod lha_rates;
 mod listings;
@@ -21,13 +24,10 @@ mod onspd;
 mod open_uprn;
 mod planning_applications;
 mod planning_coverage;
-mod planning_data;
 mod ppd_uprn;
 mod price_paid;
-mod repd;
 mod shared;
 mod spatial;
-mod substations;
 mod uarn_uprn;
 mod uk_hpi;
 mod voa_rating_list;
@@ -81,58 +81,56 @@ pub struct DatasetInfo {
     pub source: &'static str,
     /// Where the manifest loader loads it: lower first (a dataset reads what earlier ones stored).
     pub order: u8,
-    /// How far a field from this source is trusted, before any match score (docs/DATA.md).
+    /// How far a field from this source is trusted, before any match score (docs/DATA.md);
+    /// from `terrace_core::sources`.
     pub confidence: f64,
     pub loader: &'static dyn Loader,
 }
 
-/// The confidence of a source no row names.
-pub const DEFAULT_CONFIDENCE: f64 = 0.5;
-
 macro_rules! row {
-    ($ds:expr, $name:literal, [$($alias:literal),*], $source:literal, $order:literal, $conf:literal, $loader:expr) => {
+    ($ds:expr, $name:literal, [$($alias:literal),*], $source:expr, $order:literal, $loader:expr) => {
         DatasetInfo {
             dataset: $ds,
             name: $name,
             aliases: &[$($alias),*],
-            source: $source,
+            source: $source.id,
             order: $order,
-            confidence: $conf,
+            confidence: $source.confidence,
             loader: &$loader,
         }
     };
 }
 
-/// Every dataset: (variant, name, aliases, source, load order, confidence, loader).
+/// Every dataset: (variant, name, aliases, source, load order, loader).
 #[rustfmt::skip]
 pub static DATASETS: &[DatasetInfo] = &[
-    row!(Dataset::AddressBase, "addressbase", ["addressbase_plus"], "os_addressbase_plus", 3, 0.99, addressbase::AddressBase),
-    row!(Dataset::OpenUprn, "open_uprn", ["os_open_uprn", "uprn"], "os_open_uprn", 4, 0.99, open_uprn::OpenUprn),
-    row!(Dataset::CodePoint, "codepoint", ["codepoint_open", "code_point"], "os_codepoint_open", 1, 0.95, codepoint::CodePoint),
-    row!(Dataset::Onspd, "onspd", ["nspd", "postcode_directory"], "ons_postcode_directory", 2, 0.95, onspd::Onspd),
-    row!(Dataset::Boundaries, "boundaries", ["boundary"], "ons_boundaries", 0, 0.95, boundaries::Boundaries),
-    row!(Dataset::Epc, "epc", ["epc_domestic"], "epc_domestic", 5, 0.8, epc::Epc),
-    row!(Dataset::PricePaid, "price_paid", ["ppd", "pp"], "hmlr_price_paid", 6, 0.95, price_paid::PricePaid),
-    row!(Dataset::PpdUprn, "ppd_uprn", ["price_paid_uprn", "ppd_uprn_lookup"], "hmlr_ppd_uprn_lookup", 7, 0.5, ppd_uprn::PpdUprn),
-    row!(Dataset::Leases, "leases", ["registered_leases", "hmlr_leases"], "hmlr_registered_leases", 8, 0.95, leases::Leases),
-    row!(Dataset::CouncilTax, "council_tax", ["ctax", "council_tax_list"], "voa_council_tax_list", 9, 0.95, council_tax::CouncilTax),
-    row!(Dataset::Listings, "listings", ["listings_feed"], "listings_feed", 10, 0.5, listings::Listings),
-    row!(Dataset::LhaRates, "lha_rates", ["lha", "local_housing_allowance"], "voa_lha_rates", 11, 0.5, lha_rates::LhaRates),
-    row!(Dataset::BrmaLookup, "brma_lookup", ["brma", "brma_areas"], "voa_brma_lookup", 12, 0.5, brma_lookup::BrmaLookup),
-    row!(Dataset::UkHpi, "uk_hpi", ["hpi", "uk_house_price_index"], "hmlr_uk_hpi", 13, 0.5, uk_hpi::UkHpi),
-    row!(Dataset::PlanningApplications, "planning_applications", ["planning_application"], "planning_data_applications", 15, 0.5, planning_applications::PlanningApplications),
-    row!(Dataset::PlanningCoverage, "planning_coverage", ["planning_authorities", "planning_data_coverage"], "planning_data_coverage", 14, 0.5, planning_coverage::PlanningCoverage),
-    row!(Dataset::VoaRatingList, "voa_rating_list", ["rating_list", "voa_list_entries", "ndr_rating_list"], "voa_rating_list", 16, 0.5, voa_rating_list::VoaRatingList),
-    row!(Dataset::UarnUprn, "uarn_uprn", ["uarn_uprn_lookup", "voa_uarn_uprn"], "voa_uarn_uprn_lookup", 17, 0.5, uarn_uprn::UarnUprn),
-    row!(Dataset::PlanningData, "planning_data", ["planning", "planning_data_gov_uk"], "planning_data_gov_uk", 18, 0.9, planning_data::PlanningData),
-    row!(Dataset::Layer(Layer::FloodZones), "ea_flood_zones", ["flood_zones"], "ea_flood_zones", 18, 0.9, layers::LayerFile(Layer::FloodZones)),
-    row!(Dataset::Layer(Layer::HistoricFlood), "ea_historic_flood", ["historic_flood_map", "ea_historic_flood_map"], "ea_historic_flood_map", 18, 0.9, layers::LayerFile(Layer::HistoricFlood)),
-    row!(Dataset::Layer(Layer::FloodDefences), "ea_flood_defences", ["flood_defences", "ea_spatial_flood_defences"], "ea_spatial_flood_defences", 18, 0.9, layers::LayerFile(Layer::FloodDefences)),
-    row!(Dataset::Layer(Layer::RiversSeaRisk), "ea_rofrs", ["rofrs", "risk_of_flooding_rivers_sea"], "ea_risk_of_flooding_rivers_sea", 18, 0.9, layers::LayerFile(Layer::RiversSeaRisk)),
-    row!(Dataset::Layer(Layer::SurfaceWaterRisk), "ea_rofsw", ["rofsw", "surface_water", "risk_of_flooding_surface_water"], "ea_risk_of_flooding_surface_water", 18, 0.9, layers::LayerFile(Layer::SurfaceWaterRisk)),
-    row!(Dataset::Layer(Layer::CoalHighRisk), "coal_high_risk", ["coal", "coal_development_high_risk"], "coal_authority_development_high_risk_areas", 18, 0.9, layers::LayerFile(Layer::CoalHighRisk)),
-    row!(Dataset::Substations, "substations", ["substation_headroom"], "dno_substation_headroom", 18, 0.8, substations::Substations),
-    row!(Dataset::Repd, "repd", ["renewables", "renewable_energy_planning_database"], "desnz_repd", 18, 0.9, repd::Repd),
+    row!(Dataset::AddressBase, "addressbase", ["addressbase_plus"], sources::OS_ADDRESSBASE_PLUS, 3, addressbase::AddressBase),
+    row!(Dataset::OpenUprn, "open_uprn", ["os_open_uprn", "uprn"], sources::OS_OPEN_UPRN, 4, open_uprn::OpenUprn),
+    row!(Dataset::CodePoint, "codepoint", ["codepoint_open", "code_point"], sources::OS_CODEPOINT_OPEN, 1, codepoint::CodePoint),
+    row!(Dataset::Onspd, "onspd", ["nspd", "postcode_directory"], sources::ONS_POSTCODE_DIRECTORY, 2, onspd::Onspd),
+    row!(Dataset::Boundaries, "boundaries", ["boundary"], sources::ONS_BOUNDARIES, 0, boundaries::Boundaries),
+    row!(Dataset::Epc, "epc", ["epc_domestic"], sources::EPC_DOMESTIC, 5, epc::Epc),
+    row!(Dataset::PricePaid, "price_paid", ["ppd", "pp"], sources::HMLR_PRICE_PAID, 6, price_paid::PricePaid),
+    row!(Dataset::PpdUprn, "ppd_uprn", ["price_paid_uprn", "ppd_uprn_lookup"], sources::HMLR_PPD_UPRN_LOOKUP, 7, ppd_uprn::PpdUprn),
+    row!(Dataset::Leases, "leases", ["registered_leases", "hmlr_leases"], sources::HMLR_REGISTERED_LEASES, 8, leases::Leases),
+    row!(Dataset::CouncilTax, "council_tax", ["ctax", "council_tax_list"], sources::VOA_COUNCIL_TAX_LIST, 9, council_tax::CouncilTax),
+    row!(Dataset::Listings, "listings", ["listings_feed"], sources::LISTINGS_FEED, 10, listings::Listings),
+    row!(Dataset::LhaRates, "lha_rates", ["lha", "local_housing_allowance"], sources::VOA_LHA_RATES, 11, lha_rates::LhaRates),
+    row!(Dataset::BrmaLookup, "brma_lookup", ["brma", "brma_areas"], sources::VOA_BRMA_LOOKUP, 12, brma_lookup::BrmaLookup),
+    row!(Dataset::UkHpi, "uk_hpi", ["hpi", "uk_house_price_index"], sources::HMLR_UK_HPI, 13, uk_hpi::UkHpi),
+    row!(Dataset::PlanningApplications, "planning_applications", ["planning_application"], sources::PLANNING_DATA_APPLICATIONS, 15, planning_applications::PlanningApplications),
+    row!(Dataset::PlanningCoverage, "planning_coverage", ["planning_authorities", "planning_data_coverage"], sources::PLANNING_DATA_COVERAGE, 14, planning_coverage::PlanningCoverage),
+    row!(Dataset::VoaRatingList, "voa_rating_list", ["rating_list", "voa_list_entries", "ndr_rating_list"], sources::VOA_RATING_LIST, 16, voa_rating_list::VoaRatingList),
+    row!(Dataset::UarnUprn, "uarn_uprn", ["uarn_uprn_lookup", "voa_uarn_uprn"], sources::VOA_UARN_UPRN_LOOKUP, 17, uarn_uprn::UarnUprn),
+    row!(Dataset::PlanningData, "planning_data", ["planning", "planning_data_gov_uk"], sources::PLANNING_DATA_GOV_UK, 18, SpatialFile::PlanningData),
+    row!(Dataset::Layer(Layer::FloodZones), "ea_flood_zones", ["flood_zones"], sources::EA_FLOOD_ZONES, 18, SpatialFile::Layer(Layer::FloodZones)),
+    row!(Dataset::Layer(Layer::HistoricFlood), "ea_historic_flood", ["historic_flood_map", "ea_historic_flood_map"], sources::EA_HISTORIC_FLOOD_MAP, 18, SpatialFile::Layer(Layer::HistoricFlood)),
+    row!(Dataset::Layer(Layer::FloodDefences), "ea_flood_defences", ["flood_defences", "ea_spatial_flood_defences"], sources::EA_SPATIAL_FLOOD_DEFENCES, 18, SpatialFile::Layer(Layer::FloodDefences)),
+    row!(Dataset::Layer(Layer::RiversSeaRisk), "ea_rofrs", ["rofrs", "risk_of_flooding_rivers_sea"], sources::EA_RISK_OF_FLOODING_RIVERS_SEA, 18, SpatialFile::Layer(Layer::RiversSeaRisk)),
+    row!(Dataset::Layer(Layer::SurfaceWaterRisk), "ea_rofsw", ["rofsw", "surface_water", "risk_of_flooding_surface_water"], sources::EA_RISK_OF_FLOODING_SURFACE_WATER, 18, SpatialFile::Layer(Layer::SurfaceWaterRisk)),
+    row!(Dataset::Layer(Layer::CoalHighRisk), "coal_high_risk", ["coal", "coal_development_high_risk"], sources::COAL_AUTHORITY_DEVELOPMENT_HIGH_RISK_AREAS, 18, SpatialFile::Layer(Layer::CoalHighRisk)),
+    row!(Dataset::Substations, "substations", ["substation_headroom"], sources::DNO_SUBSTATION_HEADROOM, 18, SpatialFile::Substations),
+    row!(Dataset::Repd, "repd", ["renewables", "renewable_energy_planning_database"], sources::DESNZ_REPD, 18, SpatialFile::Repd),
 ];
 
 impl DatasetInfo {
@@ -143,16 +141,6 @@ impl DatasetInfo {
             .iter()
             .find(|d| d.name == s || d.aliases.contains(&s.as_str()))
     }
-}
-
-/// The confidence of a stored row's source (`fixture:` or not), before any match score; None
-/// for a source no dataset names.
-pub fn confidence_of(source: &str) -> Option<f64> {
-    let s = source.trim_start_matches("fixture:");
-    DATASETS
-        .iter()
-        .find(|d| d.source == s)
-        .map(|d| d.confidence)
 }
 
 /// The names `cargo xtask load` accepts, comma separated.
@@ -240,9 +228,15 @@ mod tests {
     }
 
     #[test]
-    fn confidence_reads_the_table() {
-        assert_eq!(confidence_of("fixture:os_addressbase_plus"), Some(0.99));
-        assert_eq!(confidence_of("dno_substation_headroom"), Some(0.8));
-        assert_eq!(confidence_of("terrace_address_matcher"), None);
+    fn every_dataset_source_is_a_core_source_with_its_confidence() {
+        for d in DATASETS {
+            assert_eq!(
+                sources::confidence_of(d.source),
+                Some(d.confidence),
+                "{}",
+                d.name
+            );
+        }
+        assert_eq!(sources::confidence_of("terrace_address_matcher"), None);
     }
 }

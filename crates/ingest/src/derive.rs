@@ -6,7 +6,7 @@
 use crate::load::{IngestError, Progress};
 use std::collections::HashMap;
 use terrace_geo::PolygonIndex;
-use terrace_search::{ResolveQuery, is_confident};
+use terrace_matcher::{ResolveQuery, is_confident};
 use terrace_store::{Db, planning, rating};
 use terrace_store::{
     address::{self, AddressRow},
@@ -113,7 +113,7 @@ pub async fn derive_areas(db: &Db, progress: &mut Progress) -> Result<usize, Ing
 pub const MATCHER: &str = "address_matcher";
 
 /// The top candidate of a query when it is a confident match: (UPRN, score).
-fn confident_match(index: &terrace_search::AddressIndex, q: &ResolveQuery) -> Option<(i64, f64)> {
+fn confident_match(index: &terrace_matcher::AddressIndex, q: &ResolveQuery) -> Option<(i64, f64)> {
     let found = index.resolve(q, 2);
     found
         .first()
@@ -127,7 +127,7 @@ const PAGE: i64 = 5_000;
 /// Runs the matcher over `(key, query)` pairs on every core (the index is read-only), keeping
 /// the confident matches as `(key, UPRN, score)`. Returns the matches and how many missed.
 fn match_all(
-    index: &terrace_search::AddressIndex,
+    index: &terrace_matcher::AddressIndex,
     queries: Vec<(String, ResolveQuery)>,
 ) -> (Vec<(String, i64, f64)>, usize) {
     let n = queries.len();
@@ -163,7 +163,7 @@ pub async fn link_to_uprns(db: &Db, progress: &mut Progress) -> Result<(), Inges
 /// Returns (linked, left unlinked).
 pub async fn link_applications_with(
     db: &Db,
-    index: &terrace_search::AddressIndex,
+    index: &terrace_matcher::AddressIndex,
     progress: &mut Progress,
 ) -> Result<(usize, usize), IngestError> {
     let (mut linked, mut unlinked) = (0usize, 0usize);
@@ -204,7 +204,7 @@ pub const MATCHER_SOURCE: &str = "terrace_address_matcher";
 /// Returns (linked, left unlinked).
 pub async fn link_uarns_with(
     db: &Db,
-    index: &terrace_search::AddressIndex,
+    index: &terrace_matcher::AddressIndex,
     progress: &mut Progress,
 ) -> Result<(usize, usize), IngestError> {
     let (mut linked, mut unlinked) = (0usize, 0usize);
@@ -254,7 +254,7 @@ pub async fn link_uarns_with(
 /// Returns (linked, left unlinked).
 pub async fn link_council_tax_with(
     db: &Db,
-    index: &terrace_search::AddressIndex,
+    index: &terrace_matcher::AddressIndex,
     progress: &mut Progress,
 ) -> Result<(usize, usize), IngestError> {
     let (mut linked, mut unlinked) = (0usize, 0usize);
@@ -296,7 +296,7 @@ pub async fn link_price_paid(
 
 async fn link_price_paid_with(
     db: &Db,
-    index: &terrace_search::AddressIndex,
+    index: &terrace_matcher::AddressIndex,
     progress: &mut Progress,
 ) -> Result<(usize, usize), IngestError> {
     let (mut linked, mut unlinked) = (0usize, 0usize);

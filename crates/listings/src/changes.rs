@@ -5,11 +5,90 @@
 use chrono::NaiveDateTime;
 use schemars::JsonSchema;
 use serde::Serialize;
+use serde_json::{Value, json};
 use std::collections::HashMap;
+use terrace_core::Violation;
 use terrace_store::Db;
+use terrace_store::LookupError;
 use terrace_store::listings;
 
-use terrace_store::LookupError;
+/// The most events one page may carry.
+pub const PAGE_MAX: i64 = 1_000;
+/// The page size when none is asked for.
+pub const PAGE_DEFAULT: i64 = 100;
+
+/// A checked page request: after `cursor` (0 = the start of the log), at most `limit` events.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PageRequest {
+    pub cursor: i64,
+    pub limit: i64,
+}
+
+impl PageRequest {
+    /// The page a caller asked for, from the raw `cursor` (a string of 1 to 18 digits or a
+    /// non-negative integer; absent or null reads from the start) and `limit` (an integer from 1
+    /// to [`PAGE_MAX`], default [`PAGE_DEFAULT`]). Every broken rule is reported.
+    pub fn read(
+        cursor: Option<&Value>,
+        limit: Option<&Value>,
+    ) -> Result<PageRequest, Vec<Violation>> {
+        let mut broken = Vec::new();
+        let c = match cursor {
+            None | Some(Value::Null) => Some(0),
+            Some(Value::Number(n)) => n.as_i64().filter(|v| *v >= 0),
+            Some(Value::String(s)) if (1..=18).contains(&s.len()) => s
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| s.parse().ok())
+                .flatten(),
+            Some(_) => None,
+        };
+        if c.is_none() {
+            broken.push(
+                Violation::new(
+                    &["cursor"],
+                    "value_error",
+                    "Value error, the cursor is an event id (digits) from a previous page's next_cursor",
+                )
+                .with_input(cursor.cloned().unwrap_or(Value::Null)),
+            );
+        }
+        let l = match limit {
+            None | Some(Value::Null) => Some(PAGE_DEFAULT),
+            Some(Value::Number(n)) => n.as_i64(),
+            Some(_) => None,
+        };
+        match l {
+            None => broken.push(
+                Violation::new(&["limit"], "int_parsing", "Input should be a valid integer")
+                    .with_input(limit.cloned().unwrap_or(Value::Null)),
+            ),
+            Some(n) if n < 1 => broken.push(
+                Violation::new(
+                    &["limit"],
+                    "greater_than_equal",
+                    "Input should be greater than or equal to 1",
+                )
+                .with_input(n)
+                .with_ctx(json!({"ge": 1})),
+            ),
+            Some(n) if n > PAGE_MAX => broken.push(
+                Violation::new(
+                    &["limit"],
+                    "less_than_equal",
+                    format!("Input should be less than or equal to {PAGE_MAX}"),
+                )
+                .with_input(n)
+                .with_ctx(json!({"le": PAGE_MAX})),
+            ),
+            Some(_) => {}
+        }
+        match (c, l) {
+            (Some(cursor), Some(limit)) if broken.is_empty() => Ok(PageRequest { cursor, limit }),
+            _ => Err(broken),
+        }
+    }
+}
 
 /// The event kinds the log records.
 pub const EVENT_TYPES: [&str; 4] = [
@@ -81,6 +160,18 @@ pub struct ChangesPage {
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnknownCursor(pub i64);
 
+impl UnknownCursor {
+    /// The rule it breaks, located at the request's `cursor`.
+    pub fn violation(&self) -> Violation {
+        Violation::new(
+            &["cursor"],
+            "value_error",
+            "Value error, the cursor is not an event id of the change log",
+        )
+        .with_input(self.0.to_string())
+    }
+}
+
 pub fn coverage() -> Coverage {
     Coverage {
         event_types: EVENT_TYPES.to_vec(),
@@ -94,8 +185,7 @@ pub fn coverage() -> Coverage {
 /// not in the log is an `UnknownCursor`.
 pub async fn changes_since(
     db: &Db,
-    cursor: i64,
-    limit: i64,
+    PageRequest { cursor, limit }: PageRequest,
 ) -> Result<Result<ChangesPage, UnknownCursor>, LookupError> {
     if cursor != 0 && !listings::event_exists(db, cursor).await? {
         return Ok(Err(UnknownCursor(cursor)));

@@ -14,6 +14,6 @@ pub mod changes;
 pub mod lha;
 pub mod rental;
 
-pub use changes::{ChangesPage, changes_since};
+pub use changes::{ChangesPage, PageRequest, changes_since};
 pub use lha::{HousingBenefitCap, housing_benefit_cap};
 pub use rental::{RentalEstimate, rental_estimate};

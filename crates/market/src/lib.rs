@@ -3,6 +3,27 @@
 //!
 //! Architecture Invariant: plain functions over the store; no HTTP or MCP types; the maths is in
 //! `terrace-analytics`; nothing invented (a month without data is null, never zero).
+//!
+//! `build.rs` is the build step (`cargo xtask build`, and the first start after the fixtures load):
+//! it pages through the registered sales, the postcode directory and the register, and writes
+//! `market_geographies` (one row per geography with its stock, index method and decision, last
+//! settled period, forecast method and coverage), `market_index_points` (levels with `se`,
+//! `lo`/`hi`, `raw_level` and `filled`, then forecast rows) and `market_volume` (monthly counts and
+//! category A price quartiles per district, area, county, local authority and the nation), plus the
+//! `meta` facts (`data_through`, `provisional_from`, the national backtest), and ends by stamping
+//! `market.build_id`. It holds every category A sale once (the geographies below the nation keep
+//! four-byte positions into that one vector) and builds each rank of geographies on every core,
+//! since a rank's parents are all in the rank before it.
+//!
+//! `cache.rs` is the server's `MarketCache`: every read starts with one `meta` read of
+//! `market.build_id`; while it is unchanged a geography's row, points and volumes come from memory
+//! (the volume series then says `cached: true`); a new id drops the snapshot. Only geographies that
+//! exist are kept. `series.rs` (index series, forecast, time adjustment), `volume.rs`, `ranking.rs`
+//! and `validate.rs` (the UK HPI comparison) only read those tables.
+//!
+//! Architecture Invariant: the endpoints never estimate: an index, a forecast or a volume is what
+//! the last build wrote. A published series stops at the last settled month; the provisional months
+//! are covered by forecast rows.
 
 pub mod build;
 pub mod cache;

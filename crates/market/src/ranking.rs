@@ -210,9 +210,9 @@ pub struct Ranking {
 async fn settled_end(db: &Db) -> Result<Month, MarketError> {
     let pf = meta_month(db, META_PROVISIONAL_FROM).await?;
     let through = meta_month(db, META_DATA_THROUGH).await?;
-    pf.map(|m| m.add_months(-1))
-        .or(through)
-        .ok_or_else(|| MarketError::NotFound("market data (run `cargo xtask build`)".into()))
+    pf.map(|m| m.add_months(-1)).or(through).ok_or_else(|| {
+        MarketError::NotFound("market data (the market tables have not been built yet)".into())
+    })
 }
 
 fn finish(mut rows: Vec<RankRow>, desc: bool, limit: i64) -> (Vec<RankRow>, usize) {

@@ -200,7 +200,7 @@ async fn load(
     let snap = cache.snapshot(db).await?;
     let Some((published, _)) = snap.series(db, &geo.key()).await? else {
         return Err(MarketError::NotFound(format!(
-            "a published index for {} {} (no registered sales there, or `cargo xtask build` has not run)",
+            "a published index for {} {} (no registered sales there, or the market tables have not been built yet)",
             geo.kind().replace('_', " "),
             geo.code()
         )));

@@ -248,17 +248,16 @@ pub async fn volume_series(
     let snap = cache.snapshot(db).await?;
     let (published, cached) = snap.volumes(db, &key).await?.ok_or_else(|| {
         MarketError::NotFound(format!(
-            "{} {} (no registered sales there, or `cargo xtask build` has not run)",
+            "{} {} (no registered sales there, or the market tables have not been built yet)",
             q.grain, q.geography
         ))
     })?;
     let geo = &published.geography;
     let through = snap.data_through.clone();
     let through_month = through.as_deref().and_then(|s| Month::parse(s).ok());
-    let end = q
-        .end
-        .or(through_month)
-        .ok_or_else(|| MarketError::NotFound("market data (run `cargo xtask build`)".into()))?;
+    let end = q.end.or(through_month).ok_or_else(|| {
+        MarketError::NotFound("market data (the market tables have not been built yet)".into())
+    })?;
     let start = q
         .start
         .unwrap_or_else(|| end.add_months(1 - DEFAULT_MONTHS));

@@ -8,18 +8,25 @@
 
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
-use terrace_store::oauth::{self as q, ClientRow, CodeRow, NewRefresh, Rotated, TakenCode};
+use terrace_store::oauth::{
+    self as q, ClientRow, CodeRow, NewRefresh, RefreshPresented, Rotated, TakenCode,
+};
 use terrace_store::{Db, StoreError};
 
 use crate::{
-    ClientMetadata, OAuthSettings, SCOPE, hash_secret, issue_access_token, pkce_matches,
-    random_token, valid_challenge, valid_redirect_uri, verify_access_token,
+    ClientMetadata, OAuthSettings, SCOPE, hash_secret, issue_access_token, issue_access_token_with,
+    pkce_matches, random_token, redirect_matches, successor_refresh, valid_challenge,
+    valid_redirect_uri, verify_access_token,
 };
 
 /// Client names are cut to this many characters.
 const NAME_CHARS: usize = 100;
 /// A registration gives at most this many redirect URIs.
 const MAX_REDIRECT_URIS: usize = 10;
+/// The longest redirect URI a client may register (or a metadata document may list).
+pub const MAX_REDIRECT_URI_CHARS: usize = 512;
+/// How long a registered client that never completed an authorization is kept.
+pub const UNUSED_CLIENT_HOURS: i64 = 24;
 
 /// The client metadata of a dynamic registration (RFC 7591), as far as Terrace reads it.
 #[derive(Debug, Deserialize)]
@@ -77,11 +84,31 @@ pub async fn register_client(
             "give 1 to 10 redirect_uris",
         ));
     }
+    if reg
+        .redirect_uris
+        .iter()
+        .any(|u| u.chars().count() > MAX_REDIRECT_URI_CHARS)
+    {
+        return Err(refused(
+            "invalid_redirect_uri",
+            format!("a redirect URI may have at most {MAX_REDIRECT_URI_CHARS} characters"),
+        ));
+    }
+    let lists = [&reg.grant_types, &reg.response_types];
+    if lists
+        .iter()
+        .any(|l| l.as_ref().is_some_and(|l| l.len() > 4))
+    {
+        return Err(refused(
+            "invalid_client_metadata",
+            "grant_types and response_types may list at most 4 values",
+        ));
+    }
     if let Some(bad) = reg.redirect_uris.iter().find(|u| !valid_redirect_uri(u)) {
         return Err(refused(
             "invalid_redirect_uri",
             format!(
-                "{bad} is not allowed: use https, http on a loopback host, or a private-use scheme, with no fragment"
+                "{bad} is not allowed: use https, http on a loopback host (localhost, 127.0.0.1 or [::1], any port), or a private-use scheme such as com.example.app:/callback or cursor://host/path; no fragment"
             ),
         ));
     }
@@ -96,18 +123,22 @@ pub async fn register_client(
             ));
         }
     }
-    let grants_ok = reg.grant_types.as_ref().is_none_or(|g| {
-        g.iter()
-            .all(|t| t == "authorization_code" || t == "refresh_token")
-    });
+    // Grant and response types this server does not offer (VS Code also asks for the device
+    // code grant) are left out of the registration rather than refused (RFC 7591 section 3.2.1
+    // lets the server register different values); the answer lists what was registered. A
+    // client that does not ask for the authorization code flow at all is refused.
+    let grants_ok = reg
+        .grant_types
+        .as_ref()
+        .is_none_or(|g| g.iter().any(|t| t == "authorization_code"));
     let responses_ok = reg
         .response_types
         .as_ref()
-        .is_none_or(|r| r.iter().all(|t| t == "code"));
+        .is_none_or(|r| r.iter().any(|t| t == "code"));
     if !grants_ok || !responses_ok {
         return Err(refused(
             "invalid_client_metadata",
-            "only the authorization_code and refresh_token grants (response type code) are supported",
+            "the authorization_code grant (response type code) is required; it and refresh_token are the grants offered",
         ));
     }
     let client_name = reg
@@ -124,6 +155,12 @@ pub async fn register_client(
         updated_at: now.naive_utc(),
     };
     q::upsert_client(db, &row).await?;
+    // Clients registered long ago that never completed an authorization are dropped.
+    q::delete_unused_clients(
+        db,
+        (now - chrono::Duration::hours(UNUSED_CLIENT_HOURS)).naive_utc(),
+    )
+    .await?;
     Ok(Registered {
         client_id,
         client_name,
@@ -206,7 +243,10 @@ pub fn check_authorization(
     let Some(redirect_uri) = p.redirect_uri.clone() else {
         return Err(AuthzError::Page("The request has no redirect_uri.".into()));
     };
-    if !redirect_uris(&client).contains(&redirect_uri) {
+    if !redirect_uris(&client)
+        .iter()
+        .any(|r| redirect_matches(r, &redirect_uri))
+    {
         return Err(AuthzError::Page(
             "The redirect_uri is not one the client registered.".into(),
         ));
@@ -410,8 +450,23 @@ pub async fn redeem_code(
     tokens(s, row.account_id, grant_id, client_id, refresh, now)
 }
 
-/// The refresh token grant: the token is rotated (the old one dies; one presented again revokes
-/// the grant), and a token of another client revokes the grant it belongs to.
+/// RFC 8707 at the token endpoint: a `resource`, when sent with either grant, must be this
+/// server's MCP endpoint (the only resource its tokens are for).
+pub fn check_resource(s: &OAuthSettings, resource: Option<&str>) -> Result<(), GrantError> {
+    match resource {
+        Some(r) if r.trim_end_matches('/') != s.resource() => Err(refuse(
+            "invalid_target",
+            "the resource must be this server's MCP endpoint (the /mcp URL)",
+        )),
+        Some(_) | None => Ok(()),
+    }
+}
+
+/// The refresh token grant. The token is rotated: the old one dies and its successor (derived
+/// from it with the signing key) is handed out. Presented again within `refresh_grace` while the
+/// successor is unused (two parallel refreshes of one client), it answers the same pair again;
+/// later, or after the successor was used, it is reuse and revokes the grant. A token presented
+/// by another client is refused and stays usable by its own.
 pub async fn refresh(
     db: &Db,
     s: &OAuthSettings,
@@ -422,23 +477,30 @@ pub async fn refresh(
     let Some(old) = refresh_token else {
         return Err(refuse("invalid_request", "refresh_token is required"));
     };
-    let (refresh, refresh_hash, expires_at) = new_refresh(s, now);
-    let new = NewRefresh {
-        token_hash: &refresh_hash,
-        expires_at,
+    let refresh = successor_refresh(s, old);
+    let refresh_hash = hash_secret(&refresh);
+    let presented = RefreshPresented {
+        client_id,
+        old_hash: &hash_secret(old),
+        new: NewRefresh {
+            token_hash: &refresh_hash,
+            expires_at: (now + s.refresh_ttl).naive_utc(),
+        },
+        grace_since: (now - s.refresh_grace).naive_utc(),
     };
-    match q::rotate_refresh(db, &hash_secret(old), &new, now.naive_utc()).await? {
+    // The access token of a rotation is signed with a jti derived from the new refresh token and
+    // the rotation's time, so a replay within the grace window signs the very same token.
+    let jti = hash_secret(&refresh)[..32].to_string();
+    match q::rotate_refresh(db, &presented, now.naive_utc()).await? {
         Rotated::Rotated(grant) => {
-            if grant.client_id != client_id {
-                // Best effort, as for a reused code.
-                let _ = q::revoke_grant(db, grant.id, now.naive_utc()).await;
-                return Err(refuse(
-                    "invalid_grant",
-                    "the refresh token belongs to another client",
-                ));
-            }
-            tokens(s, grant.account_id, grant.id, client_id, refresh, now)
+            let rotated_at = DateTime::from_timestamp(now.timestamp(), 0).unwrap_or(now);
+            tokens_with(s, &grant, refresh, (rotated_at, now), jti)
         }
+        Rotated::Replayed(grant, at) => tokens_with(s, &grant, refresh, (at.and_utc(), now), jti),
+        Rotated::WrongClient => Err(refuse(
+            "invalid_grant",
+            "the refresh token was issued to another client",
+        )),
         Rotated::Reused => Err(refuse(
             "invalid_grant",
             "the refresh token was already used; the grant is revoked",
@@ -449,6 +511,33 @@ pub async fn refresh(
         )),
         Rotated::Unknown => Err(refuse("invalid_grant", "unknown refresh token")),
     }
+}
+
+/// The pair a rotation hands out, signed as of the rotation `at` with `jti` (see [`refresh`]);
+/// `expires_in` counts from `now`.
+fn tokens_with(
+    s: &OAuthSettings,
+    grant: &q::GrantRow,
+    refresh_token: String,
+    (at, now): (DateTime<Utc>, DateTime<Utc>),
+    jti: String,
+) -> Result<Tokens, GrantError> {
+    let (access_token, expires_in) = issue_access_token_with(
+        s,
+        grant.account_id,
+        grant.id,
+        &grant.client_id,
+        SCOPE,
+        at,
+        jti,
+    )
+    .map_err(GrantError::Signing)?;
+    let left = (at + s.access_ttl - now).num_seconds();
+    Ok(Tokens {
+        access_token,
+        expires_in: left.clamp(0, expires_in),
+        refresh_token,
+    })
 }
 
 /// RFC 7009: revoking a refresh token or an access token revokes the grant behind it (its

@@ -20,8 +20,8 @@ pub mod flows;
 
 pub use flows::{
     AccessError, AuthzError, AuthzParams, GrantError, RegisterError, Registered, Registration,
-    Tokens, ValidAuthz, accept_metadata_client, admit, check_authorization, issue_code,
-    redeem_code, refresh, register_client, revoke, withdraw_grant,
+    Tokens, ValidAuthz, accept_metadata_client, admit, check_authorization, check_resource,
+    issue_code, redeem_code, refresh, register_client, revoke, withdraw_grant,
 };
 
 use base64::Engine as _;
@@ -49,6 +49,13 @@ pub struct OAuthSettings {
     /// Accept `http://` client ID metadata document URLs on loopback hosts (tests and local
     /// development only; `TERRACE_OAUTH_INSECURE_CLIENT_IDS=1`).
     pub insecure_client_ids: bool,
+    /// No public URL was configured: a request to a loopback host (`localhost`, `127.0.0.1`,
+    /// `[::1]`, any port) is answered with that host as the issuer and resource base, so a
+    /// client that typed `localhost` sees `http://localhost:PORT/mcp` (see [`Self::for_host`]).
+    pub derive_from_host: bool,
+    /// How long a rotated refresh token, presented again, answers with the same new pair
+    /// instead of counting as reuse (two parallel refreshes of one client).
+    pub refresh_grace: Duration,
 }
 
 impl std::fmt::Debug for OAuthSettings {
@@ -70,7 +77,38 @@ impl OAuthSettings {
             refresh_ttl: Duration::days(30),
             session_ttl: Duration::hours(12),
             insecure_client_ids: false,
+            derive_from_host: false,
+            refresh_grace: Duration::seconds(30),
         }
+    }
+
+    /// The settings a request to `host` (its `Host` header) is answered with: these, or, when
+    /// no public URL was configured and the host is loopback, the same with `http://HOST` as the
+    /// public URL. Any other host gets the configured (or default) public URL.
+    pub fn for_host(&self, host: Option<&str>) -> std::borrow::Cow<'_, OAuthSettings> {
+        match host.filter(|h| self.derive_from_host && is_loopback_authority(h)) {
+            Some(h) => {
+                let mut s = self.clone();
+                s.public_url = format!("http://{}", h.to_ascii_lowercase());
+                std::borrow::Cow::Owned(s)
+            }
+            None => std::borrow::Cow::Borrowed(self),
+        }
+    }
+
+    /// Whether a browser `Origin` may call `/mcp` (the MCP transport's DNS-rebinding rule): a
+    /// loopback origin, or the origin of the public URL.
+    pub fn allowed_origin(&self, origin: &str) -> bool {
+        let Ok(u) = url::Url::parse(origin) else {
+            return false;
+        };
+        if !matches!(u.scheme(), "http" | "https") {
+            return false;
+        }
+        if u.host_str().is_some_and(is_loopback_host) {
+            return true;
+        }
+        url::Url::parse(&self.public_url).is_ok_and(|p| p.origin() == u.origin())
     }
 
     /// The issuer identifier (RFC 8414): the public base URL.
@@ -109,6 +147,51 @@ impl OAuthSettings {
         }
         hosts
     }
+}
+
+/// Whether a host name (as `url` writes it: IPv6 in brackets) is loopback.
+pub fn is_loopback_host(host: &str) -> bool {
+    matches!(
+        host.to_ascii_lowercase().as_str(),
+        "localhost" | "127.0.0.1" | "[::1]" | "::1"
+    )
+}
+
+/// Whether a `Host` header value (`host` or `host:port`) names a loopback host.
+pub fn is_loopback_authority(authority: &str) -> bool {
+    let host = match authority.rsplit_once(':') {
+        Some((h, port)) if !h.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => h,
+        _ => authority,
+    };
+    is_loopback_host(host)
+}
+
+/// HMAC-SHA256 (RFC 2104) of `message` under `key`.
+pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+    const BLOCK: usize = 64;
+    let mut k = [0u8; BLOCK];
+    if key.len() > BLOCK {
+        k[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        k[..key.len()].copy_from_slice(key);
+    }
+    let mut inner = Sha256::new();
+    inner.update(k.map(|b| b ^ 0x36));
+    inner.update(message);
+    let mut outer = Sha256::new();
+    outer.update(k.map(|b| b ^ 0x5c));
+    outer.update(inner.finalize());
+    outer.finalize().into()
+}
+
+/// The refresh token that replaces `old` when it is rotated: derived from it with the signing
+/// key, so a rotated token presented again within the grace window can be answered with the
+/// same new token although the store keeps only hashes.
+pub fn successor_refresh(s: &OAuthSettings, old: &str) -> String {
+    URL_SAFE_NO_PAD.encode(hmac_sha256(
+        &s.signing_key,
+        format!("terrace refresh successor\n{old}").as_bytes(),
+    ))
 }
 
 /// A fresh random secret: 32 bytes, URL-safe base64 (43 characters).
@@ -188,6 +271,21 @@ pub fn issue_access_token(
     scope: &str,
     now: DateTime<Utc>,
 ) -> Result<(String, i64), jsonwebtoken::errors::Error> {
+    let jti = uuid::Uuid::new_v4().to_string();
+    issue_access_token_with(s, account_id, grant_id, client_id, scope, now, jti)
+}
+
+/// [`issue_access_token`] with a given `jti`: the same inputs sign the same token (HS256 is
+/// deterministic), which is how a refresh replayed within the grace window gets the same pair.
+pub fn issue_access_token_with(
+    s: &OAuthSettings,
+    account_id: i64,
+    grant_id: i64,
+    client_id: &str,
+    scope: &str,
+    now: DateTime<Utc>,
+    jti: String,
+) -> Result<(String, i64), jsonwebtoken::errors::Error> {
     let claims = AccessClaims {
         iss: s.issuer(),
         sub: account_id.to_string(),
@@ -197,7 +295,7 @@ pub fn issue_access_token(
         client_id: client_id.to_string(),
         scope: scope.to_string(),
         gid: grant_id,
-        jti: uuid::Uuid::new_v4().to_string(),
+        jti,
     };
     let token = jsonwebtoken::encode(
         &Header::new(Algorithm::HS256),
@@ -251,8 +349,29 @@ pub fn verify_password(password: &str, phc: &str) -> bool {
         .is_ok()
 }
 
-/// A redirect URI a client may register: absolute, no fragment, https, or http on a loopback
-/// host (RFC 8252 native apps), or a private-use scheme (`com.example.app:/cb`).
+/// Schemes a redirect URI may never use: they run code, read local files, or are not a place
+/// to send an authorization code.
+const REFUSED_SCHEMES: &[&str] = &[
+    "javascript",
+    "data",
+    "file",
+    "vbscript",
+    "about",
+    "blob",
+    "filesystem",
+    "ftp",
+    "ws",
+    "wss",
+    "mailto",
+    "tel",
+    "sms",
+];
+
+/// A redirect URI a client may register (RFC 8252 for native apps): absolute, no fragment, and
+/// https; or http on a loopback host, any port or none (section 7.3: the port is chosen at
+/// authorization time); or a private-use scheme (section 7.1: `com.example.app:/cb`,
+/// `cursor://anysphere.cursor-mcp/oauth/callback`, `vscode://...`), any scheme but the web's own
+/// and the ones in [`REFUSED_SCHEMES`].
 pub fn valid_redirect_uri(uri: &str) -> bool {
     let Ok(u) = url::Url::parse(uri) else {
         return false;
@@ -262,10 +381,30 @@ pub fn valid_redirect_uri(uri: &str) -> bool {
     }
     match u.scheme() {
         "https" => u.host_str().is_some(),
-        "http" => matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]")),
-        "javascript" | "data" | "file" | "vbscript" => false,
-        other => other.contains('.'),
+        "http" => u.host_str().is_some_and(is_loopback_host),
+        other => !REFUSED_SCHEMES.contains(&other),
     }
+}
+
+/// Whether the `redirect_uri` of an authorization request is the `registered` one: the same
+/// string, or, for an http loopback URI, the same but for the port (RFC 8252 section 7.3: a
+/// native app listens on whatever port is free when the user signs in).
+pub fn redirect_matches(registered: &str, presented: &str) -> bool {
+    if registered == presented {
+        return true;
+    }
+    let (Ok(r), Ok(p)) = (url::Url::parse(registered), url::Url::parse(presented)) else {
+        return false;
+    };
+    r.scheme() == "http"
+        && p.scheme() == "http"
+        && r.host_str().is_some_and(is_loopback_host)
+        && r.host_str() == p.host_str()
+        && r.path() == p.path()
+        && r.query() == p.query()
+        && r.username() == p.username()
+        && r.password() == p.password()
+        && p.fragment().is_none()
 }
 
 /// Whether a client id is the URL of a client ID metadata document.
@@ -305,7 +444,13 @@ pub fn check_metadata(url: &str, doc: &ClientMetadata) -> Result<(), String> {
     if doc.client_id != url {
         return Err("the document's client_id is not the URL it was fetched from".into());
     }
-    if doc.redirect_uris.is_empty() || !doc.redirect_uris.iter().all(|u| valid_redirect_uri(u)) {
+    if doc.redirect_uris.is_empty()
+        || doc.redirect_uris.len() > 10
+        || doc
+            .redirect_uris
+            .iter()
+            .any(|u| u.chars().count() > flows::MAX_REDIRECT_URI_CHARS || !valid_redirect_uri(u))
+    {
         return Err("the document's redirect_uris are missing or invalid".into());
     }
     match doc.token_endpoint_auth_method.as_deref() {
@@ -384,5 +529,83 @@ mod tests {
         assert!(!valid_redirect_uri("http://app.example/cb"));
         assert!(!valid_redirect_uri("https://app.example/cb#frag"));
         assert!(!valid_redirect_uri("javascript:alert(1)"));
+    }
+
+    #[test]
+    fn native_app_redirects_follow_rfc_8252() {
+        // Private-use schemes, with or without a dot (Cursor's has none).
+        assert!(valid_redirect_uri(
+            "cursor://anysphere.cursor-mcp/oauth/callback"
+        ));
+        assert!(valid_redirect_uri("com.example.app:/oauth2redirect"));
+        assert!(valid_redirect_uri("vscode://vscode.mcp/callback"));
+        for bad in [
+            "data:text/html,x",
+            "file:///etc/passwd",
+            "ws://127.0.0.1/cb",
+            "http://localhost.example/cb",
+            "cursor://x/cb#f",
+        ] {
+            assert!(!valid_redirect_uri(bad), "{bad}");
+        }
+        // Loopback, any port; the port may differ at authorization time, nothing else may.
+        assert!(valid_redirect_uri("http://127.0.0.1/"));
+        assert!(valid_redirect_uri("http://[::1]:8123/cb"));
+        assert!(valid_redirect_uri("http://localhost:6274/oauth/callback"));
+        assert!(redirect_matches(
+            "http://127.0.0.1/",
+            "http://127.0.0.1:53682/"
+        ));
+        assert!(redirect_matches(
+            "http://localhost:6274/oauth/callback",
+            "http://localhost:9999/oauth/callback"
+        ));
+        assert!(!redirect_matches(
+            "http://127.0.0.1:1/cb",
+            "http://localhost:1/cb"
+        ));
+        assert!(!redirect_matches(
+            "http://127.0.0.1/cb",
+            "http://127.0.0.1/cb2"
+        ));
+        assert!(!redirect_matches(
+            "https://app.example/cb",
+            "https://app.example:444/cb"
+        ));
+    }
+
+    #[test]
+    fn settings_follow_a_loopback_host_only_without_a_public_url() {
+        let mut s = settings();
+        assert_eq!(
+            s.for_host(Some("localhost:8080")).resource(),
+            "https://api.example.test/mcp"
+        );
+        s.derive_from_host = true;
+        assert_eq!(
+            s.for_host(Some("localhost:8080")).resource(),
+            "http://localhost:8080/mcp"
+        );
+        assert_eq!(
+            s.for_host(Some("127.0.0.1:9")).issuer(),
+            "http://127.0.0.1:9"
+        );
+        assert_eq!(s.for_host(Some("[::1]:9")).issuer(), "http://[::1]:9");
+        assert_eq!(
+            s.for_host(Some("evil.example:8080")).issuer(),
+            "https://api.example.test"
+        );
+        assert!(s.allowed_origin("http://localhost:6274"));
+        assert!(s.allowed_origin("https://api.example.test"));
+        assert!(!s.allowed_origin("https://evil.example"));
+        assert!(!s.allowed_origin("null"));
+    }
+
+    #[test]
+    fn hmac_matches_rfc_4231_case_2() {
+        assert_eq!(
+            hex::encode(hmac_sha256(b"Jefe", b"what do ya want for nothing?")),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
     }
 }

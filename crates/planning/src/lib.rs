@@ -2,11 +2,14 @@
 //! applications linked to the unit, else to its building, else lying within 25 m of its point;
 //! the local planning authority; whether official planning data covers it; and what needs
 //! consent, computed from the three-valued designation flags that the spatial layers
-//! (`terrace-layers`) evaluate.
+//! (`terrace-layers`) evaluate; and the planning checks at a location (`check`: only those
+//! requested, each true, false or unknown with a reason).
 //!
 //! Architecture Invariant: plain functions over the store, no HTTP or MCP types;
 //! `what_needs_consent` is a pure function of the flags, and a flag that was not checked never
 //! becomes "no consent needed". Errors are the store's shared `LookupError` (`NotFound`, `Store`).
+
+pub mod check;
 
 use chrono::NaiveDate;
 use schemars::JsonSchema;

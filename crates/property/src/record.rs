@@ -39,7 +39,8 @@ fn base_confidence(source: &str) -> f64 {
     if source.trim_start_matches("fixture:") == NOT_LOADED {
         return 0.0;
     }
-    terrace_ingest::confidence_of(source).unwrap_or(terrace_ingest::datasets::DEFAULT_CONFIDENCE)
+    terrace_core::sources::confidence_of(source)
+        .unwrap_or(terrace_core::sources::DEFAULT_CONFIDENCE)
 }
 
 #[derive(Default)]
@@ -476,7 +477,7 @@ pub(crate) fn address_line(a: &AddressRow) -> Option<String> {
     if a.saon.is_none() && a.paon.is_none() && a.street.is_none() {
         return None;
     }
-    let entry = terrace_search::AddressEntry {
+    let entry = terrace_matcher::AddressEntry {
         uprn: a.uprn,
         parent_uprn: a.parent_uprn,
         saon: a.saon.clone(),

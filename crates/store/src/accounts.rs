@@ -1,11 +1,13 @@
 //! Accounts, API keys and the append-only ledger.
 //!
-//! Architecture Invariant: `accounts.balance` equals the sum of the account's ledger credits, and
-//! never goes below zero: every change to the balance is one conditional UPDATE plus one ledger
-//! INSERT in the same transaction.
+//! Architecture Invariant: `accounts.balance` equals the sum of the account's ledger credits (the
+//! per-call rows plus the daily roll-ups of the rows past retention), and never goes below zero:
+//! every change to the balance is a conditional UPDATE plus its ledger INSERT in the same
+//! transaction, and a roll-up deletes per-call rows and adds their sums to `ledger_daily` in one
+//! transaction.
 
 use crate::db::{Db, StoreResult};
-use crate::schema::{accounts, api_keys, ledger};
+use crate::schema::{accounts, api_keys, idempotency_keys, ledger, ledger_daily};
 use crate::with_conn;
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -337,17 +339,195 @@ pub async fn usage(
     }))
 }
 
-/// The sum of the account's ledger credits (equals the balance; used by tests and audits).
+/// The sum of the account's ledger credits, per-call rows and daily roll-ups (equals the
+/// balance; used by tests and audits).
 pub async fn ledger_sum(db: &Db, account_id: i64) -> StoreResult<i64> {
     use diesel::dsl::sql;
     use diesel::sql_types::BigInt;
     Ok(with_conn!(db, |c| {
-        ledger::table
+        let calls: i64 = ledger::table
             .filter(ledger::account_id.eq(account_id))
             .select(sql::<BigInt>("CAST(COALESCE(SUM(credits), 0) AS BIGINT)"))
             .first(c)
+            .await?;
+        let days: i64 = ledger_daily::table
+            .filter(ledger_daily::account_id.eq(account_id))
+            .select(sql::<BigInt>("CAST(COALESCE(SUM(credits), 0) AS BIGINT)"))
+            .first(c)
+            .await?;
+        calls + days
+    }))
+}
+
+/// One account's calls of one operation on one surface on one day, rolled up.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = ledger_daily)]
+pub struct LedgerDailyRow {
+    pub account_id: i64,
+    pub day: chrono::NaiveDate,
+    pub operation: String,
+    pub surface: String,
+    pub calls: i64,
+    pub credits: i64,
+}
+
+/// The account's rolled-up days, newest first.
+pub async fn ledger_daily(db: &Db, account_id: i64) -> StoreResult<Vec<LedgerDailyRow>> {
+    Ok(with_conn!(db, |c| {
+        ledger_daily::table
+            .filter(ledger_daily::account_id.eq(account_id))
+            .order((
+                ledger_daily::day.desc(),
+                ledger_daily::operation,
+                ledger_daily::surface,
+            ))
+            .select(LedgerDailyRow::as_select())
+            .load(c)
             .await?
     }))
+}
+
+/// What one roll-up step did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RollupStep {
+    /// Per-call rows deleted and added to their day.
+    pub rolled: usize,
+    /// The id to continue after.
+    pub after: i64,
+    /// True when the step met a row at or after the cutoff (or the end of the ledger).
+    pub done: bool,
+}
+
+/// Sums deleted charge rows per (account, day, operation, surface).
+fn daily_sums(
+    deleted: Vec<(i64, Option<String>, String, i64, NaiveDateTime)>,
+) -> Vec<LedgerDailyRow> {
+    let mut sums: std::collections::BTreeMap<(i64, chrono::NaiveDate, String, String), (i64, i64)> =
+        std::collections::BTreeMap::new();
+    for (account_id, operation, surface, credits, at) in deleted {
+        let e = sums
+            .entry((
+                account_id,
+                at.date(),
+                operation.unwrap_or_default(),
+                surface,
+            ))
+            .or_default();
+        e.0 += 1;
+        e.1 += credits;
+    }
+    sums.into_iter()
+        .map(
+            |((account_id, day, operation, surface), (calls, credits))| LedgerDailyRow {
+                account_id,
+                day,
+                operation,
+                surface,
+                calls,
+                credits,
+            },
+        )
+        .collect()
+}
+
+/// The body of one roll-up step for the sync (SQLite) and async (PostgreSQL) connections, as in
+/// [`debit_batch_body!`].
+macro_rules! rollup_body {
+    ($c:expr, $after:expr, $cutoff:expr, $page:expr, $run:ident, [$($aw:tt)*]) => {{
+        let page: Vec<(i64, String, NaiveDateTime)> = $run::load(
+            ledger::table
+                .filter(ledger::id.gt($after))
+                .order(ledger::id)
+                .limit($page)
+                .select((ledger::id, ledger::kind, ledger::created_at)),
+            $c,
+        )$($aw)*?;
+        let mut step = RollupStep {
+            rolled: 0,
+            after: $after,
+            done: (page.len() as i64) < $page,
+        };
+        let mut ids = Vec::new();
+        for (id, kind, at) in &page {
+            if *at >= $cutoff {
+                step.done = true;
+                break;
+            }
+            step.after = *id;
+            if kind == "charge" {
+                ids.push(*id);
+            }
+        }
+        let mut deleted = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(crate::bulk::CHUNK) {
+            // Only the rows this statement deleted are summed: a concurrent roll-up in another
+            // process that deleted a row first gets nothing back for it.
+            let rows: Vec<(i64, Option<String>, String, i64, NaiveDateTime)> = $run::load(
+                diesel::delete(ledger::table.filter(ledger::id.eq_any(chunk))).returning((
+                    ledger::account_id,
+                    ledger::operation,
+                    ledger::surface,
+                    ledger::credits,
+                    ledger::created_at,
+                )),
+                $c,
+            )$($aw)*?;
+            deleted.extend(rows);
+        }
+        step.rolled = deleted.len();
+        for day in daily_sums(deleted) {
+            $run::execute(
+                diesel::insert_into(ledger_daily::table)
+                    .values(&day)
+                    .on_conflict((
+                        ledger_daily::account_id,
+                        ledger_daily::day,
+                        ledger_daily::operation,
+                        ledger_daily::surface,
+                    ))
+                    .do_update()
+                    .set((
+                        ledger_daily::calls.eq(ledger_daily::calls + day.calls),
+                        ledger_daily::credits.eq(ledger_daily::credits + day.credits),
+                    )),
+                $c,
+            )$($aw)*?;
+        }
+        step
+    }};
+}
+
+/// One step of the ledger's retention: reads up to `page` rows in id order after `after`, and
+/// rolls the charge rows created before `cutoff` into `ledger_daily` (deleting them and adding
+/// their count and credits to their account's day, operation and surface) in ONE transaction, so
+/// the sum of an account's ledger never changes. Grants are kept row by row. The step stops at
+/// the first row created at or after the cutoff (rows are appended in time order).
+pub async fn roll_up_step(
+    db: &Db,
+    after: i64,
+    cutoff: NaiveDateTime,
+    page: i64,
+) -> StoreResult<RollupStep> {
+    use crate::db::Conn;
+    match db.conn().await? {
+        Conn::Pg(mut c) => {
+            use diesel_async::RunQueryDsl as AsyncRun;
+            Ok(c.transaction(async |c| {
+                let step = rollup_body!(c, after, cutoff, page, AsyncRun, [.await]);
+                Ok::<_, diesel::result::Error>(step)
+            })
+            .await?)
+        }
+        Conn::Sqlite(mut c) => Ok(c
+            .spawn_blocking(move |c| {
+                use diesel::RunQueryDsl as SyncRun;
+                c.immediate_transaction(|c| {
+                    let step = rollup_body!(c, after, cutoff, page, SyncRun, []);
+                    Ok::<_, diesel::result::Error>(step)
+                })
+            })
+            .await?),
+    }
 }
 
 /// One call to record, owned (for the group-commit writer).
@@ -361,60 +541,124 @@ pub struct OwnedCharge {
     pub surface: String,
 }
 
-/// The body of one debit, expanded for the sync (SQLite) and async (PostgreSQL) connections:
-/// `$run` executes a query (`diesel::RunQueryDsl` or `diesel_async::RunQueryDsl`) and `$($aw)*` is
-/// `.await` or nothing.
-macro_rules! debit_one {
-    ($c:expr, $ch:expr, $now:expr, $run:ident, [$($aw:tt)*]) => {{
-        let ch: &OwnedCharge = $ch;
+/// What [`decide`] made of a batch.
+struct Decided {
+    /// Each debit's outcome, in the batch's order.
+    outcomes: Vec<DebitOutcome>,
+    /// The ledger rows to append: the debit's index in the batch and the balance after it.
+    rows: Vec<(usize, i64)>,
+    /// The credits to take from each account charged.
+    taken: Vec<(i64, i64)>,
+}
+
+/// Decides a batch of debits in arrival order from the balances and revoked keys read at the
+/// start of the transaction: the same rule a conditional `UPDATE ... WHERE balance >= credits`
+/// applies one debit at a time.
+fn decide(charges: &[OwnedCharge], balances: &[(i64, i64)], revoked: &[i64]) -> Decided {
+    let mut balance: std::collections::HashMap<i64, i64> = balances.iter().copied().collect();
+    let mut outcomes = Vec::with_capacity(charges.len());
+    let mut rows = Vec::with_capacity(charges.len());
+    for (i, ch) in charges.iter().enumerate() {
+        let Some(bal) = balance.get_mut(&ch.account_id) else {
+            outcomes.push(DebitOutcome::NoAccount);
+            continue;
+        };
+        let key_revoked = ch.key_id.is_some_and(|k| revoked.contains(&k));
+        outcomes.push(if *bal < ch.credits {
+            DebitOutcome::Insufficient { balance: *bal }
+        } else if key_revoked {
+            DebitOutcome::Revoked
+        } else {
+            *bal -= ch.credits;
+            rows.push((i, *bal));
+            DebitOutcome::Charged { balance: *bal }
+        });
+    }
+    let mut taken: Vec<(i64, i64)> = balances
+        .iter()
+        .map(|(id, before)| (*id, before - balance.get(id).copied().unwrap_or(*before)))
+        .filter(|(_, t)| *t != 0)
+        .collect();
+    taken.sort_unstable();
+    Decided {
+        outcomes,
+        rows,
+        taken,
+    }
+}
+
+/// The body of a batch of debits, expanded for the sync (SQLite) and async (PostgreSQL)
+/// connections: `$run` executes a query (`diesel::RunQueryDsl` or `diesel_async::RunQueryDsl`),
+/// `$($aw)*` is `.await` or nothing, and `$($lock)*` locks the accounts read (PostgreSQL's
+/// `FOR UPDATE`; an SQLite write transaction holds the whole database already).
+///
+/// A fixed number of statements per batch, whatever its size: the revoked keys among the
+/// batch's keys, the balances of its accounts, one UPDATE per account charged and the ledger
+/// rows in multi-row INSERTs.
+macro_rules! debit_batch_body {
+    ($c:expr, $charges:expr, $now:expr, $run:ident, [$($aw:tt)*], [$($lock:tt)*]) => {{
+        let charges: &[OwnedCharge] = $charges;
+        let mut account_ids: Vec<i64> = charges.iter().map(|ch| ch.account_id).collect();
+        account_ids.sort_unstable();
+        account_ids.dedup();
+        let mut key_ids: Vec<i64> = charges.iter().filter_map(|ch| ch.key_id).collect();
+        key_ids.sort_unstable();
+        key_ids.dedup();
         // The key must still be live at commit time: a key revoked by any process stops
         // working at once, even where a gateway authenticated it from its cache.
-        let revoked_key = diesel::dsl::exists(
-            api_keys::table
-                .filter(api_keys::id.nullable().eq(ch.key_id))
-                .filter(api_keys::revoked_at.is_not_null()),
-        );
-        let updated: Option<i64> = $run::get_result(
-            diesel::update(
-                accounts::table
-                    .filter(accounts::id.eq(ch.account_id))
-                    .filter(accounts::balance.ge(ch.credits))
-                    .filter(diesel::dsl::not(revoked_key)),
-            )
-            .set(accounts::balance.eq(accounts::balance - ch.credits))
-            .returning(accounts::balance),
+        let revoked: Vec<i64> = if key_ids.is_empty() {
+            Vec::new()
+        } else {
+            $run::load(
+                api_keys::table
+                    .filter(api_keys::id.eq_any(&key_ids))
+                    .filter(api_keys::revoked_at.is_not_null())
+                    .select(api_keys::id),
+                $c,
+            )$($aw)*?
+        };
+        let balances: Vec<(i64, i64)> = $run::load(
+            accounts::table
+                .filter(accounts::id.eq_any(&account_ids))
+                .order(accounts::id)
+                .select((accounts::id, accounts::balance))
+                $($lock)*,
             $c,
-        )$($aw)*
-        .optional()?;
-        match updated {
-            None => {
-                let bal: Option<i64> =
-                    $run::first(accounts::table.find(ch.account_id).select(accounts::balance), $c)$($aw)*
-                        .optional()?;
-                match bal {
-                    Some(balance) if balance >= ch.credits => DebitOutcome::Revoked,
-                    Some(balance) => DebitOutcome::Insufficient { balance },
-                    None => DebitOutcome::NoAccount,
-                }
-            }
-            Some(balance) => {
-                $run::execute(
-                    diesel::insert_into(ledger::table).values(NewLedger {
-                        account_id: ch.account_id,
-                        kind: "charge",
-                        operation: Some(&ch.operation),
-                        credits: -ch.credits,
-                        balance_after: balance,
-                        request_id: Some(&ch.request_id),
-                        surface: &ch.surface,
-                        key_id: ch.key_id,
-                        created_at: $now,
-                    }),
-                    $c,
-                )$($aw)*?;
-                DebitOutcome::Charged { balance }
-            }
+        )$($aw)*?;
+        let Decided {
+            outcomes,
+            rows,
+            taken,
+        } = decide(charges, &balances, &revoked);
+        for (id, total) in taken {
+            // The CHECK (balance >= 0) backs the rule `decide` applied under the lock.
+            $run::execute(
+                diesel::update(accounts::table.find(id))
+                    .set(accounts::balance.eq(accounts::balance - total)),
+                $c,
+            )$($aw)*?;
         }
+        let rows: Vec<NewLedger<'_>> = rows
+            .iter()
+            .map(|&(i, balance_after)| {
+                let ch = &charges[i];
+                NewLedger {
+                    account_id: ch.account_id,
+                    kind: "charge",
+                    operation: Some(&ch.operation),
+                    credits: -ch.credits,
+                    balance_after,
+                    request_id: Some(&ch.request_id),
+                    surface: &ch.surface,
+                    key_id: ch.key_id,
+                    created_at: $now,
+                }
+            })
+            .collect();
+        for chunk in rows.chunks(crate::bulk::CHUNK) {
+            $run::execute(diesel::insert_into(ledger::table).values(chunk), $c)$($aw)*?;
+        }
+        outcomes
     }};
 }
 
@@ -431,10 +675,8 @@ pub async fn debit_batch(
             use diesel_async::RunQueryDsl as AsyncRun;
             let out = c
                 .transaction(async |c| {
-                    let mut out = Vec::with_capacity(charges.len());
-                    for ch in &charges {
-                        out.push(debit_one!(c, ch, now, AsyncRun, [.await]));
-                    }
+                    let out =
+                        debit_batch_body!(c, &charges, now, AsyncRun, [.await], [.for_update()]);
                     Ok::<_, diesel::result::Error>(out)
                 })
                 .await?;
@@ -445,15 +687,273 @@ pub async fn debit_batch(
                 .spawn_blocking(move |c| {
                     use diesel::RunQueryDsl as SyncRun;
                     c.immediate_transaction(|c| {
-                        let mut out = Vec::with_capacity(charges.len());
-                        for ch in &charges {
-                            out.push(debit_one!(c, ch, now, SyncRun, []));
-                        }
+                        let out = debit_batch_body!(c, &charges, now, SyncRun, [], []);
                         Ok::<_, diesel::result::Error>(out)
                     })
                 })
                 .await?;
             Ok(out)
         }
+    }
+}
+
+/// What creating a key on behalf of a calling key did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KeyWrite<T> {
+    Done(T),
+    /// The calling key was revoked (possibly by another process): nothing was written.
+    CallerRevoked,
+    /// The account already has the most live keys allowed: nothing was written.
+    TooManyKeys,
+    /// (Revoke) the account has no such live key.
+    NoKey,
+}
+
+/// Checks, inside a write transaction, that the calling key is still live, and locks its row so
+/// a concurrent revocation waits for this write (PostgreSQL) or is ordered by the write lock
+/// (SQLite). `None` (a web session or an OAuth token) has no key to check.
+macro_rules! caller_live {
+    ($c:expr, $account:expr, $by_key:expr) => {{
+        match $by_key {
+            None => true,
+            Some(k) => {
+                diesel::update(
+                    api_keys::table
+                        .filter(api_keys::id.eq(k))
+                        .filter(api_keys::account_id.eq($account))
+                        .filter(api_keys::revoked_at.is_null()),
+                )
+                .set(api_keys::revoked_at.eq(None::<NaiveDateTime>))
+                .execute($c)
+                .await?
+                    == 1
+            }
+        }
+    }};
+}
+
+/// [`insert_key`] on behalf of `by_key`, in one transaction: the calling key must still be live
+/// and the account must have fewer than `max_live` live keys.
+#[allow(clippy::too_many_arguments)]
+pub async fn insert_key_checked(
+    db: &Db,
+    account_id: i64,
+    by_key: Option<i64>,
+    max_live: i64,
+    key_hash: &str,
+    prefix: &str,
+    last4: &str,
+    name: Option<&str>,
+    now: NaiveDateTime,
+) -> StoreResult<KeyWrite<ApiKeyRow>> {
+    Ok(with_conn!(db, |c| {
+        c.transaction(async |c| {
+            if !caller_live!(c, account_id, by_key) {
+                return Ok(KeyWrite::CallerRevoked);
+            }
+            // Serialises key creation per account (the count below cannot race).
+            diesel::update(accounts::table.find(account_id))
+                .set(accounts::id.eq(account_id))
+                .execute(c)
+                .await?;
+            let live: i64 = api_keys::table
+                .filter(api_keys::account_id.eq(account_id))
+                .filter(api_keys::revoked_at.is_null())
+                .count()
+                .get_result(c)
+                .await?;
+            if live >= max_live {
+                return Ok(KeyWrite::TooManyKeys);
+            }
+            let row = diesel::insert_into(api_keys::table)
+                .values((
+                    api_keys::account_id.eq(account_id),
+                    api_keys::key_hash.eq(key_hash),
+                    api_keys::prefix.eq(prefix),
+                    api_keys::last4.eq(last4),
+                    api_keys::name.eq(name),
+                    api_keys::created_at.eq(now),
+                ))
+                .returning(ApiKeyRow::as_returning())
+                .get_result(c)
+                .await?;
+            Ok::<_, diesel::result::Error>(KeyWrite::Done(row))
+        })
+        .await?
+    }))
+}
+
+/// [`revoke_key`] on behalf of `by_key`, in one transaction: the calling key must still be live
+/// (it may revoke itself).
+pub async fn revoke_key_checked(
+    db: &Db,
+    account_id: i64,
+    by_key: Option<i64>,
+    key_id: i64,
+    now: NaiveDateTime,
+) -> StoreResult<KeyWrite<()>> {
+    Ok(with_conn!(db, |c| {
+        c.transaction(async |c| {
+            if !caller_live!(c, account_id, by_key) {
+                return Ok(KeyWrite::CallerRevoked);
+            }
+            let n = diesel::update(
+                api_keys::table
+                    .filter(api_keys::id.eq(key_id))
+                    .filter(api_keys::account_id.eq(account_id))
+                    .filter(api_keys::revoked_at.is_null()),
+            )
+            .set(api_keys::revoked_at.eq(Some(now)))
+            .execute(c)
+            .await?;
+            Ok::<_, diesel::result::Error>(if n == 1 {
+                KeyWrite::Done(())
+            } else {
+                KeyWrite::NoKey
+            })
+        })
+        .await?
+    }))
+}
+
+/// The stored answer of a call made with an idempotency key.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = idempotency_keys)]
+pub struct IdempotentRow {
+    pub account_id: i64,
+    pub idem_key: String,
+    /// The SHA-256 of what the call asked (operation, parameters and body).
+    pub request_hash: String,
+    pub operation: String,
+    /// The answer's JSON object, without the credit fields.
+    pub body: String,
+    pub credits_charged: i64,
+    pub credits_remaining: i64,
+    pub created_at: NaiveDateTime,
+}
+
+/// The stored answer under the account's `key`, if it was stored after `since`.
+pub async fn idempotent_answer(
+    db: &Db,
+    account_id: i64,
+    key: &str,
+    since: NaiveDateTime,
+) -> StoreResult<Option<IdempotentRow>> {
+    Ok(with_conn!(db, |c| {
+        idempotency_keys::table
+            .filter(idempotency_keys::account_id.eq(account_id))
+            .filter(idempotency_keys::idem_key.eq(key))
+            .filter(idempotency_keys::created_at.gt(since))
+            .select(IdempotentRow::as_select())
+            .first(c)
+            .await
+            .optional()?
+    }))
+}
+
+/// What an idempotent debit did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IdempotentOutcome {
+    /// Charged and stored, as one transaction.
+    Charged { balance: i64 },
+    /// Another call under the same key committed first: nothing was charged; its answer.
+    Replay(Box<IdempotentRow>),
+    /// The debit was refused as [`debit`] refuses it; nothing was written.
+    Refused(DebitOutcome),
+}
+
+/// [`debit`] and the call's stored answer in ONE transaction (not through the group-commit
+/// writer), so a charged call sent with an idempotency key is either charged and answerable
+/// again, or neither. `row.credits_remaining` is filled in with the balance after the debit.
+/// The account's stored answers older than `expired_before` are deleted on the way.
+pub async fn debit_idempotent(
+    db: &Db,
+    charge: OwnedCharge,
+    mut row: IdempotentRow,
+    expired_before: NaiveDateTime,
+    now: NaiveDateTime,
+) -> StoreResult<IdempotentOutcome> {
+    use crate::db::Conn;
+    let account = charge.account_id;
+    let key = row.idem_key.clone();
+    let outcome: Result<DebitOutcome, diesel::result::Error> = match db.conn().await? {
+        Conn::Pg(mut c) => {
+            use diesel_async::RunQueryDsl as AsyncRun;
+            c.transaction(async |c| {
+                AsyncRun::execute(
+                    diesel::delete(
+                        idempotency_keys::table
+                            .filter(idempotency_keys::account_id.eq(account))
+                            .filter(idempotency_keys::created_at.le(expired_before)),
+                    ),
+                    c,
+                )
+                .await?;
+                let out = debit_batch_body!(c, std::slice::from_ref(&charge), now, AsyncRun, [.await], [.for_update()])
+                    .pop()
+                    .unwrap_or(DebitOutcome::NoAccount);
+                if let DebitOutcome::Charged { balance } = out {
+                    row.credits_remaining = balance;
+                    let n = AsyncRun::execute(
+                        diesel::insert_into(idempotency_keys::table)
+                            .values(&row)
+                            .on_conflict_do_nothing(),
+                        c,
+                    )
+                    .await?;
+                    if n == 0 {
+                        return Err(diesel::result::Error::RollbackTransaction);
+                    }
+                }
+                Ok(out)
+            })
+            .await
+        }
+        Conn::Sqlite(mut c) => {
+            c.spawn_blocking(move |c| {
+                use diesel::RunQueryDsl as SyncRun;
+                c.immediate_transaction(|c| {
+                    SyncRun::execute(
+                        diesel::delete(
+                            idempotency_keys::table
+                                .filter(idempotency_keys::account_id.eq(account))
+                                .filter(idempotency_keys::created_at.le(expired_before)),
+                        ),
+                        c,
+                    )?;
+                    let out =
+                        debit_batch_body!(c, std::slice::from_ref(&charge), now, SyncRun, [], [])
+                            .pop()
+                            .unwrap_or(DebitOutcome::NoAccount);
+                    if let DebitOutcome::Charged { balance } = out {
+                        row.credits_remaining = balance;
+                        let n = SyncRun::execute(
+                            diesel::insert_into(idempotency_keys::table)
+                                .values(&row)
+                                .on_conflict_do_nothing(),
+                            c,
+                        )?;
+                        if n == 0 {
+                            return Err(diesel::result::Error::RollbackTransaction);
+                        }
+                    }
+                    Ok(out)
+                })
+            })
+            .await
+        }
+    };
+    match outcome {
+        Ok(DebitOutcome::Charged { balance }) => Ok(IdempotentOutcome::Charged { balance }),
+        Ok(other) => Ok(IdempotentOutcome::Refused(other)),
+        Err(diesel::result::Error::RollbackTransaction) => {
+            match idempotent_answer(db, account, &key, expired_before).await? {
+                Some(r) => Ok(IdempotentOutcome::Replay(Box::new(r))),
+                None => Err(crate::StoreError::Conflict(
+                    "an idempotency key was taken and then expired".into(),
+                )),
+            }
+        }
+        Err(e) => Err(e.into()),
     }
 }

@@ -21,9 +21,28 @@
 //!
 //! Infrastructure: [`db`] (backends, pools, `with_conn!`), [`bulk`] (the shared bulk macros),
 //! [`schema`] (diesel tables), [`testing`] (per-test databases).
+//!
+//! Two backends. `Db` is a hand-written enum over two deadpool pools from diesel-async (diesel's
+//! `MultiConnection` derive does not support async connections), picked by `Location::from_env_or`:
+//! a `postgres://` `DATABASE_URL` selects PostgreSQL, `sqlite://PATH` an SQLite file, and none the
+//! file `<TERRACE_DATA_DIR>/terrace.sqlite3`. `with_conn!(db, |c| body)` expands `body` once per
+//! backend, so every query is type-checked against both; sums are cast to `BIGINT`, and nothing
+//! relies on `percentile_cont` (PostgreSQL only) or a case-insensitive `LIKE` (SQLite only). Bulk
+//! writes go through `replace_rows!` (delete the keys and insert the rows in statements of 500, in
+//! one transaction). SQLite connections run each query inline on the calling thread and are set up
+//! with WAL, `synchronous = NORMAL` (a commit survives a process crash; the last commits can be
+//! lost in a power cut), a 10 s busy timeout and a 64 MiB autocheckpoint. Migrations are SQL
+//! folders embedded per backend with the same names, differing only in column types; the
+//! `migrations` tests keep the trees parallel and check every foreign key has an index.
+//!
+//! Architecture Invariant: an account's balance equals the sum of its ledger credits and is never
+//! negative: every change is one conditional `UPDATE accounts ... RETURNING balance` plus one
+//! `INSERT INTO ledger` in the same transaction, and `accounts.balance` carries `CHECK (balance >=
+//! 0)` in both schemas.
 
 pub mod accounts;
 pub mod address;
+pub mod areas;
 pub mod bulk;
 pub mod council_tax;
 pub mod db;

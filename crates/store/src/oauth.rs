@@ -81,6 +81,27 @@ pub async fn upsert_client(db: &Db, row: &ClientRow) -> StoreResult<()> {
     Ok(())
 }
 
+/// Deletes the clients registered before `before` that never completed an authorization (no
+/// code was issued to them and no grant names them); returns how many.
+pub async fn delete_unused_clients(db: &Db, before: NaiveDateTime) -> StoreResult<usize> {
+    use diesel::dsl::{exists, not};
+    Ok(with_conn!(db, |c| {
+        diesel::delete(
+            oauth_clients::table
+                .filter(oauth_clients::created_at.lt(before))
+                .filter(not(exists(
+                    oauth_codes::table.filter(oauth_codes::client_id.eq(oauth_clients::client_id)),
+                )))
+                .filter(not(exists(
+                    oauth_grants::table
+                        .filter(oauth_grants::client_id.eq(oauth_clients::client_id)),
+                ))),
+        )
+        .execute(c)
+        .await?
+    }))
+}
+
 pub async fn client(db: &Db, client_id: &str) -> StoreResult<Option<ClientRow>> {
     Ok(with_conn!(db, |c| {
         oauth_clients::table
@@ -192,26 +213,46 @@ pub async fn create_grant(
 pub enum Rotated {
     /// The old token is now used and the new one stored; the grant it continues.
     Rotated(GrantRow),
+    /// The token was rotated moments ago (at the time given, within the grace window) and its
+    /// successor is still unused: the caller lost a race with itself and is given the same
+    /// successor again. Nothing changed.
+    Replayed(GrantRow, NaiveDateTime),
     /// The token was used before: its grant has been revoked (refresh token reuse).
     Reused,
+    /// Presented by a client other than the grant's: refused, and nothing changed (the token
+    /// stays usable by its own client).
+    WrongClient,
     /// Expired, or its grant revoked; nothing changed.
     Dead,
     Unknown,
 }
 
-/// Rotates a refresh token: marks `old_hash` used (once) and stores `new` in the same grant, in one
-/// transaction. A used token presented again revokes the whole grant.
+/// How a refresh token is presented: by which client, the successor it rotates to (already
+/// hashed), and since when a rotation counts as "moments ago".
+#[derive(Debug, Clone)]
+pub struct RefreshPresented<'a> {
+    pub client_id: &'a str,
+    pub old_hash: &'a str,
+    pub new: NewRefresh<'a>,
+    /// A token rotated at or after this instant, whose successor is `new` and still unused, is
+    /// answered with [`Rotated::Replayed`] instead of counting as reuse.
+    pub grace_since: NaiveDateTime,
+}
+
+/// Rotates a refresh token: marks it used (once) and stores the successor in the same grant, in
+/// one transaction. A token of another client changes nothing; a used token presented again
+/// within the grace window, whose successor is unused, is a replay; otherwise reuse revokes the
+/// whole grant.
 pub async fn rotate_refresh(
     db: &Db,
-    old_hash: &str,
-    new: &NewRefresh<'_>,
+    p: &RefreshPresented<'_>,
     now: NaiveDateTime,
 ) -> StoreResult<Rotated> {
     Ok(with_conn!(db, |c| {
         c.transaction(async |c| {
             let row: Option<(i64, NaiveDateTime, Option<NaiveDateTime>)> =
                 oauth_refresh_tokens::table
-                    .find(old_hash)
+                    .find(p.old_hash)
                     .select((
                         oauth_refresh_tokens::grant_id,
                         oauth_refresh_tokens::expires_at,
@@ -228,15 +269,38 @@ pub async fn rotate_refresh(
                 .select(GrantRow::as_select())
                 .first(c)
                 .await?;
+            if grant.client_id != p.client_id {
+                return Ok(Rotated::WrongClient);
+            }
+            if grant.revoked_at.is_some() || expires_at <= now {
+                return Ok(Rotated::Dead);
+            }
             let marked = diesel::update(
                 oauth_refresh_tokens::table
-                    .filter(oauth_refresh_tokens::token_hash.eq(old_hash))
+                    .filter(oauth_refresh_tokens::token_hash.eq(p.old_hash))
                     .filter(oauth_refresh_tokens::used_at.is_null()),
             )
             .set(oauth_refresh_tokens::used_at.eq(Some(now)))
             .execute(c)
             .await?;
             if marked == 0 {
+                let used_at: Option<NaiveDateTime> = oauth_refresh_tokens::table
+                    .find(p.old_hash)
+                    .select(oauth_refresh_tokens::used_at)
+                    .first(c)
+                    .await?;
+                let successor_unused: Option<Option<NaiveDateTime>> = oauth_refresh_tokens::table
+                    .find(p.new.token_hash)
+                    .filter(oauth_refresh_tokens::grant_id.eq(grant_id))
+                    .select(oauth_refresh_tokens::used_at)
+                    .first(c)
+                    .await
+                    .optional()?;
+                if let (Some(at), Some(None)) = (used_at, successor_unused)
+                    && at >= p.grace_since
+                {
+                    return Ok(Rotated::Replayed(grant, at));
+                }
                 diesel::update(
                     oauth_grants::table
                         .filter(oauth_grants::id.eq(grant_id))
@@ -247,14 +311,11 @@ pub async fn rotate_refresh(
                 .await?;
                 return Ok(Rotated::Reused);
             }
-            if grant.revoked_at.is_some() || expires_at <= now {
-                return Ok(Rotated::Dead);
-            }
             diesel::insert_into(oauth_refresh_tokens::table)
                 .values((
-                    oauth_refresh_tokens::token_hash.eq(new.token_hash),
+                    oauth_refresh_tokens::token_hash.eq(p.new.token_hash),
                     oauth_refresh_tokens::grant_id.eq(grant_id),
-                    oauth_refresh_tokens::expires_at.eq(new.expires_at),
+                    oauth_refresh_tokens::expires_at.eq(p.new.expires_at),
                     oauth_refresh_tokens::created_at.eq(now),
                 ))
                 .execute(c)

@@ -397,6 +397,18 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    ledger_daily (account_id, day, operation, surface) {
+        account_id -> BigInt,
+        day -> Date,
+        operation -> Text,
+        surface -> Text,
+        calls -> BigInt,
+        credits -> BigInt,
+    }
+}
+
+diesel::joinable!(ledger_daily -> accounts (account_id));
 diesel::joinable!(api_keys -> accounts (account_id));
 diesel::joinable!(ledger -> accounts (account_id));
 diesel::joinable!(oauth_grants -> accounts (account_id));
@@ -499,6 +511,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     accounts,
     api_keys,
     ledger,
+    ledger_daily,
     meta,
     addresses,
     postcodes,
@@ -554,5 +567,18 @@ diesel::table! {
         vintage -> Nullable<Date>,
         source -> Text,
         updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    idempotency_keys (account_id, idem_key) {
+        account_id -> BigInt,
+        idem_key -> Text,
+        request_hash -> Text,
+        operation -> Text,
+        body -> Text,
+        credits_charged -> BigInt,
+        credits_remaining -> BigInt,
+        created_at -> Timestamp,
     }
 }

@@ -35,6 +35,22 @@ pub fn configure(cfg: &mut aw::ServiceConfig) {
     .route("/oauth/revoke", aw::post().to(revoke));
 }
 
+/// The OAuth settings a request is answered with: the configured ones, or, with no public URL
+/// configured, the same based at the loopback host the request was sent to (`Host`), so a
+/// client that typed `localhost` and one that typed `127.0.0.1` each see their own URLs.
+pub fn request_settings<'a>(
+    req: &HttpRequest,
+    state: &'a AppState,
+) -> std::borrow::Cow<'a, terrace_oauth::OAuthSettings> {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_string)
+        .or_else(|| req.uri().authority().map(|a| a.to_string()));
+    state.oauth.for_host(host.as_deref())
+}
+
 fn json_no_store(status: StatusCode, v: Value) -> HttpResponse {
     HttpResponse::build(status)
         .insert_header((header::CACHE_CONTROL, "no-store"))
@@ -43,8 +59,8 @@ fn json_no_store(status: StatusCode, v: Value) -> HttpResponse {
 }
 
 /// RFC 9728: where the MCP resource's authorization server is.
-async fn protected_resource(state: aw::Data<AppState>) -> HttpResponse {
-    let s = &state.oauth;
+async fn protected_resource(req: HttpRequest, state: aw::Data<AppState>) -> HttpResponse {
+    let s = request_settings(&req, &state);
     HttpResponse::Ok().json(json!({
         "resource": s.resource(),
         "authorization_servers": [s.issuer()],
@@ -56,10 +72,11 @@ async fn protected_resource(state: aw::Data<AppState>) -> HttpResponse {
 }
 
 /// RFC 8414: the authorization server's endpoints and what it supports.
-async fn authorization_server(state: aw::Data<AppState>) -> HttpResponse {
-    let base = &state.oauth.public_url;
+async fn authorization_server(req: HttpRequest, state: aw::Data<AppState>) -> HttpResponse {
+    let s = request_settings(&req, &state);
+    let base = &s.public_url;
     HttpResponse::Ok().json(json!({
-        "issuer": state.oauth.issuer(),
+        "issuer": s.issuer(),
         "authorization_endpoint": format!("{base}/oauth/authorize"),
         "token_endpoint": format!("{base}/oauth/token"),
         "registration_endpoint": format!("{base}/oauth/register"),
@@ -83,8 +100,69 @@ fn register_error(code: &str, description: &str) -> HttpResponse {
     )
 }
 
-/// RFC 7591 dynamic client registration, for public clients (PKCE, no client secret).
-async fn register(state: aw::Data<AppState>, body: aw::Bytes) -> HttpResponse {
+/// The largest registration request accepted.
+const MAX_REGISTRATION_BODY: usize = 16 * 1024;
+
+/// The JSON answer of a limit on the OAuth endpoints: 413, 408, 415, 429 or 503, as the
+/// gateway's error body, never plain text.
+fn limit_response(req: &HttpRequest, e: crate::error::ApiError) -> HttpResponse {
+    let rid = uuid::Uuid::new_v4().to_string();
+    let _ = req;
+    let mut resp = e.response(None, &rid);
+    resp.headers_mut().insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static("no-store"),
+    );
+    resp
+}
+
+/// A form or JSON body of an OAuth endpoint, read under the gateway's body limits.
+async fn oauth_body(
+    req: &HttpRequest,
+    state: &AppState,
+    payload: aw::Payload,
+    max: usize,
+) -> Result<aw::Bytes, HttpResponse> {
+    let body = crate::http::read_limited(req, payload, state)
+        .await
+        .map_err(|e| limit_response(req, e))?;
+    if body.len() > max {
+        return Err(limit_response(
+            req,
+            crate::error::ApiError::PayloadTooLarge { limit: max },
+        ));
+    }
+    Ok(body)
+}
+
+/// RFC 7591 dynamic client registration, for public clients (PKCE, no client secret). Limited
+/// per source address (registrations per hour) and in size (16 KiB; at most 10 redirect URIs of
+/// at most 512 characters); a client that never completes an authorization expires after 24 h.
+async fn register(
+    req: HttpRequest,
+    state: aw::Data<AppState>,
+    payload: aw::Payload,
+) -> HttpResponse {
+    if let Err(
+        crate::limits::Refused::Throttled { retry_after_secs }
+        | crate::limits::Refused::Busy { retry_after_secs },
+    ) = state.registrations.hit(req.peer_addr().map(|a| a.ip()))
+    {
+        return limit_response(
+            &req,
+            crate::error::ApiError::RateLimited {
+                retry_after_secs,
+                limit: "source",
+            },
+        );
+    }
+    let body = match oauth_body(&req, &state, payload, MAX_REGISTRATION_BODY).await {
+        Ok(b) => b,
+        Err(resp) => return resp,
+    };
+    if !crate::http::json_content_type(&req) {
+        return limit_response(&req, crate::error::ApiError::UnsupportedMediaType);
+    }
     let Ok(reg) = serde_json::from_slice::<Registration>(&body) else {
         return register_error(
             "invalid_client_metadata",
@@ -143,34 +221,21 @@ async fn find_client(state: &AppState, client_id: &str) -> Result<Option<ClientR
             "The client id is a URL that cannot be a client metadata document (https with a path is required)".into(),
         ));
     }
-    let fetched = async {
-        let resp = state
-            .http_client
-            .get(client_id)
-            .header(header::ACCEPT.as_str(), "application/json")
-            .send()
-            .await
-            .map_err(|e| format!("cannot fetch the client metadata document: {e}"))?;
-        if !resp.status().is_success() {
-            return Err(format!(
-                "the client metadata document answered {}",
-                resp.status()
-            ));
+    let bytes = match state.metadata_docs.get(client_id) {
+        Some(cached) => cached,
+        None => {
+            let fetched = fetch_metadata(state, client_id).await;
+            state.metadata_docs.put(client_id, fetched.clone());
+            fetched
         }
-        let bytes = resp
-            .bytes()
-            .await
-            .map_err(|e| format!("cannot read the client metadata document: {e}"))?;
-        if bytes.len() > 64 * 1024 {
-            return Err("the client metadata document is larger than 64 KiB".to_string());
-        }
-        let doc: ClientMetadata = serde_json::from_slice(&bytes)
-            .map_err(|e| format!("the client metadata document is not valid: {e}"))?;
-        check_metadata(client_id, &doc)?;
-        Ok::<ClientMetadata, String>(doc)
     }
-    .await
     .map_err(AuthzError::Page)?;
+    let fetched = serde_json::from_slice::<ClientMetadata>(&bytes)
+        .map_err(|_| {
+            "the client metadata document is not a valid client metadata document".to_string()
+        })
+        .and_then(|doc| check_metadata(client_id, &doc).map(|()| doc))
+        .map_err(AuthzError::Page)?;
     let row =
         terrace_oauth::accept_metadata_client(&state.db, client_id, fetched, state.clock.now())
             .await
@@ -178,14 +243,79 @@ async fn find_client(state: &AppState, client_id: &str) -> Result<Option<ClientR
     Ok(Some(row))
 }
 
-async fn check_request(state: &AppState, p: &AuthzParams) -> Result<ValidAuthz, AuthzError> {
+/// The largest client metadata document fetched.
+const MAX_METADATA_DOCUMENT: usize = 64 * 1024;
+
+/// Fetches a client ID metadata document: https only, from public addresses only (a host that
+/// resolves to loopback, private, link-local or unique-local addresses is refused before any
+/// connection, on the first request and on each of at most 3 redirects), in 5 s, at most
+/// 64 KiB. What the target answered is never shown (the error says only what went wrong).
+/// With `TERRACE_OAUTH_INSECURE_CLIENT_IDS=1`, `http://` loopback URLs are fetched too (tests).
+async fn fetch_metadata(state: &AppState, url: &str) -> Result<Vec<u8>, String> {
+    let parsed = url::Url::parse(url).map_err(|_| "the client id is not a URL".to_string())?;
+    let insecure_loopback = state.oauth.insecure_client_ids && parsed.scheme() == "http";
+    let literal_private = match parsed.host() {
+        Some(url::Host::Ipv4(ip)) => !crate::limits::is_public(ip.into()),
+        Some(url::Host::Ipv6(ip)) => !crate::limits::is_public(ip.into()),
+        Some(url::Host::Domain(_)) | None => false,
+    };
+    if literal_private && !insecure_loopback {
+        return Err("the client metadata document's host is not a public address".into());
+    }
+    let client = if insecure_loopback {
+        &state.insecure_http_client
+    } else {
+        &state.http_client
+    };
+    let resp = client
+        .get(url)
+        .header(header::ACCEPT.as_str(), "application/json")
+        .send()
+        .await
+        .map_err(|e| {
+            tracing::info!(url, error = %e, "client metadata document: fetch failed");
+            "the client metadata document could not be fetched from a public https address"
+                .to_string()
+        })?;
+    if !resp.status().is_success() {
+        return Err(format!(
+            "the client metadata document's URL answered HTTP {}",
+            resp.status().as_u16()
+        ));
+    }
+    if resp
+        .content_length()
+        .is_some_and(|n| n > MAX_METADATA_DOCUMENT as u64)
+    {
+        return Err("the client metadata document is larger than 64 KiB".into());
+    }
+    let mut body = Vec::new();
+    let mut resp = resp;
+    while let Some(chunk) = resp
+        .chunk()
+        .await
+        .map_err(|_| "the client metadata document could not be read".to_string())?
+    {
+        if body.len() + chunk.len() > MAX_METADATA_DOCUMENT {
+            return Err("the client metadata document is larger than 64 KiB".into());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+async fn check_request(
+    state: &AppState,
+    s: &terrace_oauth::OAuthSettings,
+    p: &AuthzParams,
+) -> Result<ValidAuthz, AuthzError> {
     let Some(client_id) = p.client_id.as_deref().filter(|c| !c.is_empty()) else {
         return Err(AuthzError::Page("The request has no client_id.".into()));
     };
     let Some(client) = find_client(state, client_id).await? else {
         return Err(AuthzError::Page(format!("Unknown client: {client_id}")));
     };
-    terrace_oauth::check_authorization(&state.oauth, client, p)
+    terrace_oauth::check_authorization(s, client, p)
 }
 
 fn redirect_to(redirect_uri: &str, pairs: &[(&str, &str)]) -> HttpResponse {
@@ -208,7 +338,7 @@ fn redirect_to(redirect_uri: &str, pairs: &[(&str, &str)]) -> HttpResponse {
         .finish()
 }
 
-fn authz_error_response(state: &AppState, e: AuthzError) -> HttpResponse {
+fn authz_error_response(s: &terrace_oauth::OAuthSettings, e: AuthzError) -> HttpResponse {
     match e {
         AuthzError::Page(message) => web::error_page(
             StatusCode::BAD_REQUEST,
@@ -222,7 +352,7 @@ fn authz_error_response(state: &AppState, e: AuthzError) -> HttpResponse {
             description,
             state: st,
         } => {
-            let iss = state.oauth.issuer();
+            let iss = s.issuer();
             let mut pairs = vec![
                 ("error", error),
                 ("error_description", description.as_str()),
@@ -276,7 +406,7 @@ fn consent_page(p: &AuthzParams, client: &ClientRow, csrf: &str, email: &str) ->
          <p>If you allow it, this application may:</p>\
          <ul class=\"scopes\"><li>call every Terrace tool (address, property and account tools) as you;</li>\
          <li>spend your credits at the listed price of each tool;</li>\
-         <li>see your balance and usage, and create or revoke your API keys.</li></ul>\
+         <li>see your balance, usage and the list of your API keys (it cannot create or revoke keys: that is done on the hub).</li></ul>\
          <p class=\"mute\">It will be sent back to <code>{}</code>. You can withdraw this at any time from the hub.</p>\
          <form method=\"post\" action=\"/oauth/authorize\">{}{}\
          <p class=\"row\"><button type=\"submit\" name=\"action\" value=\"allow\" id=\"allow\">Allow</button>\
@@ -305,9 +435,10 @@ async fn authorize_get(
     query: aw::Query<AuthzParams>,
 ) -> HttpResponse {
     let p = query.into_inner();
-    let valid = match check_request(&state, &p).await {
+    let s = request_settings(&req, &state);
+    let valid = match check_request(&state, &s, &p).await {
         Ok(v) => v,
-        Err(e) => return authz_error_response(&state, e),
+        Err(e) => return authz_error_response(&s, e),
     };
     if let Some(session) = web::current_session(&req, &state).await {
         let email = account_email(&state, session.account_id).await;
@@ -338,9 +469,10 @@ async fn authorize_post(
 ) -> HttpResponse {
     let form = form.into_inner();
     let p = form.params.clone();
-    let valid = match check_request(&state, &p).await {
+    let s = request_settings(&req, &state);
+    let valid = match check_request(&state, &s, &p).await {
         Ok(v) => v,
-        Err(e) => return authz_error_response(&state, e),
+        Err(e) => return authz_error_response(&s, e),
     };
     let csrf = form.csrf.unwrap_or_default();
     match form.action.as_deref() {
@@ -354,9 +486,9 @@ async fn authorize_post(
             }
             let email = form.email.unwrap_or_default();
             let password = form.password.unwrap_or_default();
-            let account = match web::check_password(&state, &email, &password).await {
+            let account = match web::sign_in(&req, &state, &email, &password).await {
                 Ok(a) => a,
-                Err(e) => return authz_error_response(&state, AuthzError::Unavailable(e)),
+                Err(e) => return web::sign_in_error_page(&e),
             };
             let Some(account_id) = account else {
                 return sign_in_page(
@@ -369,7 +501,7 @@ async fn authorize_post(
             };
             let (session, cookie) = match web::start_session(&state, account_id).await {
                 Ok(s) => s,
-                Err(e) => return authz_error_response(&state, AuthzError::Unavailable(e)),
+                Err(e) => return authz_error_response(&s, AuthzError::Unavailable(e)),
             };
             let mut resp = consent_page(&p, &valid.client, &session.csrf_token, &email);
             let _ = resp.add_cookie(&cookie);
@@ -390,7 +522,7 @@ async fn authorize_post(
                     "The consent form expired or came from another site.",
                 );
             }
-            let iss = state.oauth.issuer();
+            let iss = s.issuer();
             if decision == "deny" {
                 let mut pairs = vec![
                     ("error", "access_denied"),
@@ -404,7 +536,7 @@ async fn authorize_post(
             }
             let code = match terrace_oauth::issue_code(
                 &state.db,
-                &state.oauth,
+                &s,
                 session.account_id,
                 &valid,
                 state.clock.now(),
@@ -412,7 +544,7 @@ async fn authorize_post(
             .await
             {
                 Ok(c) => c,
-                Err(e) => return authz_error_response(&state, AuthzError::Unavailable(e)),
+                Err(e) => return authz_error_response(&s, AuthzError::Unavailable(e)),
             };
             let mut pairs = vec![("code", code.as_str()), ("iss", iss.as_str())];
             if let Some(s) = valid.state.as_deref() {
@@ -437,6 +569,8 @@ struct TokenForm {
     code_verifier: Option<String>,
     refresh_token: Option<String>,
     token: Option<String>,
+    /// RFC 8707: the resource the tokens are for (must be the /mcp URL when sent).
+    resource: Option<String>,
 }
 
 fn token_error(code: &str, description: &str) -> HttpResponse {
@@ -474,7 +608,14 @@ fn client_id_of(req: &HttpRequest, form: &TokenForm) -> Option<String> {
         .map(|(_, v)| v.into_owned())
 }
 
-async fn token(req: HttpRequest, state: aw::Data<AppState>, body: aw::Bytes) -> HttpResponse {
+/// The largest token or revocation request accepted.
+const MAX_TOKEN_BODY: usize = 16 * 1024;
+
+async fn token(req: HttpRequest, state: aw::Data<AppState>, payload: aw::Payload) -> HttpResponse {
+    let body = match oauth_body(&req, &state, payload, MAX_TOKEN_BODY).await {
+        Ok(b) => b,
+        Err(resp) => return resp,
+    };
     let form: TokenForm = match serde_urlencoded::from_bytes(&body) {
         Ok(f) => f,
         Err(_) => {
@@ -487,11 +628,15 @@ async fn token(req: HttpRequest, state: aw::Data<AppState>, body: aw::Bytes) -> 
     let Some(client_id) = client_id_of(&req, &form) else {
         return token_error("invalid_client", "client_id is required");
     };
+    let s = request_settings(&req, &state);
+    if let Err(e) = terrace_oauth::check_resource(&s, form.resource.as_deref()) {
+        return token_response(Err(e));
+    }
     match form.grant_type.as_deref() {
         Some("authorization_code") => token_response(
             terrace_oauth::redeem_code(
                 &state.db,
-                &state.oauth,
+                &s,
                 &client_id,
                 form.code.as_deref(),
                 form.redirect_uri.as_deref(),
@@ -503,7 +648,7 @@ async fn token(req: HttpRequest, state: aw::Data<AppState>, body: aw::Bytes) -> 
         Some("refresh_token") => token_response(
             terrace_oauth::refresh(
                 &state.db,
-                &state.oauth,
+                &s,
                 &client_id,
                 form.refresh_token.as_deref(),
                 state.clock.now(),
@@ -568,13 +713,17 @@ fn store_failure(e: &StoreError) -> HttpResponse {
 
 /// RFC 7009: revoking a refresh token or an access token revokes the grant behind it (its
 /// refresh tokens and access tokens). Unknown tokens are answered 200 too.
-async fn revoke(state: aw::Data<AppState>, body: aw::Bytes) -> HttpResponse {
+async fn revoke(req: HttpRequest, state: aw::Data<AppState>, payload: aw::Payload) -> HttpResponse {
+    let body = match oauth_body(&req, &state, payload, MAX_TOKEN_BODY).await {
+        Ok(b) => b,
+        Err(resp) => return resp,
+    };
     let form: TokenForm = serde_urlencoded::from_bytes(&body).unwrap_or_default();
     let Some(token) = form.token.filter(|t| !t.is_empty()) else {
         return token_error("invalid_request", "token is required");
     };
-    if let Err(e) = terrace_oauth::revoke(&state.db, &state.oauth, &token, state.clock.now()).await
-    {
+    let s = request_settings(&req, &state);
+    if let Err(e) = terrace_oauth::revoke(&state.db, &s, &token, state.clock.now()).await {
         return store_failure(&e);
     }
     json_no_store(StatusCode::OK, json!({}))

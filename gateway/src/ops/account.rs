@@ -111,7 +111,10 @@ impl Operation for CreateKey {
 
     async fn run(ctx: &Ctx, body: NewKeyBody) -> Result<NewKey, ApiError> {
         let (db, account) = (&ctx.state.db, ctx.caller.account_id);
-        Ok(credits::create_key(db, account, body.name.as_deref(), ctx.now).await?)
+        // The calling key is re-checked in the insert's transaction (another gateway may have
+        // revoked it while this one still has it cached), and the account's live keys capped.
+        let by = ctx.caller.key_id;
+        Ok(credits::create_key_by(db, account, by, body.name.as_deref(), ctx.now).await?)
     }
 }
 
@@ -119,7 +122,7 @@ pub(crate) static CREATE_KEY: OpDecl = OpDecl {
     id: "account_create_key",
     path: "/v1/account/keys",
     summary: "Create an API key (shown once)",
-    description: "Creates a new API key on the account. The key itself is in this response only; store it now. Only its hash is kept.",
+    description: "Creates a new API key on the account. The key itself is in this response only; store it now. Only its hash is kept. An account holds at most 20 live keys (422 `key_limit` beyond).",
     read_only: false,
     ..OpDecl::of::<CreateKey>(TAG)
 };
@@ -183,7 +186,8 @@ impl Operation for RevokeKey {
     }
 
     async fn run(ctx: &Ctx, key_id: i64) -> Result<Revoked, ApiError> {
-        credits::revoke_key(&ctx.state.db, ctx.caller.account_id, key_id, ctx.now).await?;
+        let (db, account, by) = (&ctx.state.db, ctx.caller.account_id, ctx.caller.key_id);
+        credits::revoke_key_by(db, account, by, key_id, ctx.now).await?;
         ctx.state.keys.forget_key(key_id);
         Ok(Revoked {
             key_id,
@@ -197,7 +201,7 @@ pub(crate) static REVOKE_KEY: OpDecl = OpDecl {
     method: Method::Delete,
     path: "/v1/account/keys/{key_id}",
     summary: "Revoke an API key",
-    description: "Revokes one of the account's keys; it stops working at once. Unknown or already revoked keys are 404.",
+    description: "Revokes one of the account's keys; it stops working at once. A key may revoke itself (answered 200). Unknown or already revoked keys are 404.",
     read_only: false,
     ..OpDecl::of::<RevokeKey>(TAG)
 };

@@ -4,15 +4,24 @@
 
 pub mod account;
 pub mod address;
+pub mod areas;
 pub mod changes;
 pub mod market;
+pub mod planning;
 pub mod property;
 
 use crate::registry::OpDecl;
 use std::sync::OnceLock;
 
 /// Every family's operations, in the order of the specification; the management operations last.
-pub static FAMILIES: &[&[&OpDecl]] = &[address::OPS, property::OPS, market::OPS, account::OPS];
+pub static FAMILIES: &[&[&OpDecl]] = &[
+    address::OPS,
+    property::OPS,
+    market::OPS,
+    planning::OPS,
+    areas::OPS,
+    account::OPS,
+];
 
 /// Every operation: the families concatenated.
 pub fn all() -> &'static [&'static OpDecl] {

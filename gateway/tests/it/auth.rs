@@ -143,9 +143,10 @@ async fn the_price_list_openapi_and_docs_need_no_key() {
         String::from_utf8_lossy(&html).contains("swagger"),
         "the docs page is Swagger UI served locally"
     );
+    // /metrics is the operator's: off without a configured token (see security.rs).
     let m =
         actix_web::test::call_service(&svc, TestRequest::get().uri("/metrics").to_request()).await;
-    assert_eq!(m.status().as_u16(), 200);
+    assert_eq!(m.status().as_u16(), 404);
     let h = send(&svc, TestRequest::get().uri("/healthz")).await;
     assert_eq!(h.json["status"], "ok");
     let nf = send(&svc, TestRequest::get().uri("/v1/nope")).await;

@@ -190,11 +190,7 @@ async fn concurrent_priced_calls_never_overdraw() {
 
 #[actix_web::test]
 async fn the_rate_limit_answers_429_with_retry_after() {
-    let w = world_with(RateLimit {
-        per_second: 1,
-        burst: 2,
-    })
-    .await;
+    let w = world_with(RateLimit::per_key(1, 2)).await;
     let (acct, key) = account(w.db(), 10).await;
     let svc = service(w.state.clone()).await;
     for _ in 0..2 {

@@ -5,7 +5,7 @@
 use serde_json::Value;
 use std::path::PathBuf;
 use terrace_ingest::Progress;
-use terrace_search::{AddressEntry, AddressIndex, noise};
+use terrace_matcher::{AddressEntry, AddressIndex, noise};
 use terrace_store::testing::TestDb;
 use terrace_store::{address, council_tax, listings};
 

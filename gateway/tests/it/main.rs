@@ -6,6 +6,7 @@
 mod support;
 
 mod address;
+mod areas;
 mod auth;
 mod changes;
 mod charging;
@@ -21,8 +22,10 @@ mod market;
 mod market_files;
 mod market_world;
 mod mcp;
+mod mcp_client;
 mod oauth;
 mod planning;
+mod planning_check;
 mod property;
 mod property_record;
 mod reconcile;
@@ -31,5 +34,6 @@ mod rental;
 mod report;
 mod retrofit;
 mod risk;
+mod security;
 mod surface;
 mod validation;

@@ -66,7 +66,9 @@ fn every_declared_operation_is_a_tool_with_its_price_and_limits() {
         for p in &params {
             let s = &schema["properties"][&p.name];
             assert!(s.is_object(), "{}: {} missing", op.id, p.name);
-            for (k, v) in &p.schema {
+            let mut declared = Value::Object(p.schema.clone());
+            terrace_gateway::mcp_schema::strict(&mut declared);
+            for (k, v) in declared.as_object().unwrap() {
                 assert_eq!(&s[k], v, "{} {} {k}", op.id, p.name);
             }
             let required = schema["required"]
@@ -101,12 +103,14 @@ fn every_declared_operation_is_a_tool_with_its_price_and_limits() {
         .iter()
         .find(|t| t["name"] == "address_resolve")
         .unwrap();
+    // A nullable argument's limits are on its non-null branch (strict schemas: no type arrays).
+    let branch = |s: &Value| s.get("anyOf").map_or(s.clone(), |a| a[0].clone());
     assert_eq!(
-        resolve["inputSchema"]["properties"]["address"]["maxLength"],
+        branch(&resolve["inputSchema"]["properties"]["address"])["maxLength"],
         500
     );
     assert_eq!(
-        resolve["inputSchema"]["properties"]["max_candidates"]["maximum"],
+        branch(&resolve["inputSchema"]["properties"]["max_candidates"])["maximum"],
         25
     );
     let batch = tools.iter().find(|t| t["name"] == "property_lease_batch");
@@ -161,6 +165,14 @@ where
             .unwrap_or_else(|| panic!("{method}: no JSON in {text}"));
         serde_json::from_str(data.trim()).unwrap()
     })
+}
+
+/// The JSON error body of a failed tool call (its second text block).
+pub fn error_body(reply: &Value) -> Value {
+    let r = &reply["result"];
+    assert_eq!(r["isError"], true, "{reply}");
+    assert!(r.get("structuredContent").is_none(), "{reply}");
+    serde_json::from_str(r["content"][1]["text"].as_str().unwrap()).unwrap()
 }
 
 fn initialize_params() -> Value {
@@ -285,7 +297,21 @@ async fn failed_tool_calls_carry_the_http_error_detail_and_cost_nothing() {
     .await;
     let r = &bad["result"];
     assert_eq!(r["isError"], true);
-    let e = &r["structuredContent"];
+    // No structured content: it would not match the tool's output schema, and a client that
+    // validates (the TypeScript SDK, the Inspector) would show a schema failure instead.
+    assert!(r.get("structuredContent").is_none(), "{r}");
+    let message = r["content"][0]["text"].as_str().unwrap();
+    assert!(
+        message.contains("- q: String should have at least 1 character"),
+        "{message}"
+    );
+    assert!(message.contains("Fix the arguments"), "{message}");
+    assert!(
+        message.contains("Nothing was charged; the balance is 1 credits"),
+        "{message}"
+    );
+    assert!(!message.contains("query"), "no HTTP wording: {message}");
+    let e = error_body(&bad);
     assert_eq!(e["error"]["code"], "validation_error");
     assert_eq!(e["credits_charged"], 0);
     assert_eq!(e["credits_remaining"], 1);
@@ -293,12 +319,13 @@ async fn failed_tool_calls_carry_the_http_error_detail_and_cost_nothing() {
     assert!(
         detail
             .iter()
-            .any(|d| d["loc"] == json!(["query", "q"]) && d["type"] == "string_too_short")
+            .any(|d| d["loc"] == json!(["arguments", "q"]) && d["type"] == "string_too_short")
     );
     assert!(
         detail
             .iter()
-            .any(|d| d["loc"] == json!(["query", "max_results"]) && d["type"] == "less_than_equal")
+            .any(|d| d["loc"] == json!(["arguments", "max_results"])
+                && d["type"] == "less_than_equal")
     );
 
     // Unknown arguments are refused, not ignored.
@@ -309,10 +336,7 @@ async fn failed_tool_calls_carry_the_http_error_detail_and_cost_nothing() {
         json!({"name": "address_by_uprn", "arguments": {"uprn": 990000000012i64, "nope": 1}}),
     )
     .await;
-    assert_eq!(
-        extra["result"]["structuredContent"]["detail"][0]["type"],
-        "extra_forbidden"
-    );
+    assert_eq!(error_body(&extra)["detail"][0]["type"], "extra_forbidden");
 
     // Not found: 404's body, nothing charged.
     let missing = rpc(
@@ -322,11 +346,9 @@ async fn failed_tool_calls_carry_the_http_error_detail_and_cost_nothing() {
         json!({"name": "address_by_uprn", "arguments": {"uprn": 123456}}),
     )
     .await;
-    assert_eq!(
-        missing["result"]["structuredContent"]["error"]["code"],
-        "not_found"
-    );
-    assert_eq!(missing["result"]["structuredContent"]["credits_charged"], 0);
+    assert_eq!(error_body(&missing)["error"]["code"], "not_found");
+    assert_eq!(error_body(&missing)["credits_charged"], 0);
+    assert_eq!(error_body(&missing)["retry"], "no");
 
     // Insufficient credits: refused before running, with the price.
     let poor = rpc(
@@ -336,7 +358,7 @@ async fn failed_tool_calls_carry_the_http_error_detail_and_cost_nothing() {
         json!({"name": "address_by_postcode", "arguments": {"postcode": "XT1 1AB"}}),
     )
     .await;
-    let e = &poor["result"]["structuredContent"];
+    let e = error_body(&poor);
     assert_eq!(e["error"]["code"], "insufficient_credits");
     assert_eq!(e["credits_required"], 2);
     assert_eq!(e["credits_remaining"], 1);
@@ -373,4 +395,221 @@ async fn a_revoked_key_cannot_call_tools() {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
     let r = send(&svc, mcp_request(Some(&key), &body)).await;
     assert_eq!(r.status, 401);
+}
+
+#[test]
+fn tool_schemas_are_clean_for_strict_validators() {
+    // Type arrays, bare `true` sub-schemas, non-standard formats and untyped properties are what
+    // the Inspector's strict mode (and Ajv's) report; none is left in any tool's schemas.
+    for tool in terrace_gateway::mcp::tools() {
+        let t = serde_json::to_value(&tool).unwrap();
+        for k in ["inputSchema", "outputSchema"] {
+            if let Some(schema) = t.get(k) {
+                let found = terrace_gateway::mcp_schema::lint(schema, k == "inputSchema");
+                assert!(found.is_empty(), "{} {k}: {found:?}", tool.name);
+            }
+        }
+        // Tool text names tools, not HTTP paths.
+        let text = format!("{} {}", t["description"], t["title"]);
+        assert!(!text.contains("/v1/"), "{}: {text}", tool.name);
+    }
+    let tools: Vec<Value> = terrace_gateway::mcp::tools()
+        .into_iter()
+        .map(|t| serde_json::to_value(t).unwrap())
+        .collect();
+    let history = tools
+        .iter()
+        .find(|t| t["name"] == "property_history")
+        .unwrap();
+    assert!(
+        history["description"]
+            .as_str()
+            .unwrap()
+            .contains("`transactions_by_uprn` tool"),
+        "{history}"
+    );
+    let changes = tools
+        .iter()
+        .find(|t| t["name"] == "property_changes_since")
+        .unwrap();
+    assert_eq!(
+        changes["inputSchema"]["properties"]["limit"]["anyOf"][0]["type"],
+        "integer"
+    );
+}
+
+#[actix_web::test]
+async fn tools_whose_arguments_are_all_optional_accept_empty_arguments() {
+    let app = world().await;
+    let (_, key) = account(app.db(), 100).await;
+    let svc = service(app.state.clone()).await;
+    for name in [
+        "market_ranking",
+        "market_volume_ranking",
+        "market_volume_series",
+        "property_changes_since",
+    ] {
+        let reply = rpc(
+            &svc,
+            &key,
+            "tools/call",
+            json!({"name": name, "arguments": {}}),
+        )
+        .await;
+        let r = &reply["result"];
+        if r["isError"] == true {
+            // The small world has no market tables: not found is an answer, and so is a domain
+            // rule about a real argument (the volume series needs one of its areas); a missing
+            // `body`, an argument the tool does not have, is not.
+            let e = error_body(&reply);
+            for d in e["detail"].as_array().into_iter().flatten() {
+                assert_ne!(d["loc"], json!(["arguments"]), "{name}: {e}");
+                assert_ne!(d["loc"][1], "body", "{name}: {e}");
+            }
+        }
+    }
+    let feed = rpc(
+        &svc,
+        &key,
+        "tools/call",
+        json!({"name": "property_changes_since", "arguments": {}}),
+    )
+    .await;
+    assert_ne!(feed["result"]["isError"], true, "{feed}");
+    // A required field of a flattened body is reported by its argument name.
+    let resolve = rpc(
+        &svc,
+        &key,
+        "tools/call",
+        json!({"name": "property_lease_batch", "arguments": {}}),
+    )
+    .await;
+    let e = error_body(&resolve);
+    assert_eq!(e["detail"][0]["loc"], json!(["arguments", "uprns"]), "{e}");
+}
+
+#[actix_web::test]
+async fn batch_tools_answer_compactly_unless_detail_is_asked_for() {
+    let app = world().await;
+    let (account, key) = account(app.db(), 1000).await;
+    let svc = service(app.state.clone()).await;
+    let uprns = json!(["990000000001", "990000000012", "not-a-uprn"]);
+    let compact = rpc(
+        &svc,
+        &key,
+        "tools/call",
+        json!({"name": "property_planning_history_batch", "arguments": {"uprns": uprns}}),
+    )
+    .await;
+    let out = &compact["result"]["structuredContent"];
+    assert_ne!(compact["result"]["isError"], true, "{compact}");
+    assert_eq!(out["detail"], false);
+    let items = out["items"].as_array().unwrap();
+    assert_eq!(items.len(), 3);
+    for item in items {
+        assert!(item.get("result").is_none(), "{item}");
+    }
+    assert!(items[0]["summary"]["status"].is_string(), "{}", items[0]);
+    assert_eq!(items[2]["outcome"], "error");
+    let charged = out["credits_charged"].as_i64().unwrap();
+
+    let full = rpc(
+        &svc,
+        &key,
+        "tools/call",
+        json!({"name": "property_planning_history_batch", "arguments": {"uprns": uprns, "detail": true}}),
+    )
+    .await;
+    let out = &full["result"]["structuredContent"];
+    assert_eq!(out["detail"], true);
+    assert!(out["items"][0]["result"]["status"].is_string(), "{out}");
+    assert_eq!(
+        out["credits_charged"].as_i64().unwrap(),
+        charged,
+        "same price"
+    );
+
+    // The HTTP answer is unchanged.
+    let http = send(
+        &svc,
+        post_json(
+            "/v1/property/planning-history/batch",
+            &key,
+            &json!({"uprns": uprns}),
+        ),
+    )
+    .await;
+    if http.status == 200 {
+        assert!(http.json["items"][0].get("summary").is_none());
+        assert!(http.json.get("detail").is_none());
+    }
+
+    let bad = rpc(
+        &svc,
+        &key,
+        "tools/call",
+        json!({"name": "property_planning_history_batch", "arguments": {"uprns": uprns, "detail": "yes"}}),
+    )
+    .await;
+    assert_eq!(
+        error_body(&bad)["detail"][0]["loc"],
+        json!(["arguments", "detail"])
+    );
+    let _ = account;
+}
+
+#[actix_web::test]
+async fn an_oauth_caller_gets_no_key_management_tools() {
+    use terrace_gateway::mcp::{KEY_MANAGEMENT_TOOLS, Principal, TerraceMcp, tools_for};
+    let app = world().await;
+    let (account, _) = account(app.db(), 10).await;
+    let oauth = Principal::OAuth {
+        account_id: account,
+        grant_id: 1,
+    };
+    let names: Vec<String> = tools_for(Some(&oauth))
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    for k in KEY_MANAGEMENT_TOOLS {
+        assert!(operations().iter().any(|o| o.id == *k), "{k} is a tool");
+        assert!(!names.contains(&k.to_string()), "{k}");
+    }
+    assert!(names.contains(&"account_list_keys".to_string()));
+    assert_eq!(tools_for(None).len(), operations().len());
+    let server = TerraceMcp {
+        state: app.state.clone(),
+        fixed: None,
+    };
+    let r = server
+        .call("account_create_key", Some(Default::default()), Some(oauth))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(true));
+    let text = serde_json::to_value(&r).unwrap().to_string();
+    assert!(text.contains("on the hub"), "{text}");
+    assert!(!text.contains("trc_"), "no key was made: {text}");
+    let keys = terrace_credits::list_keys(app.db(), account).await.unwrap();
+    assert_eq!(keys.len(), 1, "only the account's first key");
+}
+
+#[actix_web::test]
+async fn a_browser_page_of_another_origin_is_refused() {
+    let app = world().await;
+    let (_, key) = account(app.db(), 10).await;
+    let svc = service(app.state.clone()).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    let evil = send(
+        &svc,
+        mcp_request(Some(&key), &body).insert_header(("Origin", "https://evil.example")),
+    )
+    .await;
+    assert_eq!(evil.status, 403);
+    assert_eq!(evil.json["error"]["code"], "forbidden_origin");
+    let local = send(
+        &svc,
+        mcp_request(Some(&key), &body).insert_header(("Origin", "http://localhost:6274")),
+    )
+    .await;
+    assert_eq!(local.status, 200);
 }

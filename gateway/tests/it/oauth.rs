@@ -40,11 +40,18 @@ impl Drop for Server {
 /// The gateway on a loopback port, with an account holder who can sign in, 50 credits, and an
 /// API key.
 async fn start() -> Server {
+    start_with(false).await
+}
+
+/// [`start`]; with `derive_from_host`, as a service with no public URL configured (issuer and
+/// resource follow the loopback host of each request).
+async fn start_with(derive_from_host: bool) -> Server {
     let app = world().await;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
     let mut settings = OAuthSettings::new(&base, b"test-signing-key-of-thirty-two-bytes".to_vec());
     settings.insecure_client_ids = true;
+    settings.derive_from_host = derive_from_host;
     let state = app.state.clone().with_oauth(settings);
     let (account, key) = terrace_credits::create_account(
         app.db(),
@@ -387,7 +394,8 @@ async fn an_mcp_client_signs_in_with_oauth_and_spends_the_same_balance() {
         ]
     );
 
-    // The refresh token rotates; the old one, presented again, revokes the grant.
+    // The refresh token rotates; once its successor has been used, the old one presented again
+    // is reuse and revokes the grant.
     let old = token.refresh_token().unwrap().clone();
     let renewed = client
         .exchange_refresh_token(&old)
@@ -398,13 +406,18 @@ async fn an_mcp_client_signs_in_with_oauth_and_spends_the_same_balance() {
     assert_ne!(new_refresh.secret(), old.secret());
     let (status, _) = mcp(&s, renewed.access_token().secret(), "tools/list", json!({})).await;
     assert_eq!(status, 200);
+    let renewed_again = client
+        .exchange_refresh_token(&new_refresh)
+        .request_async(&s.http)
+        .await
+        .unwrap();
     let reused = client
         .exchange_refresh_token(&old)
         .request_async(&s.http)
         .await;
     assert_invalid_grant(reused);
     let after_reuse = client
-        .exchange_refresh_token(&new_refresh)
+        .exchange_refresh_token(renewed_again.refresh_token().unwrap())
         .request_async(&s.http)
         .await;
     assert_invalid_grant(after_reuse);
@@ -712,4 +725,303 @@ async fn denying_consent_returns_access_denied_with_the_state() {
     assert_eq!(q["error"], "access_denied");
     assert_eq!(q["state"], *csrf.secret());
     assert!(!q.contains_key("code"));
+}
+
+/// The registration bodies the common MCP hosts send (as they send them: their own names,
+/// redirect URIs and grant types), each followed by a full sign-in with its first redirect URI.
+pub fn host_registrations() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "Claude (claude.ai and Claude Desktop)",
+            json!({
+                "client_name": "Claude",
+                "redirect_uris": ["https://claude.ai/api/mcp/auth_callback"],
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+                "token_endpoint_auth_method": "none",
+                "scope": "terrace",
+            }),
+        ),
+        (
+            "Cursor",
+            json!({
+                "client_name": "Cursor",
+                "redirect_uris": [
+                    "cursor://anysphere.cursor-mcp/oauth/callback",
+                    "cursor://anysphere.cursor-retrieval/oauth/callback",
+                    "http://localhost:6798/oauth/callback",
+                ],
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+                "token_endpoint_auth_method": "none",
+            }),
+        ),
+        (
+            "Visual Studio Code",
+            json!({
+                "client_name": "Visual Studio Code",
+                "client_uri": "https://code.visualstudio.com/",
+                "redirect_uris": [
+                    "http://127.0.0.1/",
+                    "http://127.0.0.1:33418/",
+                    "https://vscode.dev/redirect",
+                    "https://insiders.vscode.dev/redirect",
+                ],
+                "grant_types": [
+                    "authorization_code",
+                    "refresh_token",
+                    "urn:ietf:params:oauth:grant-type:device_code",
+                ],
+                "response_types": ["code"],
+                "token_endpoint_auth_method": "none",
+            }),
+        ),
+        (
+            "MCP Inspector",
+            json!({
+                "client_name": "MCP Inspector",
+                "client_uri": "https://github.com/modelcontextprotocol/inspector",
+                "redirect_uris": ["http://localhost:6274/oauth/callback"],
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+                "token_endpoint_auth_method": "none",
+            }),
+        ),
+    ]
+}
+
+#[actix_web::test]
+async fn the_common_hosts_register_and_sign_in_with_their_own_bodies() {
+    let s = start().await;
+    for (host, body) in host_registrations() {
+        let reply = s
+            .http
+            .post(format!("{}/oauth/register", s.base))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = reply.status().as_u16();
+        let registered: Value = reply.json().await.unwrap();
+        assert_eq!(status, 201, "{host}: {registered}");
+        assert_eq!(registered["redirect_uris"], body["redirect_uris"], "{host}");
+        // Only the grants offered are registered (VS Code's device code grant is left out).
+        assert_eq!(
+            registered["grant_types"],
+            json!(["authorization_code", "refresh_token"])
+        );
+        let client_id = registered["client_id"].as_str().unwrap().to_string();
+        // VS Code signs in on whatever loopback port is free (RFC 8252 section 7.3).
+        let redirect = match body["redirect_uris"][0].as_str().unwrap() {
+            "http://127.0.0.1/" => "http://127.0.0.1:53682/".to_string(),
+            other => other.to_string(),
+        };
+        let (code, verifier) = authorize(&s, &client_id, &redirect).await;
+        let token = client!(s, client_id, redirect)
+            .exchange_code(AuthorizationCode::new(code))
+            .set_pkce_verifier(verifier)
+            .request_async(&s.http)
+            .await
+            .unwrap_or_else(|e| panic!("{host}: {e:?}"));
+        let (status, list) = mcp(&s, token.access_token().secret(), "tools/list", json!({})).await;
+        assert_eq!(status, 200, "{host}: {list}");
+    }
+    // The hub lists the applications by the names they registered.
+    let names: Vec<Option<String>> = {
+        let grants = terrace_store::oauth::grants_of(s.app.db(), s.account)
+            .await
+            .unwrap();
+        let mut out = Vec::new();
+        for g in grants {
+            out.push(
+                terrace_store::oauth::client(s.app.db(), &g.client_id)
+                    .await
+                    .unwrap()
+                    .and_then(|c| c.client_name),
+            );
+        }
+        out
+    };
+    assert!(names.contains(&Some("Cursor".to_string())), "{names:?}");
+
+    // A registration whose redirect URI is refused says which one and what is allowed.
+    let r = s
+        .http
+        .post(format!("{}/oauth/register", s.base))
+        .json(&json!({"redirect_uris": ["cursor://anysphere.cursor-mcp/oauth/callback", "http://evil.example/cb"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let e: Value = r.json().await.unwrap();
+    assert_eq!(e["error"], "invalid_redirect_uri");
+    let why = e["error_description"].as_str().unwrap();
+    assert!(
+        why.starts_with("http://evil.example/cb is not allowed"),
+        "{why}"
+    );
+    assert!(why.contains("private-use scheme"), "{why}");
+    // A client that does not ask for the authorization code flow is refused.
+    let r = s
+        .http
+        .post(format!("{}/oauth/register", s.base))
+        .json(&json!({"redirect_uris": [REDIRECT], "grant_types": ["client_credentials"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+}
+
+/// Signs in (register, authorize, exchange) and returns the client id and the token response.
+async fn signed_in(
+    s: &Server,
+) -> (
+    String,
+    oauth2::StandardTokenResponse<oauth2::EmptyExtraTokenFields, oauth2::basic::BasicTokenType>,
+) {
+    let client_id = register(s, REDIRECT).await;
+    let (code, verifier) = authorize(s, &client_id, REDIRECT).await;
+    let token = client!(s, client_id, REDIRECT)
+        .exchange_code(AuthorizationCode::new(code))
+        .set_pkce_verifier(verifier)
+        .request_async(&s.http)
+        .await
+        .unwrap();
+    (client_id, token)
+}
+
+/// A raw refresh request: status and JSON answer.
+async fn refresh_raw(
+    s: &Server,
+    client_id: &str,
+    refresh: &str,
+    extra: &[(&str, &str)],
+) -> (u16, Value) {
+    let mut form = vec![
+        ("grant_type", "refresh_token"),
+        ("client_id", client_id),
+        ("refresh_token", refresh),
+    ];
+    form.extend_from_slice(extra);
+    let r = s
+        .http
+        .post(format!("{}/oauth/token", s.base))
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.json().await.unwrap())
+}
+
+#[actix_web::test]
+async fn parallel_refreshes_get_the_same_pair_and_a_wrong_client_burns_nothing() {
+    let s = start().await;
+    let (client_id, token) = signed_in(&s).await;
+    let refresh = token.refresh_token().unwrap().secret().clone();
+
+    // Another client presenting the token is refused, and the token still works for its own.
+    let other = register(&s, REDIRECT).await;
+    let (status, e) = refresh_raw(&s, &other, &refresh, &[]).await;
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (400, Some("invalid_grant")),
+        "{e}"
+    );
+
+    // Two refreshes at once (a host's two windows): both succeed with the same new pair.
+    let (a, b) = tokio::join!(
+        refresh_raw(&s, &client_id, &refresh, &[]),
+        refresh_raw(&s, &client_id, &refresh, &[])
+    );
+    assert_eq!((a.0, b.0), (200, 200), "{a:?} {b:?}");
+    assert_eq!(a.1["refresh_token"], b.1["refresh_token"]);
+    assert_eq!(a.1["access_token"], b.1["access_token"]);
+    assert_ne!(a.1["refresh_token"], json!(refresh));
+    let access = a.1["access_token"].as_str().unwrap();
+    let (status, _) = mcp(&s, access, "tools/list", json!({})).await;
+    assert_eq!(status, 200, "the winner's token is alive");
+
+    // The new refresh token works; after that the old one is reuse and revokes the grant.
+    let next = a.1["refresh_token"].as_str().unwrap().to_string();
+    let (status, third) = refresh_raw(&s, &client_id, &next, &[]).await;
+    assert_eq!(status, 200, "{third}");
+    let (status, e) = refresh_raw(&s, &client_id, &refresh, &[]).await;
+    assert_eq!((status, e["error"].as_str()), (400, Some("invalid_grant")));
+    let (status, _) = mcp(
+        &s,
+        third["access_token"].as_str().unwrap(),
+        "tools/list",
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 401, "reuse revoked the grant");
+
+    // RFC 8707 at the token endpoint: a resource other than /mcp is invalid_target.
+    let (client_id, token) = signed_in(&s).await;
+    let refresh = token.refresh_token().unwrap().secret().clone();
+    let (status, e) = refresh_raw(
+        &s,
+        &client_id,
+        &refresh,
+        &[("resource", "https://elsewhere.test/mcp")],
+    )
+    .await;
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (400, Some("invalid_target")),
+        "{e}"
+    );
+    let resource = format!("{}/mcp", s.base);
+    let (status, e) = refresh_raw(&s, &client_id, &refresh, &[("resource", &resource)]).await;
+    assert_eq!(status, 200, "{e}");
+}
+
+#[actix_web::test]
+async fn localhost_and_127_0_0_1_both_sign_in_without_a_public_url() {
+    let mut s = start_with(true).await;
+    let port = s.base.rsplit(':').next().unwrap().to_string();
+    for host in ["localhost", "127.0.0.1"] {
+        let base = format!("http://{host}:{port}");
+        let first = s
+            .http
+            .post(format!("{base}/mcp"))
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(first.status(), 401);
+        let challenge = first.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            challenge.contains(&format!(
+                "resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\""
+            )),
+            "{challenge}"
+        );
+        let prm: Value = s
+            .http
+            .get(format!("{base}/.well-known/oauth-protected-resource/mcp"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(prm["resource"], format!("{base}/mcp"));
+        assert_eq!(prm["authorization_servers"], json!([base]));
+        // The whole flow at this host: its issuer in the redirect, its audience in the token.
+        s.base = base.clone();
+        let (_, token) = signed_in(&s).await;
+        let (status, list) = mcp(&s, token.access_token().secret(), "tools/list", json!({})).await;
+        assert_eq!(status, 200, "{host}: {list}");
+        let claims = terrace_oauth::verify_access_token(
+            &s.state.oauth.for_host(Some(&format!("{host}:{port}"))),
+            token.access_token().secret(),
+            chrono::Utc::now(),
+        )
+        .unwrap();
+        assert_eq!(claims.aud, format!("{base}/mcp"));
+    }
 }

@@ -1,10 +1,16 @@
-//! The merge the spatial datasets share (designations, flood layers, coal areas, substations,
-//! renewable projects): features by `<dataset>:<reference>`, and the coverage they imply.
+//! The spatial datasets (planning.data.gov.uk designations, the Environment Agency's flood layers,
+//! the Coal Authority's high risk areas, substations with headroom, renewable projects): one
+//! loader, [`SpatialFile`], whose variant picks the file's reader, and one merge, features by
+//! `<dataset>:<reference>` with the coverage they imply.
 
+use crate::formats::layers::Layer;
 use crate::formats::spatial::SpatialRow;
+use crate::formats::{Parsed, layers, planning_data, repd, substations};
+use crate::load::Load;
 use crate::merge::{Change, LoadCtx, merge, stored};
 use chrono::{NaiveDate, Utc};
 use std::collections::BTreeMap;
+use std::path::Path;
 use terrace_geo::{PolygonIndex, Shape};
 use terrace_store::StoreError;
 use terrace_store::loads::RowCounts;
@@ -44,6 +50,46 @@ async fn lad_index<'a>(ctx: &'a LoadCtx<'a>) -> Result<&'a PolygonIndex<String>,
         .await
 }
 
+/// A spatial dataset, by the reader its files need; every variant merges the same way.
+pub enum SpatialFile {
+    /// planning.data.gov.uk designations (CSV or GeoJSON; the dataset is named in the file).
+    PlanningData,
+    /// Electricity substations with headroom (CSV).
+    Substations,
+    /// The Renewable Energy Planning Database (CSV).
+    Repd,
+    /// An Environment Agency flood layer or the Coal Authority's high risk areas (GeoJSON).
+    Layer(Layer),
+}
+
+type Rows = Box<dyn Iterator<Item = Parsed<SpatialRow>> + Send>;
+
+impl Load for SpatialFile {
+    type Row = SpatialRow;
+
+    fn read(
+        &self,
+        path: &Path,
+    ) -> std::io::Result<impl Iterator<Item = Parsed<SpatialRow>> + Send> {
+        let rows: Rows = match *self {
+            SpatialFile::PlanningData => planning_data::read(path)?,
+            SpatialFile::Substations => Box::new(substations::read(path)?),
+            SpatialFile::Repd => Box::new(repd::read(path)?),
+            SpatialFile::Layer(layer) => Box::new(layers::read(path, layer)?),
+        };
+        Ok(rows)
+    }
+
+    async fn apply(
+        &self,
+        ctx: &LoadCtx<'_>,
+        rows: Vec<SpatialRow>,
+        counts: &mut RowCounts,
+    ) -> Result<bool, StoreError> {
+        apply(ctx, rows, counts).await
+    }
+}
+
 fn feature_id(r: &SpatialRow) -> String {
     format!("{}:{}", r.dataset, r.reference)
 }
@@ -51,7 +97,7 @@ fn feature_id(r: &SpatialRow) -> String {
 /// Merges spatial features by `<dataset>:<reference>`, and records the coverage they imply: each
 /// local authority that holds a feature's representative point (a point inside a polygon, or the
 /// point itself) is covered by the feature's dataset, with the newest entry date as its vintage.
-pub(super) async fn apply(
+async fn apply(
     ctx: &LoadCtx<'_>,
     rows: Vec<SpatialRow>,
     counts: &mut RowCounts,

@@ -3,7 +3,11 @@
 
 use chrono::{Duration, NaiveDateTime, Utc};
 use terrace_store::meta;
-use terrace_store::oauth::{self as q, ClientRow, CodeRow, NewRefresh, Rotated, TakenCode};
+use terrace_store::oauth::{
+    self as q, ClientRow, CodeRow, NewRefresh, RefreshPresented, Rotated, TakenCode,
+};
+
+const CLIENT: &str = "tc_1";
 use terrace_store::testing::TestDb;
 
 fn now() -> NaiveDateTime {
@@ -78,32 +82,74 @@ async fn refresh_tokens_rotate_and_a_reuse_revokes_the_grant() {
     let grant = q::create_grant(&t.db, &code, &first, now()).await.unwrap();
     assert!(q::live_grant(&t.db, grant).await.unwrap().is_some());
 
+    // Whole seconds, so the time read back equals it on both backends.
+    let t0 = chrono::DateTime::from_timestamp(Utc::now().timestamp(), 0)
+        .unwrap()
+        .naive_utc();
     let second = NewRefresh {
         token_hash: "r2",
-        expires_at: now() + Duration::days(30),
+        expires_at: t0 + Duration::days(30),
     };
-    match q::rotate_refresh(&t.db, "r1", &second, now())
+    let present =
+        |old: &'static str, new: &NewRefresh<'static>, client: &'static str| RefreshPresented {
+            client_id: client,
+            old_hash: old,
+            new: new.clone(),
+            grace_since: t0 - Duration::seconds(30),
+        };
+    // Another client's presentation changes nothing.
+    assert_eq!(
+        q::rotate_refresh(&t.db, &present("r1", &second, "someone-else"), t0)
+            .await
+            .unwrap(),
+        Rotated::WrongClient
+    );
+    match q::rotate_refresh(&t.db, &present("r1", &second, CLIENT), t0)
         .await
         .unwrap()
     {
         Rotated::Rotated(g) => assert_eq!(g.id, grant),
-        other @ (Rotated::Reused | Rotated::Dead | Rotated::Unknown) => panic!("{other:?}"),
+        other @ (Rotated::Replayed(..)
+        | Rotated::Reused
+        | Rotated::WrongClient
+        | Rotated::Dead
+        | Rotated::Unknown) => panic!("{other:?}"),
     }
-    let third = NewRefresh {
-        token_hash: "r3",
-        expires_at: now() + Duration::days(30),
+    // Presented again within the grace window, with its (unused) successor: a replay.
+    match q::rotate_refresh(&t.db, &present("r1", &second, CLIENT), t0)
+        .await
+        .unwrap()
+    {
+        Rotated::Replayed(g, at) => assert_eq!((g.id, at), (grant, t0)),
+        other @ (Rotated::Rotated(_)
+        | Rotated::Reused
+        | Rotated::WrongClient
+        | Rotated::Dead
+        | Rotated::Unknown) => panic!("{other:?}"),
+    }
+    assert!(q::live_grant(&t.db, grant).await.unwrap().is_some());
+    // After the window, the same presentation is reuse and revokes the grant.
+    let late = RefreshPresented {
+        grace_since: t0 + Duration::seconds(1),
+        ..present("r1", &second, CLIENT)
     };
     assert_eq!(
-        q::rotate_refresh(&t.db, "r1", &third, now()).await.unwrap(),
+        q::rotate_refresh(&t.db, &late, t0).await.unwrap(),
         Rotated::Reused
     );
     assert!(q::live_grant(&t.db, grant).await.unwrap().is_none());
+    let third = NewRefresh {
+        token_hash: "r3",
+        expires_at: t0 + Duration::days(30),
+    };
     assert_eq!(
-        q::rotate_refresh(&t.db, "r2", &third, now()).await.unwrap(),
+        q::rotate_refresh(&t.db, &present("r2", &third, CLIENT), t0)
+            .await
+            .unwrap(),
         Rotated::Dead
     );
     assert_eq!(
-        q::rotate_refresh(&t.db, "nope", &third, now())
+        q::rotate_refresh(&t.db, &present("nope", &third, CLIENT), t0)
             .await
             .unwrap(),
         Rotated::Unknown

@@ -731,7 +731,7 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
 }
 
 #[test]
-#[ignore = "timing run on 1,000,000 addresses: cargo test --release -p terrace-search -- --ignored --nocapture"]
+#[ignore = "timing run on 1,000,000 addresses: cargo test --release -p terrace-matcher -- --ignored --nocapture"]
 fn timing_one_million() {
     let t = Instant::now();
     let reg = synth::generated_register(1_000_000, 1);

@@ -24,6 +24,19 @@ pub(crate) enum Field {
     Outward = 3,
     Saon = 4,
     Paon = 5,
+    /// Two adjacent words written as one (`CORN MILL` -> `CORNMILL`): matched like any word,
+    /// never counted in an address' own coverage.
+    Joined = 6,
+}
+
+/// Two adjacent words of a field joined, when both are words of letters and the whole is long
+/// enough to be a plausible compound (`CORN MILL`, `ASH LEIGH`, `PINN COURT`).
+pub(crate) fn joined_pairs(words: &[String]) -> impl Iterator<Item = String> + '_ {
+    words.windows(2).filter_map(|w| {
+        let ok = |x: &str| x.len() >= 2 && x.bytes().all(|b| b.is_ascii_alphabetic());
+        (ok(&w[0]) && ok(&w[1]) && w[0].len() + w[1].len() >= 6)
+            .then(|| format!("{}{}", w[0], w[1]))
+    })
 }
 
 pub(crate) const FIELD_SHIFT: u32 = 28;
@@ -172,9 +185,15 @@ pub struct AddressIndex {
     pub(crate) group_post: Csr,
     /// Per term: entries carrying it in SAON/PAON.
     pub(crate) entry_post: Csr,
+    /// Number-word keys (`term << 32 | number key`, sorted) and per key the entries whose flat or
+    /// house number has that key and whose street, locality or building carries that term.
+    pub(crate) nw_keys: Vec<u64>,
+    pub(crate) nw_post: Csr,
     /// Canonical postcodes, sorted; per postcode the entries at it in natural order.
     pub(crate) postcodes: Vec<Box<str>>,
     pub(crate) pc_entries: Csr,
+    /// Per postcode: the street, locality and town terms of the addresses at it (sorted).
+    pub(crate) pc_terms: Csr,
     /// (UPRN, entry) sorted by UPRN, first entry per UPRN.
     pub(crate) uprns: Vec<(i64, u32)>,
     /// Addresses with text.
@@ -255,6 +274,9 @@ impl AddressIndex {
                 for w in &d.words {
                     own_lists[i].push(tag(field, interner.id(w)));
                 }
+                for j in joined_pairs(&d.words) {
+                    own_lists[i].push(tag(Field::Joined, interner.id(&j)));
+                }
             }
         }
 
@@ -267,8 +289,15 @@ impl AddressIndex {
                 (locality, Field::Locality),
                 (town, Field::Town),
             ] {
-                for (w, _) in normalise::fold_tokens(&normalise::lex(text)) {
-                    ts.push(tag(field, interner.id(&w)));
+                let words: Vec<String> = normalise::fold_tokens(&normalise::lex(text))
+                    .into_iter()
+                    .map(|(w, _)| w)
+                    .collect();
+                for w in &words {
+                    ts.push(tag(field, interner.id(w)));
+                }
+                for j in joined_pairs(&words) {
+                    ts.push(tag(Field::Joined, interner.id(&j)));
                 }
             }
             prov_group_terms.push(ts);
@@ -409,6 +438,72 @@ impl AddressIndex {
         }
         let entry_post = Csr::from_pairs(n_terms, pairs);
 
+        // Number-word postings: an address under each of its numbers with each of its
+        // distinctive words (street types, ignorable and flat words only when it has no other).
+        let distinctive: Vec<bool> = (0..n_terms as u32)
+            .map(|t| {
+                let w = terms.get(t);
+                !(normalise::is_street_type(w)
+                    || normalise::is_ignorable(w)
+                    || normalise::is_flat_marker(w)
+                    || normalise::is_position_word(w))
+            })
+            .collect();
+        let mut nw_pairs: Vec<(u64, u32)> = Vec::new();
+        let mut words: Vec<u32> = Vec::new();
+        for e in 0..n {
+            let keys = num_keys(nums[e]);
+            if keys.is_empty() {
+                continue;
+            }
+            words.clear();
+            words.extend(own.row(e).iter().map(|&t| t & TERM_MASK));
+            if group[e] != NO_GROUP {
+                words.extend(
+                    group_terms
+                        .row(group[e] as usize)
+                        .iter()
+                        .filter(|&&t| {
+                            field_of(t) == Field::Street as u32
+                                || field_of(t) == Field::Locality as u32
+                                || field_of(t) == Field::Joined as u32
+                        })
+                        .map(|&t| t & TERM_MASK),
+                );
+            }
+            words.sort_unstable();
+            words.dedup();
+            if words.iter().any(|&t| distinctive[t as usize]) {
+                words.retain(|&t| distinctive[t as usize]);
+            }
+            for &t in &words {
+                for k in keys.iter().flatten() {
+                    nw_pairs.push(((u64::from(t) << 32) | u64::from(*k), e as u32));
+                }
+            }
+        }
+        nw_pairs.sort_unstable();
+        nw_pairs.dedup();
+        let mut nw_keys: Vec<u64> = Vec::new();
+        let mut nw_off: Vec<u32> = vec![0];
+        let mut nw_val: Vec<u32> = Vec::with_capacity(nw_pairs.len());
+        for (k, e) in nw_pairs {
+            if nw_keys.last() != Some(&k) {
+                if !nw_keys.is_empty() {
+                    nw_off.push(nw_val.len() as u32);
+                }
+                nw_keys.push(k);
+            }
+            nw_val.push(e);
+        }
+        if !nw_keys.is_empty() {
+            nw_off.push(nw_val.len() as u32);
+        }
+        let nw_post = Csr {
+            off: nw_off,
+            val: nw_val,
+        };
+
         // Term weights from address frequency.
         let n_text = has_text.iter().filter(|&&h| h).count();
         let mut freq = vec![0u64; n_terms];
@@ -491,6 +586,22 @@ impl AddressIndex {
             off: pc_off,
             val: by_pc,
         };
+        let pc_terms = Csr::from_lists((0..postcodes.len()).map(|p| {
+            let mut ts: Vec<u32> = Vec::new();
+            let mut last_group = NO_GROUP;
+            for &e in pc_entries.row(p) {
+                let g = group[e as usize];
+                if g != NO_GROUP && g != last_group {
+                    last_group = g;
+                    ts.extend(group_terms.row(g as usize).iter().filter_map(|&t| {
+                        (field_of(t) != Field::Outward as u32).then_some(t & TERM_MASK)
+                    }));
+                }
+            }
+            ts.sort_unstable();
+            ts.dedup();
+            ts
+        }));
 
         let mut uprns: Vec<(i64, u32)> = entries
             .iter()
@@ -520,8 +631,11 @@ impl AddressIndex {
             freq_cum,
             group_post,
             entry_post,
+            nw_keys,
+            nw_post,
             postcodes,
             pc_entries,
+            pc_terms,
             uprns,
             n_text,
         }
@@ -614,6 +728,11 @@ impl AddressIndex {
         self.term_core_weight[(tagged & TERM_MASK) as usize]
     }
 
+    /// Is the term a word of some address as written (not only two of its words joined)?
+    pub(crate) fn is_written(&self, t: u32) -> bool {
+        self.term_fields[t as usize] & !(1u8 << Field::Joined as u32) != 0
+    }
+
     /// Is the term a town, locality or postcode district name somewhere?
     pub(crate) fn is_place(&self, t: u32) -> bool {
         const PLACE: u8 =
@@ -627,6 +746,46 @@ impl AddressIndex {
             self.n_text,
             self.freq_cum[hi as usize] - self.freq_cum[lo as usize],
         )
+    }
+}
+
+/// A letter flat (`FLAT A`) is keyed apart from the numbers.
+const LETTER_KEY: u32 = 1 << 31;
+
+/// The keys a number is found under: its first and last number (a letter flat by its letter).
+pub(crate) fn num_key_of(n: NumSpec) -> [Option<u32>; 2] {
+    if !n.is_some() {
+        [None, None]
+    } else if n.lo == 0 && n.suffix != 0 {
+        [Some(LETTER_KEY | u32::from(n.suffix)), None]
+    } else {
+        [Some(n.lo), (n.hi != n.lo).then_some(n.hi)]
+    }
+}
+
+/// The number keys of an address (flat and house numbers together: a query may read one as the
+/// other).
+fn num_keys(n: [NumSpec; 2]) -> Vec<Option<u32>> {
+    let mut k: Vec<Option<u32>> = num_key_of(n[0])
+        .into_iter()
+        .chain(num_key_of(n[1]))
+        .filter(Option::is_some)
+        .collect();
+    k.sort_unstable();
+    k.dedup();
+    k
+}
+
+impl AddressIndex {
+    /// The entries under a number-word key.
+    pub(crate) fn num_word_entries(&self, term: u32, key: u32) -> &[u32] {
+        match self
+            .nw_keys
+            .binary_search(&((u64::from(term) << 32) | u64::from(key)))
+        {
+            Ok(i) => self.nw_post.row(i),
+            Err(_) => &[],
+        }
     }
 }
 

@@ -6,10 +6,18 @@
 //! 2. street groups are gathered from the posting list of the rarest word (and of the second
 //!    rarest if the first found no group carrying every word), at most [`GROUP_SCAN_CAP`];
 //! 3. the best [`GROUP_TOP`] groups are opened and their addresses filtered by house number and
-//!    building-name words, plus the addresses carrying the rarest building-name word and those
-//!    at the postcode;
+//!    building-name words, plus the addresses carrying the rarest building-name word, those
+//!    carrying a query number with one of the query's rarest words (the number-word postings,
+//!    whichever group won) and those at the postcode;
 //! 4. each candidate is scored in [0, 1] from word coverage (rarity weighted, exact over fuzzy),
-//!    the address' own coverage, number agreement and postcode agreement.
+//!    the address' own coverage, number agreement and postcode agreement. Words the query adds
+//!    to an address it fully covers are forgiven in part when they name a street or place at the
+//!    address' own postcode, or a place when the register gives the address none; a street type
+//!    the address' street lacks while it has another (`Avenue` for `Close`) costs.
+//!
+//! Two query words the register writes as one (`Corn Mill` for `Cornmill`) are joined before
+//! matching, and the index carries every two adjacent words of a field joined (`CORNMILL` for
+//! `Corn Mill`) as terms that match but never count in an address' own coverage.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -39,6 +47,13 @@ const GROUP_ENTRY_KEEP: usize = 192;
 /// and at most this many of its addresses are kept.
 const ENTRY_DRIVER_CAP: usize = 20_000;
 const ENTRY_DRIVER_KEEP: usize = 400;
+/// Number-word candidates: the rarest words tried per query number, the addresses kept per
+/// word, and at most how many of a too-common word's addresses are ranked to choose them.
+const NUMWORD_WORDS: usize = 3;
+const NUMWORD_KEEP: usize = 64;
+const NUMWORD_SCAN: usize = 4096;
+/// A prefix range wider than this many terms is not looked up under a number.
+const NUMWORD_RANGE_CAP: u32 = 16;
 /// Groups scoring below this share of the best group are not opened.
 const GROUP_KEEP_RATIO: f32 = 0.6;
 /// Addresses taken from one postcode.
@@ -53,6 +68,17 @@ const Q_PREFIX: f32 = 0.9;
 const Q_FUZZY1: f32 = 0.8;
 const Q_FUZZY2: f32 = 0.7;
 const Q_FUZZY_PREFIX: f32 = 0.7;
+/// The weight of postcode agreement beside the text (4) and the numbers (3).
+const POSTCODE_WEIGHT: f32 = 2.0;
+/// How much a query word found only among the streets and places at an address' postcode counts.
+const PC_WORD_QUALITY: f32 = 0.7;
+/// ... a town or locality word, for an address the register gives none.
+const MISSING_PLACE_QUALITY: f32 = 0.6;
+/// The share of the text score that depends on how much of the address' own words the query
+/// covers (the rest is how much of the query the address covers).
+const ECOV_SHARE: f32 = 0.45;
+/// A street type or qualifier the address' street does not carry while it carries another.
+const STREET_TYPE_CONFLICT: f32 = 0.75;
 /// Weight of a word that matches nothing in the register.
 const UNMATCHED_WEIGHT: f32 = 3.0;
 const IGNORABLE_WEIGHT: f32 = 0.3;
@@ -90,6 +116,12 @@ struct WordPlan {
     entry_df: usize,
     /// Being typed and only one or two letters long: matches too much to drive the search.
     short_prefix: bool,
+    /// Best read as a town, locality or postcode district name.
+    place: bool,
+    /// A street type (`ROAD`, `CLOSE`).
+    street_type: bool,
+    /// A qualifier of a street name (`NORTH`, `LOWER`).
+    qualifier: bool,
 }
 
 impl WordPlan {
@@ -125,12 +157,21 @@ struct GroupMatch {
     m: [f32; MAX_WORDS],
     core_matched: f32,
     core_total: f32,
+    /// The group names a town or locality.
+    has_place: bool,
+    /// The group's street carries a street type.
+    has_street_type: bool,
+    /// The group's street carries a qualifier (`NORTH`, `LOWER`).
+    has_qualifier: bool,
 }
 
 const NO_MATCH: GroupMatch = GroupMatch {
     m: [0.0; MAX_WORDS],
     core_matched: 0.0,
     core_total: 0.0,
+    has_place: false,
+    has_street_type: false,
+    has_qualifier: false,
 };
 
 pub(crate) struct Plan<'a> {
@@ -143,6 +184,7 @@ pub(crate) struct Plan<'a> {
 
 impl<'a> Plan<'a> {
     pub(crate) fn new(idx: &'a AddressIndex, mut q: ParsedQuery) -> Plan<'a> {
+        join_compounds(idx, &mut q.words);
         q.words.truncate(MAX_WORDS);
         let words: Vec<WordPlan> = q.words.iter().map(|w| expand(idx, w)).collect();
         let total_weight = words.iter().map(|w| w.weight).sum();
@@ -178,6 +220,13 @@ impl<'a> Plan<'a> {
                 best = best.max(q);
             }
             let f = field_of(t) as usize;
+            if f == Field::Town as usize || f == Field::Locality as usize {
+                gm.has_place = true;
+            } else if f == Field::Street as usize {
+                let word = idx.terms.get(term);
+                gm.has_street_type |= normalise::is_street_type(word);
+                gm.has_qualifier |= normalise::is_qualifier(word);
+            }
             if f <= Field::Town as usize {
                 let cw = idx.core_weight(t);
                 total[f] += cw;
@@ -400,6 +449,11 @@ impl<'a> Plan<'a> {
             }
         }
 
+        // Addresses carrying a number of the query with one of its words, whichever street
+        // group won: the right address is a candidate whenever its number and its street,
+        // locality or building are in the query.
+        self.number_word_candidates(&mut out);
+
         // Addresses at the postcode.
         if let Some(p) = self.pc_id {
             let row = idx.pc_entries.row(p as usize);
@@ -410,6 +464,93 @@ impl<'a> Plan<'a> {
         out.dedup();
         out.retain(|&e| idx.has_text[e as usize]);
         (out, cache)
+    }
+
+    /// The number-word posting slices of word `i` under number key `k`.
+    fn num_word_slices(&self, i: usize, k: u32) -> Vec<&'a [u32]> {
+        let idx = self.idx;
+        let w = &self.words[i];
+        let mut out = Vec::new();
+        for &(lo, hi, _) in &w.ranges {
+            if hi - lo > NUMWORD_RANGE_CAP {
+                continue;
+            }
+            for t in lo..hi {
+                let r = idx.num_word_entries(t, k);
+                if !r.is_empty() {
+                    out.push(r);
+                }
+            }
+        }
+        for &(t, _) in &w.points {
+            let r = idx.num_word_entries(t, k);
+            if !r.is_empty() {
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    /// Weight of the query words an address' street group or own words carry (a quick rank).
+    fn quick_cover(&self, e: u32) -> f32 {
+        let idx = self.idx;
+        let g = idx.group[e as usize];
+        let group_terms: &[u32] = if g == NO_GROUP {
+            &[]
+        } else {
+            idx.group_terms.row(g as usize)
+        };
+        self.words
+            .iter()
+            .map(|w| {
+                let hit = group_terms
+                    .iter()
+                    .chain(idx.own.row(e as usize))
+                    .any(|&t| w.quality(t & TERM_MASK) > 0.0);
+                if hit { w.weight } else { 0.0 }
+            })
+            .sum()
+    }
+
+    fn number_word_candidates(&self, out: &mut Vec<u32>) {
+        let mut keys: Vec<u32> = [self.q.saon, self.q.paon]
+            .into_iter()
+            .flatten()
+            .filter(|n| !n.prefix)
+            .flat_map(|n| crate::index::num_key_of(n.spec))
+            .flatten()
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        for k in keys {
+            let mut per_word: Vec<(usize, usize, Vec<&[u32]>)> = (0..self.words.len())
+                .filter(|&i| !self.words[i].short_prefix)
+                .map(|i| {
+                    let slices = self.num_word_slices(i, k);
+                    (slices.iter().map(|s| s.len()).sum::<usize>(), i, slices)
+                })
+                .filter(|w| w.0 > 0)
+                .collect();
+            per_word.sort_by_key(|w| (w.0, w.1));
+            for (df, _, slices) in per_word.into_iter().take(NUMWORD_WORDS) {
+                if df <= NUMWORD_KEEP {
+                    for sl in slices {
+                        out.extend_from_slice(sl);
+                    }
+                    continue;
+                }
+                let mut ranked: Vec<(f32, u32)> = slices
+                    .iter()
+                    .flat_map(|sl| sl.iter())
+                    .take(NUMWORD_SCAN)
+                    .map(|&e| (self.quick_cover(e), e))
+                    .collect();
+                ranked.select_nth_unstable_by(NUMWORD_KEEP - 1, |a, b| {
+                    b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
+                });
+                out.extend(ranked[..NUMWORD_KEEP].iter().map(|&(_, e)| e));
+            }
+        }
     }
 
     /// Scores every gathered candidate; best first.
@@ -438,7 +579,11 @@ impl<'a> Plan<'a> {
         let mut own_matched = 0.0f32;
         for &t in idx.own.row(e) {
             let term = t & TERM_MASK;
-            let cw = idx.core_weight(t);
+            let cw = if field_of(t) == Field::Joined as u32 {
+                0.0
+            } else {
+                idx.core_weight(t)
+            };
             own_total += cw;
             let mut best = 0.0f32;
             for (i, w) in self.words.iter().enumerate() {
@@ -460,26 +605,60 @@ impl<'a> Plan<'a> {
                 .enumerate()
                 .map(|(i, w)| w.weight * m[i])
                 .sum();
-            let qcov = covered / self.total_weight.max(1e-6);
             let core_total = gm.core_total + own_total;
             let ecov = if core_total > 0.0 {
                 ((gm.core_matched + own_matched) / core_total).min(1.0)
             } else {
                 1.0
             };
-            let text = qcov * (0.7 + 0.3 * ecov);
+            // The query says all the address says, and more: words of the streets and places
+            // at the address' own postcode are not held against it (`Flat 17 Barbican Court,
+            // Exe Street` for a register that writes only `Flat 17, Barbican Court`).
+            let pc = idx.entry_pc[e];
+            let mut covered = covered;
+            if ecov >= 0.999 && pc != u32::MAX {
+                let terms = idx.pc_terms.row(pc as usize);
+                for (i, w) in self.words.iter().enumerate() {
+                    if m[i] == 0.0 {
+                        let best = terms.iter().map(|&t| w.quality(t)).fold(0.0f32, f32::max);
+                        covered += w.weight * best * PC_WORD_QUALITY;
+                    }
+                }
+            }
+            // A register that gives no town or locality for the address (as EPC lodgements
+            // often do) says nothing against the place the query names.
+            if !gm.has_place {
+                for (i, w) in self.words.iter().enumerate() {
+                    if m[i] == 0.0 && w.place {
+                        covered += w.weight * MISSING_PLACE_QUALITY;
+                    }
+                }
+            }
+            let qcov = (covered / self.total_weight.max(1e-6)).min(1.0);
+            // `Broadparks Avenue` is not `Broadparks Close`.
+            // ... nor `Princes Street East` `Princes Street North`.
+            let type_conflict = self.words.iter().enumerate().any(|(i, w)| {
+                m[i] == 0.0
+                    && ((w.street_type && gm.has_street_type) || (w.qualifier && gm.has_qualifier))
+            });
+            let mut text = qcov * (1.0 - ECOV_SHARE + ECOV_SHARE * ecov);
+            if type_conflict {
+                text *= STREET_TYPE_CONFLICT;
+            }
             total += 4.0 * text;
             wsum += 4.0;
         }
         let [es, ep] = idx.nums[e];
-        let num = designator_score(q.saon, q.paon, es, ep);
+        // Does the query name the address' building (most of its own words)?
+        let building_named = own_total > 0.0 && own_matched >= 0.5 * own_total;
+        let num = designator_score(q.saon, q.paon, es, ep, building_named);
         if let Some(s) = num {
             total += 3.0 * s;
             wsum += 3.0;
         }
         if let Some(qp) = q.postcode.as_deref() {
-            total += 1.2 * self.postcode_sim(e, qp);
-            wsum += 1.2;
+            total += POSTCODE_WEIGHT * self.postcode_sim(e, qp);
+            wsum += POSTCODE_WEIGHT;
         } else if let Some(prefix) = q.pc_prefix.as_deref() {
             let ok = idx.entries[e]
                 .postcode
@@ -525,6 +704,32 @@ impl<'a> Plan<'a> {
                 0.0
             }
         }
+    }
+}
+
+/// Two adjacent query words the register writes as one (`CORN MILL` for `CORNMILL`) become that
+/// one word. (The other way round, `CORNMILL` for `CORN MILL`, the index's joined terms match.)
+fn join_compounds(idx: &AddressIndex, words: &mut Vec<QWord>) {
+    let mut i = 0;
+    while i + 1 < words.len() {
+        let (a, b) = (&words[i], &words[i + 1]);
+        let letters =
+            |w: &QWord| w.text.len() >= 2 && w.text.bytes().all(|c| c.is_ascii_alphabetic());
+        if letters(a) && letters(b) && !a.unfinished && a.text.len() + b.text.len() >= 6 {
+            let joined = format!("{}{}", a.text, b.text);
+            if idx.terms.find(&joined).is_some_and(|t| idx.is_written(t)) {
+                let raw = format!("{}{}", a.raw, b.raw);
+                let unfinished = b.unfinished;
+                words[i] = QWord {
+                    text: joined,
+                    raw,
+                    alt: None,
+                    unfinished,
+                };
+                words.remove(i + 1);
+            }
+        }
+        i += 1;
     }
 }
 
@@ -613,9 +818,11 @@ fn expand(idx: &AddressIndex, w: &QWord) -> WordPlan {
         (None, None) => (UNMATCHED_WEIGHT, None),
     };
     // A place name the address lacks is strong evidence against it, however common the place.
-    let weight = match best_term {
-        Some(t) if idx.is_place(t) => weight.max(PLACE_WEIGHT),
-        _ => weight,
+    let place = best_term.is_some_and(|t| idx.is_place(t));
+    let weight = if place {
+        weight.max(PLACE_WEIGHT)
+    } else {
+        weight
     };
     let short_prefix = w.unfinished && w.raw.len() <= 2 && best_term.is_none();
     let mut plan = WordPlan {
@@ -625,6 +832,9 @@ fn expand(idx: &AddressIndex, w: &QWord) -> WordPlan {
         group_df: 0,
         entry_df: 0,
         short_prefix,
+        place,
+        street_type: normalise::is_street_type(&w.text),
+        qualifier: normalise::is_qualifier(&w.text),
     };
     plan.group_df = plan.slices(&idx.group_post).map(<[u32]>::len).sum();
     plan.entry_df = plan.slices(&idx.entry_post).map(<[u32]>::len).sum();
@@ -670,12 +880,15 @@ pub(crate) fn num_sim(q: QNum, e: NumSpec) -> f32 {
 /// Agreement of the query's flat and house numbers with an address'; `None` when neither has any.
 ///
 /// A flat query prefers the flat over its building, a building query the building over its flats,
-/// and a number that disagrees scores 0.
+/// and a number that disagrees scores 0. A house number read as a flat's number counts less when
+/// the query does not name the flat's building (`33 Farm Hill` is not `Flat 33, Iveagh Court,
+/// Farm Hill`).
 pub(crate) fn designator_score(
     qs: Option<QNum>,
     qp: Option<QNum>,
     es: NumSpec,
     ep: NumSpec,
+    building_named: bool,
 ) -> Option<f32> {
     let (hs, hp) = (es.is_some(), ep.is_some());
     let s = match (qs, qp) {
@@ -690,7 +903,8 @@ pub(crate) fn designator_score(
                 let a = num_sim(p, ep);
                 if hs { a * 0.75 } else { a }
             } else if hs {
-                num_sim(p, es) * 0.95
+                // `3 Clifton Court` for `Flat 3, Clifton Court`.
+                num_sim(p, es) * if building_named { 0.95 } else { 0.8 }
             } else {
                 0.3
             }
@@ -712,7 +926,9 @@ pub(crate) fn designator_score(
                 let a = num_sim(s, es);
                 if hp { a * 0.85 } else { a }
             } else if hp {
-                num_sim(s, ep) * 0.5
+                // `Flat 3, Clifton Court` for `3 Clifton Court`: a numbered unit of a named
+                // block is written either way.
+                num_sim(s, ep) * 0.9
             } else {
                 0.3
             }

@@ -64,6 +64,10 @@ pub(crate) fn lex(s: &str) -> Vec<Lex> {
 
 /// Abbreviations and their canonical long forms. `ST` is handled separately (STREET or SAINT).
 const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("1ST", "FIRST"),
+    ("2ND", "SECOND"),
+    ("3RD", "THIRD"),
+    ("4TH", "FOURTH"),
     ("APPT", "APARTMENT"),
     ("APT", "APARTMENT"),
     ("APTS", "APARTMENTS"),
@@ -73,6 +77,7 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("BLDG", "BUILDING"),
     ("BLDGS", "BUILDINGS"),
     ("BLVD", "BOULEVARD"),
+    ("BSMT", "BASEMENT"),
     ("BVD", "BOULEVARD"),
     ("CHYD", "CHURCHYARD"),
     ("CL", "CLOSE"),
@@ -89,11 +94,14 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("DR", "DRIVE"),
     ("DRV", "DRIVE"),
     ("EST", "ESTATE"),
+    ("FLR", "FLOOR"),
     ("FLT", "FLAT"),
     ("FM", "FARM"),
     ("GDN", "GARDEN"),
     ("GDNS", "GARDENS"),
+    ("GND", "GROUND"),
     ("GR", "GROVE"),
+    ("GRD", "GROUND"),
     ("GRN", "GREEN"),
     ("GRO", "GROVE"),
     ("GRV", "GROVE"),
@@ -156,6 +164,46 @@ pub(crate) fn is_flat_marker(word: &str) -> bool {
     matches!(
         word,
         "FLAT" | "APARTMENT" | "UNIT" | "STUDIO" | "MAISONETTE" | "ROOM" | "SUITE" | "FLATS"
+    )
+}
+
+/// Words that name a flat by its position (`TOP FLAT`, `GROUND FLOOR FLAT`): a `FLAT` after one
+/// of them is part of the name, not a marker before a flat number.
+pub(crate) fn is_position_word(word: &str) -> bool {
+    matches!(
+        word,
+        "TOP"
+            | "BASEMENT"
+            | "GROUND"
+            | "FLOOR"
+            | "FIRST"
+            | "SECOND"
+            | "THIRD"
+            | "FOURTH"
+            | "GARDEN"
+            | "UPPER"
+            | "LOWER"
+            | "MIDDLE"
+            | "REAR"
+            | "FRONT"
+    )
+}
+
+/// Words that tell apart streets of one name (`PRINCES STREET NORTH`, `LOWER SUMMERLANDS`).
+pub(crate) fn is_qualifier(word: &str) -> bool {
+    matches!(
+        word,
+        "NORTH"
+            | "SOUTH"
+            | "EAST"
+            | "WEST"
+            | "UPPER"
+            | "LOWER"
+            | "HIGHER"
+            | "GREAT"
+            | "LITTLE"
+            | "OLD"
+            | "NEW"
     )
 }
 

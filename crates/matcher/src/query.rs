@@ -181,9 +181,12 @@ pub(crate) fn parse_text_with(text: &str, typing: bool, allow_only_postcode: boo
                 prefix: false,
             });
         } else if normalise::is_flat_marker(&folded[i].0)
-            && rest
-                .get(i + 1)
-                .is_some_and(|nx| normalise::parse_num(&nx.text).is_some() || is_letter(&nx.text))
+            // "Top Flat 12 Mount Street", "Flat, 12 Mount Street": 12 is the house.
+            && !(i > 0 && normalise::is_position_word(&folded[i - 1].0))
+            && rest.get(i + 1).is_some_and(|nx| {
+                nx.sep != Sep::Comma
+                    && (normalise::parse_num(&nx.text).is_some() || is_letter(&nx.text))
+            })
         {
             let nx = &rest[i + 1].text;
             if is_letter(nx) {
@@ -472,6 +475,21 @@ mod tests {
             "flat a rose house",
             false,
             "saon=0A paon=- words=[ROSE HOUSE] pc=- prefix=-",
+        );
+        check(
+            "Top Flat, 12 Mount Street",
+            false,
+            "saon=- paon=12 words=[TOP FLAT MOUNT STREET] pc=- prefix=-",
+        );
+        check(
+            "Ground Floor Flat 12 Mount St",
+            false,
+            "saon=- paon=12 words=[GROUND FLOOR FLAT MOUNT STREET] pc=- prefix=-",
+        );
+        check(
+            "13 Trinity Apartments, 3 Roman Walk",
+            false,
+            "saon=13 paon=3 words=[TRINITY APARTMENTS ROMAN WALK] pc=- prefix=-",
         );
         check(
             "B/2 Foo Road",

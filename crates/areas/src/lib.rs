@@ -1,0 +1,884 @@
+//! The areas family: what an area id names, resolving a name or a code to an area id with its
+//! centroid and parents (`resolve`), and the area of a given kind containing a point
+//! (`reverse_geocode`), over the postcode directory and the loaded boundaries.
+//!
+//! The grammar of area ids is `terrace_core::AreaId` (`lad:E09000024`, `district:SW19`,
+//! `h3:88195da49bfffff`). Postcode kinds (unit, sector, district, area) are answered from the
+//! postcode directory: a sector, district or area exists when a live postcode of it is loaded,
+//! and its centroid is the mean of its postcodes' positions. GSS kinds are answered from the
+//! loaded boundaries (`kind` `lsoa`, `ward`, `lad`, ... of the `boundaries` table): the centroid
+//! is the polygon's, and the parents are the coarser boundaries containing an interior point.
+//! H3 cells (resolution 8) come from the `h3o` crate: a cell's centroid, and the cell holding a
+//! point for reverse geocoding.
+//!
+//! `analytics_area_id` is the geography whose aggregates answer for an area: a unit and a sector
+//! answer with their district (the market's finest grain), an LSOA, MSOA or ward with its local
+//! authority, every other kind with itself.
+//!
+//! Names are matched case- and punctuation-insensitively against the loaded boundary names; a
+//! name that matches exactly one area resolves, one that matches several is `ambiguous` and lists
+//! each with its parents; a name within a small edit distance of exactly one known name resolves
+//! as a typo; otherwise the answer is `NotFound` naming the nearest known names.
+//!
+//! The work runs on an in-memory [`AreaIndex`] held by an [`AreaCache`], rebuilt when a load
+//! changes the register (`meta::Key::AddressRegisterVersion`).
+//!
+//! Architecture Invariant: plain functions over the store, no HTTP or MCP types; nothing is
+//! guessed: a point with no loaded area of the kind is `NotFound`, never the nearest polygon.
+
+use geo::{Centroid, InteriorPoint};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, RwLock};
+use terrace_core::{AreaId, AreaKind, GssCode, Nation, Postcode, Violation};
+use terrace_geo::{PointIndex, PolygonIndex};
+use terrace_store::{Db, StoreError, areas as store, meta};
+
+/// The nearest postcode of a point on land lies within this many metres; farther is "at sea or
+/// outside the loaded postcode directory".
+pub const NEAREST_POSTCODE_MAX_M: f64 = 2_000.0;
+
+/// How many nearest names a not-found answer lists.
+pub const SUGGESTIONS: usize = 5;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AreasError {
+    /// Nothing of that name or code is loaded; the message names the nearest matches if any.
+    #[error("{0}")]
+    NotFound(String),
+    /// The input breaks a rule of the operation.
+    #[error("invalid input")]
+    Invalid(Vec<Violation>),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The operations' context: the store and the cached index.
+#[derive(Clone)]
+pub struct AreasCtx {
+    pub db: Db,
+    pub cache: AreaCache,
+}
+
+impl AreasCtx {
+    pub fn new(db: Db) -> AreasCtx {
+        AreasCtx {
+            db,
+            cache: AreaCache::default(),
+        }
+    }
+}
+
+/// An index with the register version it was built from.
+type Versioned = (Option<String>, Arc<AreaIndex>);
+
+/// The in-memory area index, rebuilt when the register version changes.
+#[derive(Clone, Default)]
+pub struct AreaCache {
+    inner: Arc<RwLock<Option<Versioned>>>,
+}
+
+impl AreaCache {
+    /// The current index (one `meta` read; a rebuild when a load changed the register).
+    pub async fn current(&self, db: &Db) -> Result<Arc<AreaIndex>, StoreError> {
+        let version = meta::get(db, meta::Key::AddressRegisterVersion).await?;
+        if let Ok(guard) = self.inner.read()
+            && let Some((v, index)) = guard.as_ref()
+            && *v == version
+        {
+            return Ok(index.clone());
+        }
+        let index = Arc::new(AreaIndex::build(db).await?);
+        if let Ok(mut guard) = self.inner.write() {
+            *guard = Some((version, index.clone()));
+        }
+        Ok(index)
+    }
+}
+
+/// A WGS84 position.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+pub struct LatLon {
+    pub lat: f64,
+    pub lon: f64,
+}
+
+/// A parent of an area.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Parent {
+    pub area_id: AreaId,
+    pub kind: AreaKind,
+    /// The name, where the publisher gives one (postcode kinds have none).
+    pub name: Option<String>,
+}
+
+/// One resolved area.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Area {
+    pub area_id: AreaId,
+    /// The geography whose aggregates answer for this area (itself, or its district or local
+    /// authority).
+    pub analytics_area_id: AreaId,
+    pub kind: AreaKind,
+    pub name: Option<String>,
+    /// The centroid; null for an area with no position.
+    pub centroid: Option<LatLon>,
+    /// The hierarchy of parents, finest first.
+    pub parents: Vec<Parent>,
+}
+
+/// The body of `POST /v1/areas/resolve`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AreaQuery {
+    /// A name or a code: an area id (`lad:E09000024`), a postcode in any form, a sector
+    /// (`SW19 1`), a district (`SW19`), an area (`SW`), a GSS code, a local authority or place
+    /// name, or an H3 cell.
+    #[schemars(regex(pattern = r"\S"))]
+    pub query: String,
+}
+
+impl AreaQuery {
+    /// The rules of the body: a query with some text, and an area id whose kind is known must
+    /// have a valid code.
+    pub fn violations(&self) -> Vec<Violation> {
+        let q = self.query.trim();
+        if q.is_empty() {
+            return vec![
+                Violation::new(&["query"], "string_too_short", "query must not be empty")
+                    .with_input(self.query.clone()),
+            ];
+        }
+        if let Some((kind, _)) = q.split_once(':')
+            && AreaKind::from_prefix(kind).is_some()
+            && let Err(e) = AreaId::parse(q)
+        {
+            return vec![
+                Violation::new(&["query"], "value_error", e.to_string()).with_input(q.to_string()),
+            ];
+        }
+        Vec::new()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ResolveStatus {
+    /// One area: `area` holds it.
+    Resolved,
+    /// Several areas share the name: `candidates` lists each with its parents.
+    Ambiguous,
+}
+
+/// The answer of `POST /v1/areas/resolve`.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct AreaResolved {
+    pub status: ResolveStatus,
+    /// The area, when `status` is `resolved`.
+    pub area: Option<Area>,
+    /// How the query was read: `area_id`, `postcode`, `sector`, `district`, `postcode_area`,
+    /// `gss_code`, `h3`, `name` or `name_typo`.
+    pub matched_as: String,
+    /// The areas sharing the name, when `status` is `ambiguous` (empty otherwise).
+    pub candidates: Vec<Area>,
+}
+
+/// The nearest live postcode of a point.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct NearestPostcode {
+    pub postcode: String,
+    /// Straight-line distance from the point to the postcode's position, in metres.
+    pub distance_m: f64,
+}
+
+/// The answer of `GET /v1/areas/reverse-geocode`.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ReverseGeocoded {
+    pub area: Area,
+    pub nearest_postcode: NearestPostcode,
+}
+
+#[derive(Debug, Clone)]
+struct Pc {
+    postcode: String,
+    lat: f64,
+    lon: f64,
+    lad: Option<String>,
+    lsoa: Option<String>,
+    country: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Group {
+    sum_lat: f64,
+    sum_lon: f64,
+    n: f64,
+    lads: BTreeMap<String, usize>,
+    countries: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Clone)]
+struct Bound {
+    id: AreaId,
+    name: Option<String>,
+    centroid: Option<LatLon>,
+    /// BNG interior point, for the parents.
+    inside: Option<(f64, f64)>,
+}
+
+/// Postcodes and boundaries in memory.
+pub struct AreaIndex {
+    postcodes: Vec<Pc>,
+    by_postcode: HashMap<String, usize>,
+    points: PointIndex<usize>,
+    groups: HashMap<AreaId, Group>,
+    bounds: Vec<Bound>,
+    by_code: HashMap<String, usize>,
+    polys: BTreeMap<AreaKind, PolygonIndex<usize>>,
+    names: BTreeMap<String, Vec<usize>>,
+}
+
+fn normalise(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for w in s
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&w.to_lowercase());
+    }
+    out
+}
+
+/// The finer-to-coarser order of the GSS kinds, for parents.
+fn rank(kind: AreaKind) -> u8 {
+    match kind {
+        AreaKind::Unit => 0,
+        AreaKind::Sector => 1,
+        AreaKind::District => 2,
+        AreaKind::Area => 3,
+        AreaKind::H3 => 4,
+        AreaKind::Lsoa => 5,
+        AreaKind::Msoa => 6,
+        AreaKind::Ward => 7,
+        AreaKind::Bua => 8,
+        AreaKind::Lad => 9,
+        AreaKind::Lpa => 10,
+        AreaKind::County => 11,
+        AreaKind::Region => 12,
+        AreaKind::Country => 13,
+    }
+}
+
+/// The country code of a GSS code's nation.
+fn country_of(code: &str) -> Option<&'static str> {
+    match GssCode::parse(code).ok()?.nation() {
+        Nation::England => Some("E92000001"),
+        Nation::Wales => Some("W92000004"),
+        Nation::Scotland => Some("S92000003"),
+        Nation::NorthernIreland => Some("N92000002"),
+        Nation::Other => None,
+    }
+}
+
+fn most_common(m: &BTreeMap<String, usize>) -> Option<&str> {
+    m.iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(k, _)| k.as_str())
+}
+
+impl AreaIndex {
+    /// Reads the live postcodes and every boundary from the store.
+    pub async fn build(db: &Db) -> Result<AreaIndex, StoreError> {
+        let mut postcodes = Vec::new();
+        let mut bng = Vec::new();
+        let mut after = String::new();
+        loop {
+            let page = store::postcodes_page(db, &after, 50_000).await?;
+            let Some(last) = page.last() else { break };
+            after = last.postcode.clone();
+            for r in page {
+                let (Some(lat), Some(lon)) = (r.lat, r.lon) else {
+                    continue;
+                };
+                let point = match (r.easting, r.northing) {
+                    (Some(e), Some(n)) => Some((e, n)),
+                    (None, Some(_)) | (Some(_), None) | (None, None) => {
+                        terrace_geo::bng_from_wgs84(lon, lat)
+                    }
+                };
+                if let Some(p) = point {
+                    bng.push((p, postcodes.len()));
+                }
+                postcodes.push(Pc {
+                    postcode: r.postcode,
+                    lat,
+                    lon,
+                    lad: r.lad_code,
+                    lsoa: r.lsoa_code,
+                    country: r.country_code,
+                });
+            }
+        }
+        let mut groups: HashMap<AreaId, Group> = HashMap::new();
+        let mut by_postcode = HashMap::with_capacity(postcodes.len());
+        for (i, p) in postcodes.iter().enumerate() {
+            by_postcode.insert(p.postcode.clone(), i);
+            let Ok(unit) = AreaId::new(AreaKind::Unit, &p.postcode) else {
+                continue;
+            };
+            for g in unit.postcode_parents() {
+                let e = groups.entry(g).or_default();
+                e.sum_lat += p.lat;
+                e.sum_lon += p.lon;
+                e.n += 1.0;
+                if let Some(l) = &p.lad {
+                    *e.lads.entry(l.clone()).or_default() += 1;
+                }
+                if let Some(c) = &p.country {
+                    *e.countries.entry(c.clone()).or_default() += 1;
+                }
+            }
+        }
+
+        let mut bounds = Vec::new();
+        let mut by_code = HashMap::new();
+        let mut items: BTreeMap<AreaKind, Vec<_>> = BTreeMap::new();
+        let mut names: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        let mut after = String::new();
+        loop {
+            let page = store::boundaries_page(db, &after, 2_000).await?;
+            let Some(last) = page.last() else { break };
+            after = last.code.clone();
+            for r in page {
+                let Some(kind) = AreaKind::from_prefix(&r.kind) else {
+                    continue;
+                };
+                let Ok(id) = AreaId::new(kind, &r.code) else {
+                    continue;
+                };
+                let Ok(mp) = terrace_geo::multipolygon_from_wkb(&r.wkb) else {
+                    continue;
+                };
+                let centroid = mp
+                    .centroid()
+                    .and_then(|c| terrace_geo::wgs84_from_bng(c.x(), c.y()))
+                    .map(|(lon, lat)| LatLon { lat, lon });
+                let inside = mp.interior_point().map(|p| (p.x(), p.y()));
+                let i = bounds.len();
+                if let Some(n) = &r.name {
+                    names.entry(normalise(n)).or_default().push(i);
+                }
+                by_code.insert(id.code().to_string(), i);
+                items.entry(kind).or_default().push((mp, i));
+                bounds.push(Bound {
+                    id,
+                    name: r.name,
+                    centroid,
+                    inside,
+                });
+            }
+        }
+        let polys = items
+            .into_iter()
+            .map(|(k, v)| (k, PolygonIndex::build(v)))
+            .collect();
+        Ok(AreaIndex {
+            points: PointIndex::build(bng),
+            postcodes,
+            by_postcode,
+            groups,
+            bounds,
+            by_code,
+            polys,
+            names,
+        })
+    }
+
+    fn name_of(&self, code: &str) -> Option<String> {
+        self.by_code
+            .get(code)
+            .and_then(|&i| self.bounds[i].name.clone())
+    }
+
+    fn parent(&self, kind: AreaKind, code: &str) -> Option<Parent> {
+        let id = AreaId::new(kind, code).ok()?;
+        Some(Parent {
+            name: self.name_of(id.code()),
+            kind,
+            area_id: id,
+        })
+    }
+
+    /// The boundaries of kinds coarser than `kind` containing a BNG point, finest first.
+    fn containing(&self, point: (f64, f64), coarser_than: AreaKind) -> Vec<Parent> {
+        let mut out: Vec<(u8, Parent)> = Vec::new();
+        for (&k, idx) in &self.polys {
+            if rank(k) <= rank(coarser_than) {
+                continue;
+            }
+            for &i in idx.containing(point) {
+                let b = &self.bounds[i];
+                out.push((
+                    rank(k),
+                    Parent {
+                        area_id: b.id.clone(),
+                        kind: k,
+                        name: b.name.clone(),
+                    },
+                ));
+            }
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.area_id.cmp(&b.1.area_id)));
+        out.into_iter().map(|(_, p)| p).collect()
+    }
+
+    /// Adds the parents a list lacks: a local authority's country from its code.
+    fn complete(&self, parents: &mut Vec<Parent>, lad: Option<&str>, country: Option<&str>) {
+        let has = |ps: &Vec<Parent>, k: AreaKind| ps.iter().any(|p| p.kind == k);
+        if let Some(l) = lad
+            && !has(parents, AreaKind::Lad)
+            && let Some(p) = self.parent(AreaKind::Lad, l)
+        {
+            parents.push(p);
+        }
+        let country = country.or_else(|| lad.and_then(country_of));
+        if let Some(c) = country
+            && !has(parents, AreaKind::Country)
+            && let Some(p) = self.parent(AreaKind::Country, c)
+        {
+            parents.push(p);
+        }
+        parents.sort_by_key(|p| rank(p.kind));
+    }
+
+    fn analytics(&self, id: &AreaId, parents: &[Parent]) -> AreaId {
+        let up = |k: AreaKind| {
+            parents
+                .iter()
+                .find(|p| p.kind == k)
+                .map(|p| p.area_id.clone())
+                .unwrap_or_else(|| id.clone())
+        };
+        match id.kind() {
+            AreaKind::Unit | AreaKind::Sector => up(AreaKind::District),
+            AreaKind::Lsoa | AreaKind::Msoa | AreaKind::Ward => up(AreaKind::Lad),
+            AreaKind::District
+            | AreaKind::Area
+            | AreaKind::Lad
+            | AreaKind::County
+            | AreaKind::Region
+            | AreaKind::Country
+            | AreaKind::Bua
+            | AreaKind::Lpa
+            | AreaKind::H3 => id.clone(),
+        }
+    }
+
+    fn finish(
+        &self,
+        id: AreaId,
+        name: Option<String>,
+        centroid: Option<LatLon>,
+        parents: Vec<Parent>,
+    ) -> Area {
+        Area {
+            analytics_area_id: self.analytics(&id, &parents),
+            kind: id.kind(),
+            area_id: id,
+            name,
+            centroid,
+            parents,
+        }
+    }
+
+    /// The code of the loaded boundary of `kind` containing a BNG point (the lowest code when
+    /// several overlap).
+    pub fn code_at(&self, kind: AreaKind, point: (f64, f64)) -> Option<&str> {
+        let idx = self.polys.get(&kind)?;
+        let i = idx.containing(point).into_iter().copied().min()?;
+        Some(self.bounds[i].id.code())
+    }
+
+    /// The area an id names, if it is loaded.
+    pub fn area(&self, id: &AreaId) -> Option<Area> {
+        match id.kind() {
+            AreaKind::Unit => {
+                let p = &self.postcodes[*self.by_postcode.get(id.code())?];
+                let mut parents: Vec<Parent> = id
+                    .postcode_parents()
+                    .into_iter()
+                    .map(|a| Parent {
+                        kind: a.kind(),
+                        area_id: a,
+                        name: None,
+                    })
+                    .collect();
+                if let Some(l) = &p.lsoa
+                    && let Some(x) = self.parent(AreaKind::Lsoa, l)
+                {
+                    parents.push(x);
+                }
+                if let Some(pt) = terrace_geo::bng_from_wgs84(p.lon, p.lat) {
+                    for x in self.containing(pt, AreaKind::Lsoa) {
+                        if !parents.iter().any(|q| q.kind == x.kind) {
+                            parents.push(x);
+                        }
+                    }
+                }
+                self.complete(&mut parents, p.lad.as_deref(), p.country.as_deref());
+                let centroid = Some(LatLon {
+                    lat: p.lat,
+                    lon: p.lon,
+                });
+                Some(self.finish(id.clone(), None, centroid, parents))
+            }
+            AreaKind::Sector | AreaKind::District | AreaKind::Area => {
+                let g = self.groups.get(id)?;
+                let mut parents: Vec<Parent> = id
+                    .postcode_parents()
+                    .into_iter()
+                    .map(|a| Parent {
+                        kind: a.kind(),
+                        area_id: a,
+                        name: None,
+                    })
+                    .collect();
+                // A postcode district or area can straddle authorities: the parent is the one
+                // holding most of its postcodes.
+                self.complete(
+                    &mut parents,
+                    most_common(&g.lads),
+                    most_common(&g.countries),
+                );
+                let centroid = Some(LatLon {
+                    lat: g.sum_lat / g.n,
+                    lon: g.sum_lon / g.n,
+                });
+                Some(self.finish(id.clone(), None, centroid, parents))
+            }
+            AreaKind::H3 => {
+                // The cell's centre, from the H3 library (the id was checked on parsing).
+                let cell: h3o::CellIndex = id.code().parse().ok()?;
+                let c = h3o::LatLng::from(cell);
+                let centroid = Some(LatLon {
+                    lat: c.lat(),
+                    lon: c.lng(),
+                });
+                Some(self.finish(id.clone(), None, centroid, Vec::new()))
+            }
+            AreaKind::Lsoa
+            | AreaKind::Msoa
+            | AreaKind::Ward
+            | AreaKind::Lad
+            | AreaKind::County
+            | AreaKind::Region
+            | AreaKind::Country
+            | AreaKind::Bua
+            | AreaKind::Lpa => {
+                let b = &self.bounds[*self.by_code.get(id.code())?];
+                if b.id.kind() != id.kind() {
+                    return None;
+                }
+                Some(self.boundary_area(b))
+            }
+        }
+    }
+
+    fn boundary_area(&self, b: &Bound) -> Area {
+        let mut parents = b
+            .inside
+            .map(|p| self.containing(p, b.id.kind()))
+            .unwrap_or_default();
+        if b.id.kind() != AreaKind::Country {
+            let mut extra = Vec::new();
+            self.complete(&mut extra, None, country_of(b.id.code()));
+            for p in extra {
+                if !parents.iter().any(|q| q.kind == p.kind) {
+                    parents.push(p);
+                }
+            }
+            parents.sort_by_key(|p| rank(p.kind));
+        }
+        self.finish(b.id.clone(), b.name.clone(), b.centroid, parents)
+    }
+
+    /// The known names nearest a query, best first.
+    fn nearest_names(&self, q: &str) -> Vec<(f64, &str)> {
+        let mut scored: Vec<(f64, &str)> = self
+            .names
+            .keys()
+            .map(|n| (strsim::normalized_levenshtein(q, n), n.as_str()))
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        scored.truncate(SUGGESTIONS);
+        scored
+    }
+
+    fn display_names(&self, key: &str) -> Vec<String> {
+        self.names
+            .get(key)
+            .into_iter()
+            .flatten()
+            .map(|&i| {
+                let b = &self.bounds[i];
+                format!("{} ({})", b.name.as_deref().unwrap_or(key), b.id)
+            })
+            .collect()
+    }
+
+    fn by_name(&self, key: &str, matched_as: &str) -> Option<AreaResolved> {
+        let hits = self.names.get(key)?;
+        let mut areas: Vec<Area> = hits
+            .iter()
+            .map(|&i| self.boundary_area(&self.bounds[i]))
+            .collect();
+        areas.sort_by(|a, b| {
+            rank(b.kind)
+                .cmp(&rank(a.kind))
+                .then(a.area_id.cmp(&b.area_id))
+        });
+        Some(if areas.len() == 1 {
+            AreaResolved {
+                status: ResolveStatus::Resolved,
+                area: areas.pop(),
+                matched_as: matched_as.into(),
+                candidates: Vec::new(),
+            }
+        } else {
+            AreaResolved {
+                status: ResolveStatus::Ambiguous,
+                area: None,
+                matched_as: matched_as.into(),
+                candidates: areas,
+            }
+        })
+    }
+
+    /// Resolves a query (see [`AreaQuery::query`]).
+    pub fn resolve(&self, query: &str) -> Result<AreaResolved, AreasError> {
+        let q = query.trim();
+        let one = |area: Option<Area>, how: &str, what: String| match area {
+            Some(a) => Ok(AreaResolved {
+                status: ResolveStatus::Resolved,
+                area: Some(a),
+                matched_as: how.into(),
+                candidates: Vec::new(),
+            }),
+            None => Err(AreasError::NotFound(what)),
+        };
+        if let Some((kind, _)) = q.split_once(':')
+            && AreaKind::from_prefix(kind).is_some()
+        {
+            let id = AreaId::parse(q).map_err(|e| {
+                AreasError::Invalid(vec![Violation::new(
+                    &["query"],
+                    "value_error",
+                    e.to_string(),
+                )])
+            })?;
+            return one(self.area(&id), "area_id", format!("area {id}"));
+        }
+        if let Ok(gss) = GssCode::parse(q) {
+            let area = self
+                .by_code
+                .get(gss.as_str())
+                .map(|&i| self.boundary_area(&self.bounds[i]));
+            return one(area, "gss_code", format!("area with GSS code {gss}"));
+        }
+        if let Ok(pc) = Postcode::parse(q) {
+            let id = AreaId::new(AreaKind::Unit, pc.as_str()).map_err(|e| {
+                AreasError::Invalid(vec![Violation::new(
+                    &["query"],
+                    "value_error",
+                    e.to_string(),
+                )])
+            })?;
+            return one(self.area(&id), "postcode", format!("postcode {pc}"));
+        }
+        let compact_len = q.chars().filter(|c| !c.is_whitespace()).count();
+        let district = AreaId::new(AreaKind::District, q).ok();
+        let sector = AreaId::new(AreaKind::Sector, q).ok();
+        // `EX11` is district EX11 or sector `EX1 1`: a space, or a district that is not loaded,
+        // reads it as a sector.
+        if let Some(d) = &district
+            && !q.contains(' ')
+            && self.groups.contains_key(d)
+        {
+            return one(self.area(d), "district", String::new());
+        }
+        if let Some(s) = &sector {
+            return one(self.area(s), "sector", format!("postcode sector {s}"));
+        }
+        if let Some(d) = &district {
+            return one(self.area(d), "district", format!("postcode district {d}"));
+        }
+        if (1..=2).contains(&compact_len)
+            && let Ok(a) = AreaId::new(AreaKind::Area, q)
+            && self.groups.contains_key(&a)
+        {
+            return one(self.area(&a), "postcode_area", String::new());
+        }
+        if let Ok(h) = AreaId::new(AreaKind::H3, q) {
+            return one(self.area(&h), "h3", String::new());
+        }
+        let key = normalise(q);
+        if key.is_empty() {
+            return Err(AreasError::NotFound(format!("area {q:?}")));
+        }
+        if let Some(r) = self.by_name(&key, "name") {
+            return Ok(r);
+        }
+        // Typo tolerance: one known name within a small edit distance.
+        let allowed = match key.chars().count() {
+            0..=3 => 0,
+            4..=7 => 1,
+            _ => 2,
+        };
+        let close: Vec<&String> = self
+            .names
+            .keys()
+            .filter(|n| strsim::levenshtein(&key, n) <= allowed)
+            .collect();
+        if let [only] = close.as_slice()
+            && let Some(r) = self.by_name(only, "name_typo")
+        {
+            return Ok(r);
+        }
+        let nearest: Vec<String> = self
+            .nearest_names(&key)
+            .into_iter()
+            .flat_map(|(_, n)| self.display_names(n))
+            .take(SUGGESTIONS)
+            .collect();
+        let mut what = format!("area {q:?}");
+        if !nearest.is_empty() {
+            what.push_str(&format!(" (nearest matches: {})", nearest.join("; ")));
+        }
+        Err(AreasError::NotFound(what))
+    }
+
+    /// The area of `kind` containing a WGS84 point, with the nearest live postcode.
+    pub fn reverse_geocode(
+        &self,
+        lat: f64,
+        lon: f64,
+        kind: AreaKind,
+    ) -> Result<ReverseGeocoded, AreasError> {
+        let outside = || {
+            AreasError::NotFound(format!(
+                "a {kind} at ({lat}, {lon}) (the point is outside Great Britain)"
+            ))
+        };
+        let point = terrace_geo::bng_from_wgs84(lon, lat).ok_or_else(outside)?;
+        if !(0.0..=700_000.0).contains(&point.0) || !(0.0..=1_300_000.0).contains(&point.1) {
+            return Err(outside());
+        }
+        let (&i, d) = self
+            .points
+            .nearest_where(point, |_| true)
+            .filter(|(_, d)| *d <= NEAREST_POSTCODE_MAX_M)
+            .ok_or_else(|| {
+                AreasError::NotFound(format!(
+                    "a {kind} at ({lat}, {lon}) (no postcode within {NEAREST_POSTCODE_MAX_M} m: at sea or outside the loaded postcode directory)"
+                ))
+            })?;
+        let pc = &self.postcodes[i];
+        let nearest = NearestPostcode {
+            postcode: pc.postcode.clone(),
+            distance_m: (d * 10.0).round() / 10.0,
+        };
+        let area = match kind {
+            AreaKind::Unit | AreaKind::Sector | AreaKind::District | AreaKind::Area => {
+                let unit = AreaId::new(AreaKind::Unit, &pc.postcode)
+                    .map_err(|_| AreasError::NotFound(format!("postcode {}", pc.postcode)))?;
+                let id = if kind == AreaKind::Unit {
+                    unit
+                } else {
+                    unit.postcode_parents()
+                        .into_iter()
+                        .find(|a| a.kind() == kind)
+                        .ok_or_else(|| {
+                            AreasError::NotFound(format!("a {kind} of {}", pc.postcode))
+                        })?
+                };
+                self.area(&id)
+                    .ok_or_else(|| AreasError::NotFound(format!("area {id}")))?
+            }
+            AreaKind::H3 => {
+                let cell = h3o::LatLng::new(lat, lon)
+                    .map_err(|_| outside())?
+                    .to_cell(h3o::Resolution::Eight);
+                let id = AreaId::new(AreaKind::H3, &cell.to_string())
+                    .map_err(|_| AreasError::NotFound(format!("h3 cell {cell}")))?;
+                self.area(&id)
+                    .ok_or_else(|| AreasError::NotFound(format!("area {id}")))?
+            }
+            AreaKind::Lsoa
+            | AreaKind::Msoa
+            | AreaKind::Ward
+            | AreaKind::Lad
+            | AreaKind::County
+            | AreaKind::Region
+            | AreaKind::Country
+            | AreaKind::Bua
+            | AreaKind::Lpa => {
+                let idx = self.polys.get(&kind).ok_or_else(|| {
+                    AreasError::NotFound(format!(
+                        "a {kind} containing ({lat}, {lon}) (no {kind} boundaries are loaded)"
+                    ))
+                })?;
+                let mut hits: Vec<usize> = idx.containing(point).into_iter().copied().collect();
+                hits.sort_unstable();
+                let &b = hits.first().ok_or_else(|| {
+                    AreasError::NotFound(format!(
+                        "a {kind} containing ({lat}, {lon}) (no loaded {kind} boundary contains the point)"
+                    ))
+                })?;
+                self.boundary_area(&self.bounds[b])
+            }
+        };
+        Ok(ReverseGeocoded {
+            area,
+            nearest_postcode: nearest,
+        })
+    }
+}
+
+/// `POST /v1/areas/resolve`.
+pub async fn resolve(ctx: &AreasCtx, input: &AreaQuery) -> Result<AreaResolved, AreasError> {
+    let index = ctx.cache.current(&ctx.db).await?;
+    index.resolve(&input.query)
+}
+
+/// `GET /v1/areas/reverse-geocode`.
+pub async fn reverse_geocode(
+    ctx: &AreasCtx,
+    lat: f64,
+    lon: f64,
+    kind: AreaKind,
+) -> Result<ReverseGeocoded, AreasError> {
+    let index = ctx.cache.current(&ctx.db).await?;
+    index.reverse_geocode(lat, lon, kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The H3 reference implementation's resolution-8 cell of (52.516262, 13.377704) is
+    /// 613036919424548863 (`881f1d4887fffff`); the area id of that cell parses as an h3 id.
+    #[test]
+    fn h3_cells_match_the_reference_vector() {
+        let cell = h3o::LatLng::new(52.516262, 13.377704)
+            .unwrap()
+            .to_cell(h3o::Resolution::Eight);
+        assert_eq!(u64::from(cell), 613_036_919_424_548_863);
+        assert_eq!(cell.to_string(), "881f1d4887fffff");
+        let id = AreaId::new(AreaKind::H3, &cell.to_string()).unwrap();
+        assert_eq!(id.to_string(), "h3:881f1d4887fffff");
+    }
+}
