@@ -167,13 +167,31 @@ async fn the_mcp_python_sdk_drives_every_tool_and_signs_in_like_the_common_hosts
     handle.stop(false).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    println!("{stdout}");
-    let report: Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|_| panic!("the script printed no report:\n{stdout}\n{stderr}"));
+    // The whole report goes to a file (CI shows only the tail of a failure, so the assertion
+    // messages below carry the short list of failures and the end of the script's stderr).
+    let report_path = python
+        .parent()
+        .and_then(|bin| bin.parent())
+        .and_then(|venv| venv.parent())
+        .map(|target| target.join("mcp_client_report.json"));
+    if let Some(path) = &report_path {
+        let _ = std::fs::write(path, format!("{stdout}\n--- stderr ---\n{stderr}"));
+    }
+    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| {
+        panic!(
+            "the script printed no report (exit {:?}); stderr ends:\n{}\nstdout ends:\n{}",
+            out.status.code(),
+            tail(&stderr, 4000),
+            tail(&stdout, 2000)
+        )
+    });
     assert!(
-        out.status.success(),
-        "failures: {:#}\n{stderr}",
-        report["failures"]
+        out.status.success() && report["failures"].as_array().is_some_and(Vec::is_empty),
+        "the MCP Python SDK run failed (exit {:?}); failures: {:#}\nstderr ends:\n{}\n(whole report: {:?})",
+        out.status.code(),
+        report["failures"],
+        tail(&stderr, 3000),
+        report_path
     );
     assert_eq!(
         report["tools_listed"],
@@ -185,5 +203,19 @@ async fn the_mcp_python_sdk_drives_every_tool_and_signs_in_like_the_common_hosts
         "four hosts at two host names: {:#}",
         report["oauth"]
     );
-    assert_eq!(report["refresh_race"]["same_pair"], true);
+    assert_eq!(
+        report["refresh_race"]["same_pair"],
+        true,
+        "refresh race: {:#}",
+        report["refresh_race"]
+    );
+}
+
+/// The last `n` bytes of `s` (at a character boundary).
+fn tail(s: &str, n: usize) -> &str {
+    let mut start = s.len().saturating_sub(n);
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    &s[start..]
 }

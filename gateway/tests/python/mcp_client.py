@@ -332,14 +332,23 @@ async def refresh_race(cfg: dict, report: dict) -> None:
         report["refresh_race"] = race
 
 
+async def phase(label: str, step) -> None:
+    """Runs one phase; an exception that escapes it is a failure of its own, so the report is
+    always printed."""
+    try:
+        await step
+    except Exception as e:  # noqa: BLE001
+        fail(f"{label}: raised {type(e).__name__}: {e!r}")
+
+
 async def main() -> int:
     cfg = json.load(open(sys.argv[1]))
     report: dict = {"oauth": {}}
-    await every_tool(cfg, report)
-    for i, (host_name, body) in enumerate(cfg["hosts"]):
+    await phase("every tool", every_tool(cfg, report))
+    for host_name, body in cfg["hosts"]:
         for at in ("localhost", "127.0.0.1"):
-            await sign_in(cfg, host_name, body, at, report)
-    await refresh_race(cfg, report)
+            await phase(f"{host_name} at {at}", sign_in(cfg, host_name, body, at, report))
+    await phase("refresh race", refresh_race(cfg, report))
     report["failures"] = FAILURES
     print(json.dumps(report, indent=1, sort_keys=True))
     return 1 if FAILURES else 0
