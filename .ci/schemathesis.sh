@@ -24,22 +24,19 @@ KEY=$("$BIN" accounts create --name schemathesis --credits 100000000 2>/dev/null
   python3 -c 'import json,sys; print(json.load(sys.stdin)["api_key"])')
 
 # Judgment calls (docs/API-DESIGN.md, "Schemathesis"):
-# - the hook gives each request a fresh Idempotency-Key (a reused key is 422 by design);
+# - the hook gives each request a fresh Idempotency-Key when the generated one is valid (a
+#   reused key is 422 by design);
 # - missing_required_header is left out: with the hook it reports the -H header as missing while
 #   sending it (the 401 without a key is tested in gateway/tests/it/auth.rs);
 # - creating and revoking keys change the account the run uses (the live-key cap, its own key):
 #   tested in gateway/tests/it/security.rs instead;
-# - the operations listed after them still have schema mismatches (issue 13, item 9, open):
-#   cross-parameter rules (exactly one of district/local_authority; planning_check's exactly one
-#   location), postcode and month formats,
-#   and market enums the document does not state yet.
-PYTHONPATH=.ci SCHEMATHESIS_HOOKS=schemathesis_hooks "$ST" run "http://127.0.0.1:$PORT/openapi.json" \
+# - rules JSON Schema cannot state (a rule across query parameters, `x-exactly-one-of`; a first
+#   month not after the last) are applied by the hooks to generated cases, and the coverage phase,
+#   which ignores filter hooks, is off for the two operations with such a query rule
+#   (.ci/schemathesis.toml).
+PYTHONPATH=.ci SCHEMATHESIS_HOOKS=schemathesis_hooks "$ST" --config-file .ci/schemathesis.toml \
+  run "http://127.0.0.1:$PORT/openapi.json" \
   -H "Authorization: Bearer $KEY" \
   --checks all --exclude-checks missing_required_header \
   --max-examples "${TERRACE_ST_EXAMPLES:-25}" --seed 13 --no-color \
-  --exclude-operation-id account_create_key --exclude-operation-id account_revoke_key \
-  --exclude-operation-id address_by_postcode --exclude-operation-id address_resolve \
-  --exclude-operation-id property_changes_since --exclude-operation-id market_forecast \
-  --exclude-operation-id market_index_series --exclude-operation-id market_ranking \
-  --exclude-operation-id market_time_adjustment --exclude-operation-id market_volume_series \
-  --exclude-operation-id market_volume_ranking --exclude-operation-id planning_check
+  --exclude-operation-id account_create_key --exclude-operation-id account_revoke_key

@@ -87,6 +87,29 @@ pub fn fields(f: SchemaFn) -> Vec<Field> {
         .collect()
 }
 
+/// The groups of fields of which exactly one must be given (the `required` lists of the
+/// schema's top-level `oneOf`, written by `terrace_core::patterns::exactly_one_of`); empty when
+/// the schema has no such rule.
+pub fn exclusive_groups(f: SchemaFn) -> Vec<Vec<String>> {
+    let settings = SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+    });
+    let mut g = settings.into_generator();
+    let schema = f(&mut g).to_value();
+    schema["oneOf"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["required"].as_array())
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .collect()
+}
+
 /// [`fields`] of `T`, computed once per type.
 fn fields_of<T: JsonSchema + 'static>() -> Arc<Vec<Field>> {
     static CACHE: RwLock<Option<HashMap<TypeId, Arc<Vec<Field>>>>> = RwLock::new(None);
@@ -388,17 +411,37 @@ fn field_error(loc: &[&str], e: &ValidationError) -> FieldError {
 /// A JSON body as `T`: an object, deserialised (serde's complaints located in the body), then
 /// validated.
 pub fn body<T: DeserializeOwned + Validate + JsonSchema + 'static>(
-    v: Value,
+    mut v: Value,
 ) -> Result<T, Vec<FieldError>> {
     // serde would read a struct from an array positionally; a body must be an object.
     if !v.is_object() {
         return Err(vec![serde_error("", &v)]);
     }
+    integral_numbers(&mut v);
     let t: T =
         serde_json::from_value(v.clone()).map_err(|e| vec![serde_error(&e.to_string(), &v)])?;
     t.validate()
         .map_err(|e| validation_errors(&e, &fields_of::<T>(), &|_| In::Body))?;
     Ok(t)
+}
+
+/// JSON Schema's `integer` is any number without a fractional part, `15.0` included, so a body's
+/// integral numbers written with a decimal point are read as the integers they are (a number
+/// field reads an integer as well as a float, so nothing else changes).
+fn integral_numbers(v: &mut Value) {
+    match v {
+        Value::Number(n) => {
+            if let Some(f) = n.as_f64().filter(|_| n.is_f64())
+                && f.fract() == 0.0
+                && f.abs() < 9.0e15
+            {
+                *v = Value::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_numbers),
+        Value::Object(fields) => fields.values_mut().for_each(integral_numbers),
+        Value::Null | Value::Bool(_) | Value::String(_) => {}
+    }
 }
 
 fn serde_error(msg: &str, body: &Value) -> FieldError {

@@ -1,7 +1,7 @@
 //! The OpenAPI 3.1 document, generated from the registry.
 
 use crate::error::FieldError;
-use crate::input::{In, fields};
+use crate::input::{In, exclusive_groups, fields};
 use crate::registry::{OpDecl, operations};
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
@@ -71,6 +71,13 @@ fn operation(op: &OpDecl, g: &mut schemars::SchemaGenerator) -> Value {
             "required": op.contract.body_required,
             "content": {"application/json": {"schema": body(g)}},
         });
+    }
+    // OpenAPI cannot state a rule across parameters; `x-exactly-one-of` states it for machines
+    // (the groups of query parameters of which exactly one is given; `.ci/schemathesis_hooks.py`
+    // reads it) and the description for people.
+    let groups = exclusive_groups(op.contract.params);
+    if !groups.is_empty() {
+        o["x-exactly-one-of"] = json!(groups);
     }
     if let Some(d) = op.deprecated {
         o["deprecated"] = json!(true);

@@ -264,6 +264,7 @@ fn round3(x: f64) -> f64 {
 /// The body of POST /v1/address/resolve: free text, structured fields, or both.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = resolve_input_rules)]
 pub struct ResolveInput {
     /// The address as free text, e.g. "Flat 2, 10 High St, Exeter EX1 1AA".
     #[serde(default)]
@@ -298,6 +299,16 @@ pub struct ResolveInput {
 
 pub const RESOLVE_FIELD_MAX: usize = 500;
 
+/// The text fields of a resolve body, of which at least one must be present and not blank.
+const RESOLVE_TEXT_FIELDS: [&str; 7] = [
+    "address", "saon", "paon", "street", "locality", "town", "postcode",
+];
+
+/// The schema states the body's cross-field rule: at least one non-blank text field.
+fn resolve_input_rules(schema: &mut schemars::Schema) {
+    terrace_core::patterns::any_non_blank(schema, &RESOLVE_TEXT_FIELDS);
+}
+
 impl ResolveInput {
     /// The body's own rules: at least one non-blank field, each at most 500 characters,
     /// max_candidates 1-25.
@@ -325,7 +336,7 @@ impl ResolveInput {
         }
         if fields
             .iter()
-            .all(|(_, f)| f.as_deref().is_none_or(|s| s.trim().is_empty()))
+            .all(|(_, f)| f.as_deref().is_none_or(terrace_core::patterns::is_blank))
         {
             v.push(Violation::new(
                 &["address"],

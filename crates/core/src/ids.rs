@@ -154,8 +154,10 @@ impl schemars::JsonSchema for UprnEntry {
 pub struct GssCode(String);
 
 impl GssCode {
+    /// A letter and eight digits, in any case, with spaces around it allowed: exactly the strings
+    /// [`crate::patterns::GSS_CODE`] matches.
     pub fn parse(s: &str) -> Result<Self, IdError> {
-        let s = s.trim().to_ascii_uppercase();
+        let s = s.trim_matches(' ').to_ascii_uppercase();
         let b = s.as_bytes();
         if b.len() == 9 && b[0].is_ascii_uppercase() && b[1..].iter().all(u8::is_ascii_digit) {
             Ok(GssCode(s))

@@ -23,6 +23,7 @@ mod area;
 mod clock;
 mod cores;
 mod ids;
+pub mod patterns;
 mod postcode;
 pub mod sources;
 mod status;

@@ -10,11 +10,24 @@ pub enum PostcodeError {
 }
 
 /// A full UK postcode, stored in its canonical form: upper case, one space before the inward code.
-#[derive(
-    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct Postcode(String);
+
+impl schemars::JsonSchema for Postcode {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Postcode".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A full UK postcode, in any case, with or without its space (EX1 1AA, ex11aa).",
+            "pattern": crate::patterns::POSTCODE,
+            "examples": ["EX1 1AA"],
+        })
+    }
+}
 
 fn is_outward(o: &[u8]) -> bool {
     // A9, A99, AA9, AA99, A9A, AA9A
@@ -30,28 +43,24 @@ fn is_outward(o: &[u8]) -> bool {
 }
 
 impl Postcode {
-    /// Parses a postcode typed with or without its space, in any case.
+    /// Parses a postcode typed with or without its space, in any case: spaces (U+0020) may stand
+    /// before it, after it and between the outward and inward codes, nowhere else. Exactly the
+    /// strings [`crate::patterns::POSTCODE`] matches.
     pub fn parse(s: &str) -> Result<Self, PostcodeError> {
-        let compact: String = s
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .map(|c| c.to_ascii_uppercase())
-            .collect();
-        let b = compact.as_bytes();
-        if !(5..=7).contains(&b.len()) || !compact.is_ascii() {
+        let t = s.trim_matches(' ');
+        if !t.is_ascii() || t.len() < 5 {
             return Err(PostcodeError::Shape);
         }
-        let (out, inw) = b.split_at(b.len() - 3);
+        let (out, inw) = t.split_at(t.len() - 3);
+        let out = out.trim_end_matches(' ').to_ascii_uppercase();
+        let inw = inw.to_ascii_uppercase();
+        let (o, i) = (out.as_bytes(), inw.as_bytes());
         let inward_ok =
-            inw[0].is_ascii_digit() && inw[1].is_ascii_uppercase() && inw[2].is_ascii_uppercase();
-        if !(inward_ok && (is_outward(out) || out == b"GIR")) {
+            i[0].is_ascii_digit() && i[1].is_ascii_uppercase() && i[2].is_ascii_uppercase();
+        if !(inward_ok && (is_outward(o) || o == b"GIR")) {
             return Err(PostcodeError::Shape);
         }
-        Ok(Postcode(format!(
-            "{} {}",
-            &compact[..out.len()],
-            &compact[out.len()..]
-        )))
+        Ok(Postcode(format!("{out} {inw}")))
     }
 
     pub fn as_str(&self) -> &str {
@@ -84,18 +93,16 @@ impl Postcode {
         &o[..n]
     }
 
-    /// Parses a postcode district (outward code) alone; a full postcode is truncated to its district.
+    /// Parses a postcode district (outward code) alone; a full postcode is truncated to its
+    /// district. Spaces may stand around it; exactly the strings [`crate::patterns::DISTRICT`]
+    /// matches.
     pub fn parse_district(s: &str) -> Result<String, PostcodeError> {
         if let Ok(p) = Postcode::parse(s) {
             return Ok(p.outward().to_string());
         }
-        let compact: String = s
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .map(|c| c.to_ascii_uppercase())
-            .collect();
-        if is_outward(compact.as_bytes()) {
-            Ok(compact)
+        let t = s.trim_matches(' ').to_ascii_uppercase();
+        if is_outward(t.as_bytes()) {
+            Ok(t)
         } else {
             Err(PostcodeError::DistrictShape)
         }

@@ -35,17 +35,22 @@ async fn meta_month(db: &Db, key: meta::Key) -> Result<Option<Month>, MarketErro
 #[serde(deny_unknown_fields)]
 pub struct VolumeRankingBody {
     /// `txn_count` (registered sales, all categories; default) or `median_price` (category A).
+    #[schemars(extend("enum" = ["txn_count", "median_price", null]))]
     pub metric: Option<String>,
-    /// First month, `YYYY-MM` or `YYYY-MM-DD` (default: 11 months before `end`).
+    /// First month, `YYYY-MM` or `YYYY-MM-DD` (default: 11 months before `end`); not after `end`.
+    #[schemars(regex(pattern = terrace_core::patterns::MONTH))]
     pub start: Option<String>,
     /// Last month (default: the last settled month, before `provisional_from`).
+    #[schemars(regex(pattern = terrace_core::patterns::MONTH))]
     pub end: Option<String>,
     /// `desc` (default, highest first) or `asc`.
+    #[schemars(extend("enum" = ["desc", "asc", null]))]
     pub order: Option<String>,
     /// Rows to return, 1 to 100 (default 20).
     #[schemars(range(min = 1, max = 100))]
     pub limit: Option<i64>,
     /// Only districts of this postcode area (`EX`).
+    #[schemars(regex(pattern = terrace_core::patterns::POSTCODE_AREA))]
     pub area: Option<String>,
     /// Leave out districts with fewer sales than this in the period (default 1; for
     /// `median_price`, category A sales).
@@ -134,7 +139,10 @@ impl VolumeRankingBody {
         };
         let start = month("start", &self.start);
         let end = month("end", &self.end);
-        let area = self.area.as_deref().map(|a| a.trim().to_ascii_uppercase());
+        let area = self
+            .area
+            .as_deref()
+            .map(|a| a.trim_matches(' ').to_ascii_uppercase());
         if let Some(a) = &area
             && !((1..=2).contains(&a.len()) && a.bytes().all(|b| b.is_ascii_alphabetic()))
         {
@@ -321,15 +329,19 @@ pub struct RankingBody {
     /// `turnover_rate` (default: registered sales in the window over the residential stock in
     /// the address register), `txn_count`, or `price_change` (the published index's change
     /// over the window, as a fraction).
+    #[schemars(extend("enum" = ["turnover_rate", "txn_count", "price_change", null]))]
     pub metric: Option<String>,
     /// `district` (default) or `local_authority`.
+    #[schemars(extend("enum" = ["district", "local_authority", null]))]
     pub level: Option<String>,
     /// The trailing window in months, 1 to 60 (default 12).
     #[schemars(range(min = 1, max = 60))]
     pub window_months: Option<i64>,
-    /// The window's last month, `YYYY-MM` (default: the last settled month).
+    /// The window's last month, `YYYY-MM` or a date of it (default: the last settled month).
+    #[schemars(regex(pattern = terrace_core::patterns::MONTH))]
     pub end: Option<String>,
     /// `desc` (default) or `asc`.
+    #[schemars(extend("enum" = ["desc", "asc", null]))]
     pub order: Option<String>,
     /// Rows to return, 1 to 500 (default 50).
     #[schemars(range(min = 1, max = 500))]

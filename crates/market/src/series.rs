@@ -457,11 +457,9 @@ pub async fn time_adjustment(
                     points.first().map(|p| p.period.clone()).unwrap_or_default(),
                     points.iter().rfind(|p| !p.is_forecast).map(|p| p.period.clone()).unwrap_or_default(),
                 );
-                MarketError::Invalid(vec![Violation::new(
-                    &[field],
-                    "value_error",
-                    format!("Value error, the index of {district} has no level for {label} (it runs {first} to {last})"),
-                )])
+                MarketError::NotFound(format!(
+                    "a `{field}` level for {label} in the index of {district} (it runs {first} to {last})"
+                ))
             })
     };
     let from_label = from.to_string();

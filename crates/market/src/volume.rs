@@ -27,6 +27,22 @@ pub const METRICS: [&str; 9] = [
     "p75_price",
     "mean_price",
 ];
+/// The metrics as the schema states them (the names of [`METRICS`]; the body keeps strings so
+/// that an unknown one is reported at its index).
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VolumeMetric {
+    TxnCount,
+    TxnCountPpdA,
+    TxnCountPpdB,
+    TxnCountNewBuild,
+    TxnCountUprnMatched,
+    MedianPrice,
+    P25Price,
+    P75Price,
+    MeanPrice,
+}
+
 pub const DEFAULT_METRICS: [&str; 2] = ["txn_count", "median_price"];
 /// Without `start`, the series covers this many months up to the data's last month.
 pub const DEFAULT_MONTHS: i32 = 24;
@@ -34,22 +50,34 @@ pub const DEFAULT_MONTHS: i32 = 24;
 /// The body of volume-series: exactly one of `district`, `area`, `county`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = one_geography)]
 pub struct VolumeSeriesBody {
     /// A postcode district (outward code, `EX1`); a full postcode is truncated to its district;
     /// a borough or town name is refused.
+    #[schemars(regex(pattern = terrace_core::patterns::DISTRICT))]
     pub district: Option<String>,
     /// A postcode area (`EX`).
+    #[schemars(regex(pattern = terrace_core::patterns::POSTCODE_AREA))]
     pub area: Option<String>,
     /// A county as Price Paid writes it, upper case (`DEVON`).
+    #[schemars(regex(pattern = terrace_core::patterns::COUNTY))]
     pub county: Option<String>,
     /// Any of txn_count, txn_count_ppd_a, txn_count_ppd_b, txn_count_new_build,
     /// txn_count_uprn_matched, median_price, p25_price, p75_price, mean_price; default
     /// txn_count and median_price.
+    #[schemars(with = "Option<Vec<VolumeMetric>>", length(min = 1))]
     pub metrics: Option<Vec<String>>,
-    /// First month, `YYYY-MM` or `YYYY-MM-DD` (default: 23 months before `end`).
+    /// First month, `YYYY-MM` or `YYYY-MM-DD` (default: 23 months before `end`); not after `end`.
+    #[schemars(regex(pattern = terrace_core::patterns::MONTH))]
     pub start: Option<String>,
     /// Last month, same formats (default: the last month of data).
+    #[schemars(regex(pattern = terrace_core::patterns::MONTH))]
     pub end: Option<String>,
+}
+
+/// The schema states the geography rule: exactly one of `district`, `area` and `county`.
+fn one_geography(schema: &mut schemars::Schema) {
+    terrace_core::patterns::exactly_one_of(schema, &[&["district"], &["area"], &["county"]]);
 }
 
 /// The checked query.
@@ -95,7 +123,7 @@ impl VolumeSeriesBody {
                     )),
                 },
                 "area" => {
-                    let a = value.trim().to_ascii_uppercase();
+                    let a = value.trim_matches(' ').to_ascii_uppercase();
                     if (1..=2).contains(&a.len()) && a.bytes().all(|b| b.is_ascii_alphabetic()) {
                         geo = Some(("area", a));
                     } else {
@@ -107,7 +135,7 @@ impl VolumeSeriesBody {
                     }
                 }
                 _ => {
-                    let c = value.trim();
+                    let c = value.trim_matches(' ');
                     if c.is_empty() || c != c.to_ascii_uppercase() {
                         v.push(Violation::new(
                             &["county"],
@@ -341,4 +369,21 @@ pub async fn volume_series(
             time_ms: (started.elapsed().as_secs_f64() * 1e5).round() / 100.0,
         },
     })
+}
+
+#[cfg(test)]
+mod schema_tests {
+    use super::*;
+
+    #[test]
+    fn the_schema_names_every_metric() {
+        let schema = serde_json::to_value(schemars::schema_for!(VolumeMetric)).unwrap();
+        let named: Vec<&str> = schema["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(named, METRICS);
+    }
 }

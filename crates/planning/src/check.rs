@@ -39,6 +39,7 @@ pub const CHECKS: [&str; 15] = [
 /// `lon`) and the checks wanted.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = one_location)]
 pub struct CheckInput {
     /// The property's UPRN
     #[serde(default)]
@@ -48,15 +49,22 @@ pub struct CheckInput {
     pub postcode: Option<Postcode>,
     /// Latitude, WGS84 (with `lon`)
     #[serde(default)]
+    #[schemars(range(min = -90.0, max = 90.0))]
     pub lat: Option<f64>,
     /// Longitude, WGS84 (with `lat`)
     #[serde(default)]
+    #[schemars(range(min = -180.0, max = 180.0))]
     pub lon: Option<f64>,
     /// The checks wanted, any of article_4, brownfield, ancient_woodland, heritage_at_risk,
     /// tpo, aqma, scheduled_monument, sssi, agricultural_land, flood_risk, green_belt,
     /// listed_buildings, aonb, national_park, conservation_area
     #[schemars(with = "Vec<CheckName>", length(min = 1))]
     pub checks: Vec<String>,
+}
+
+/// The schema states the location rule: exactly one of `uprn`, `postcode`, or `lat` with `lon`.
+fn one_location(schema: &mut schemars::Schema) {
+    terrace_core::patterns::exactly_one_of(schema, &[&["uprn"], &["postcode"], &["lat", "lon"]]);
 }
 
 /// The schema of a check's name: one of [`CHECKS`] (the body keeps names as text, so that an

@@ -748,14 +748,17 @@ pub async fn insert_key_checked(
 ) -> StoreResult<KeyWrite<ApiKeyRow>> {
     Ok(with_conn!(db, |c| {
         c.transaction(async |c| {
-            if !caller_live!(c, account_id, by_key) {
-                return Ok(KeyWrite::CallerRevoked);
-            }
-            // Serialises key creation per account (the count below cannot race).
+            // Serialises key creation per account (the count below cannot race), and writes
+            // before any read, so the transaction takes SQLite's write lock first (a read
+            // transaction that later writes fails at once with "database is locked" when
+            // another writer went first, instead of waiting).
             diesel::update(accounts::table.find(account_id))
                 .set(accounts::id.eq(account_id))
                 .execute(c)
                 .await?;
+            if !caller_live!(c, account_id, by_key) {
+                return Ok(KeyWrite::CallerRevoked);
+            }
             let live: i64 = api_keys::table
                 .filter(api_keys::account_id.eq(account_id))
                 .filter(api_keys::revoked_at.is_null())
@@ -794,6 +797,11 @@ pub async fn revoke_key_checked(
 ) -> StoreResult<KeyWrite<()>> {
     Ok(with_conn!(db, |c| {
         c.transaction(async |c| {
+            // Write first (see `insert_key_checked`): the write lock before the caller's check.
+            diesel::update(accounts::table.find(account_id))
+                .set(accounts::id.eq(account_id))
+                .execute(c)
+                .await?;
             if !caller_live!(c, account_id, by_key) {
                 return Ok(KeyWrite::CallerRevoked);
             }

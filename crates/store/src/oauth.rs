@@ -250,6 +250,15 @@ pub async fn rotate_refresh(
 ) -> StoreResult<Rotated> {
     Ok(with_conn!(db, |c| {
         c.transaction(async |c| {
+            // Write first, a no-op on the presented token's row: the transaction takes the write
+            // lock before it reads (SQLite: a read transaction that later writes while another
+            // holds the lock fails at once with SQLITE_BUSY instead of waiting, which made one
+            // of two parallel refreshes a 503; PostgreSQL: the row lock orders the two, and the
+            // second then reads what the first committed).
+            diesel::update(oauth_refresh_tokens::table.find(p.old_hash))
+                .set(oauth_refresh_tokens::used_at.eq(oauth_refresh_tokens::used_at))
+                .execute(c)
+                .await?;
             let row: Option<(i64, NaiveDateTime, Option<NaiveDateTime>)> =
                 oauth_refresh_tokens::table
                     .find(p.old_hash)

@@ -52,7 +52,12 @@ impl Operation for ChangesSinceOp {
     async fn run(ctx: &Ctx, page: PageRequest) -> Result<listings::ChangesPage, ApiError> {
         listings::changes_since(&ctx.state.db, page)
             .await?
-            .map_err(|unknown| invalid(In::Body, vec![unknown.violation()]))
+            .map_err(|unknown| {
+                ApiError::NotFound(format!(
+                    "change log event {} (the cursor: pass 0 or a `next_cursor`)",
+                    unknown.0
+                ))
+            })
     }
 }
 
@@ -60,7 +65,7 @@ pub(crate) static CHANGES_SINCE: OpDecl = OpDecl {
     id: "property_changes_since",
     path: "/v1/property/changes-since",
     summary: "Listing events after a cursor (the change feed)",
-    description: "Events of the append-only change log after `cursor` (an event id, not a timestamp), oldest first: new listing, price reduction, price increase, status change, each with the listing's UPRN, postcode, channel, price and status before and after; `next_cursor` to pass next time and `has_more`. An empty page is a valid answer: read it with `coverage`, whose `event_types` are what the log records, `not_observed` what it cannot see (withdrawals) and `not_yet_fed` the five change kinds with no feed yet. A malformed cursor is 422 before any charge; a well-formed cursor that is not an event id of the log is 422 and not charged. One price per page, empty or not. UK only.",
+    description: "Events of the append-only change log after `cursor` (an event id, not a timestamp), oldest first: new listing, price reduction, price increase, status change, each with the listing's UPRN, postcode, channel, price and status before and after; `next_cursor` to pass next time and `has_more`. An empty page is a valid answer: read it with `coverage`, whose `event_types` are what the log records, `not_observed` what it cannot see (withdrawals) and `not_yet_fed` the five change kinds with no feed yet. A malformed cursor is 422 before any charge; a well-formed cursor that is not an event id of the log is 404 (`not_found`) and not charged. One price per page, empty or not. UK only.",
     price: Price::PerCall(1),
     ..OpDecl::of::<ChangesSinceOp>(TAG)
 };

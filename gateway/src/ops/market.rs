@@ -47,20 +47,27 @@ fn month(field: &str, given: Option<&str>, found: &mut Vec<Violation>) -> Option
     given.and_then(|s| parse_month(&[field], s).map_err(|v| found.push(v)).ok())
 }
 
+/// The schema states the geography rule of the index operations: exactly one of `district` and
+/// `local_authority` (the OpenAPI document gives them as one exploded object parameter).
+fn one_index_geography(schema: &mut schemars::Schema) {
+    terrace_core::patterns::exactly_one_of(schema, &[&["district"], &["local_authority"]]);
+}
+
 #[derive(Debug, Deserialize, Validate, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = one_index_geography)]
 pub struct IndexParams {
     /// A postcode district (outward code, EX1); a full postcode is truncated to its district. Exactly one of district and local_authority.
-    #[validate(length(min = 2, max = 8))]
+    #[schemars(regex(pattern = terrace_core::patterns::DISTRICT))]
     pub district: Option<String>,
     /// A local authority GSS code (E07000041). Exactly one of district and local_authority.
-    #[validate(length(min = 9, max = 9))]
+    #[schemars(regex(pattern = terrace_core::patterns::GSS_CODE))]
     pub local_authority: Option<String>,
-    /// First period, YYYY-MM or YYYY-MM-DD
-    #[validate(length(min = 7, max = 10))]
+    /// First period, YYYY-MM or YYYY-MM-DD; not after `to`
+    #[schemars(regex(pattern = terrace_core::patterns::MONTH))]
     pub from: Option<String>,
     /// Last period, YYYY-MM or YYYY-MM-DD
-    #[validate(length(min = 7, max = 10))]
+    #[schemars(regex(pattern = terrace_core::patterns::MONTH))]
     pub to: Option<String>,
 }
 
@@ -107,12 +114,13 @@ pub(crate) static INDEX_SERIES: OpDecl = OpDecl {
 
 #[derive(Debug, Deserialize, Validate, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = one_index_geography)]
 pub struct GeoParams {
     /// A postcode district (outward code, EX1); a full postcode is truncated to its district. Exactly one of district and local_authority.
-    #[validate(length(min = 2, max = 8))]
+    #[schemars(regex(pattern = terrace_core::patterns::DISTRICT))]
     pub district: Option<String>,
     /// A local authority GSS code (E07000041). Exactly one of district and local_authority.
-    #[validate(length(min = 9, max = 9))]
+    #[schemars(regex(pattern = terrace_core::patterns::GSS_CODE))]
     pub local_authority: Option<String>,
 }
 
@@ -149,13 +157,13 @@ pub(crate) static FORECAST: OpDecl = OpDecl {
 #[serde(deny_unknown_fields)]
 pub struct TimeAdjustmentParams {
     /// A postcode district (outward code, EX1); a full postcode is truncated to its district
-    #[validate(length(min = 2, max = 8))]
+    #[schemars(regex(pattern = terrace_core::patterns::DISTRICT))]
     pub district: String,
     /// The period a price was agreed, YYYY-MM or YYYY-MM-DD
-    #[validate(length(min = 7, max = 10))]
+    #[schemars(regex(pattern = terrace_core::patterns::MONTH))]
     pub from: String,
     /// The period to carry it to, YYYY-MM or YYYY-MM-DD (default: the last settled period)
-    #[validate(length(min = 7, max = 10))]
+    #[schemars(regex(pattern = terrace_core::patterns::MONTH))]
     pub to: Option<String>,
 }
 
@@ -205,7 +213,7 @@ pub(crate) static TIME_ADJUSTMENT: OpDecl = OpDecl {
     id: "market_time_adjustment",
     path: "/v1/market/time-adjustment",
     summary: "Carry a price from one period to another with a district's index",
-    description: "For a postcode district: the from-period and to-period index levels, the multiplier (to over from) and the source index: its geography, method and decision, which for a thin district is a series shrunk toward its postcode area. `to` defaults to the last settled period; a provisional `to` is flagged. A period outside the series is 422. UK only.",
+    description: "For a postcode district: the from-period and to-period index levels, the multiplier (to over from) and the source index: its geography, method and decision, which for a thin district is a series shrunk toward its postcode area. `to` defaults to the last settled period; a provisional `to` is flagged. A period outside the series is 404 (the message gives the series' first and last periods). UK only.",
     price: Price::PerCall(1),
     ..OpDecl::of::<TimeAdjustment>(TAG)
 };

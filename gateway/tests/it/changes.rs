@@ -1,5 +1,5 @@
 //! changes-since: events after a cursor (an event id), paged, each seen once; an empty page with
-//! coverage; malformed and unknown cursors are 422 and cost nothing.
+//! coverage; malformed cursors are 422, unknown ones 404, and both cost nothing.
 
 use crate::support::*;
 use serde_json::json;
@@ -126,7 +126,6 @@ async fn bad_cursors_and_limits_are_422_and_free() {
         (json!({"cursor": "-1"}), "cursor", "value_error"),
         (json!({"cursor": -1}), "cursor", "value_error"),
         (json!({"cursor": 1.5}), "cursor", "value_error"),
-        (json!({"cursor": "9999"}), "cursor", "value_error"),
         (
             json!({"cursor": "0", "limit": 0}),
             "limit",
@@ -158,6 +157,14 @@ async fn bad_cursors_and_limits_are_422_and_free() {
             r.json
         );
         assert_eq!(r.json["detail"][0]["type"], kind, "{body}");
+    }
+    // A well-formed cursor that names no event of the log is 404, free.
+    for cursor in [json!("9999"), json!(9999), json!(9999.0)] {
+        let body = json!({ "cursor": cursor });
+        let r = send(&svc, post_json("/v1/property/changes-since", &key, &body)).await;
+        assert_eq!(r.status, 404, "{body}: {}", r.json);
+        assert_eq!(r.json["error"]["code"], "not_found");
+        assert_eq!(r.json["credits_charged"], 0);
     }
     assert_eq!(balance(w.db(), acct).await, 5);
     // A malformed cursor is 422 even with no credits left.

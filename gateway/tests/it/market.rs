@@ -208,7 +208,7 @@ async fn indices_recover_the_true_index_and_say_how_they_were_made() {
         ("/v1/market/index-series?local_authority=E0600004X", 422),
         ("/v1/market/index-series?district=XT1&from=2016-13", 422),
         ("/v1/market/index-series?district=ZZ9", 404),
-        ("/v1/market/time-adjustment?district=XT1&from=1990-01", 422),
+        ("/v1/market/time-adjustment?district=XT1&from=1990-01", 404),
         ("/v1/market/time-adjustment?district=XT1", 422),
         ("/v1/market/forecast?district=ZZ9", 404),
     ] {

@@ -165,3 +165,51 @@ async fn the_generated_secret_is_kept_once() {
     let b = meta::get_or_insert(&t.db, key, "second").await.unwrap();
     assert_eq!((a.as_str(), b.as_str()), ("first", "first"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn parallel_refreshes_of_one_token_are_one_rotation_and_replays_never_an_error() {
+    // Two windows of one host refresh at once. On SQLite a transaction that read before it
+    // wrote failed at once with SQLITE_BUSY (a 503 to the client) when the other held the lock.
+    let t = TestDb::new().await;
+    let code = setup(&t).await;
+    let t0 = chrono::DateTime::from_timestamp(Utc::now().timestamp(), 0)
+        .unwrap()
+        .naive_utc();
+    let first = NewRefresh {
+        token_hash: "p0",
+        expires_at: t0 + Duration::days(30),
+    };
+    let grant = q::create_grant(&t.db, &code, &first, t0).await.unwrap();
+    let hash = |i: usize| -> &'static str { Box::leak(format!("p{i}").into_boxed_str()) };
+    for round in 0..100 {
+        let presented = RefreshPresented {
+            client_id: CLIENT,
+            old_hash: hash(round),
+            new: NewRefresh {
+                token_hash: hash(round + 1),
+                expires_at: t0 + Duration::days(30),
+            },
+            grace_since: t0 - Duration::seconds(30),
+        };
+        // Each on its own task, so they run on different threads and connections.
+        let tasks: Vec<_> = (0..8)
+            .map(|_| {
+                let (db, presented) = (t.db.clone(), presented.clone());
+                tokio::spawn(async move { q::rotate_refresh(&db, &presented, t0).await })
+            })
+            .collect();
+        let mut rotated = 0;
+        for task in tasks {
+            match task.await.unwrap() {
+                Ok(Rotated::Rotated(g)) => {
+                    assert_eq!(g.id, grant);
+                    rotated += 1;
+                }
+                Ok(Rotated::Replayed(g, _)) => assert_eq!(g.id, grant),
+                other => panic!("round {round}: {other:?}"),
+            }
+        }
+        assert_eq!(rotated, 1, "round {round}");
+    }
+    assert!(q::live_grant(&t.db, grant).await.unwrap().is_some());
+}
