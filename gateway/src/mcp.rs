@@ -143,7 +143,16 @@ fn spec_for(op: &'static OpDecl) -> ToolSpec {
     }
     let mut nested_body = false;
     if let Some(body) = op.contract.body {
-        let schema = standalone(body);
+        let mut schema = standalone(body);
+        // A rule across a body's fields (`oneOf`, `anyOf` or `not` beside its properties: exactly
+        // one location, at least one address field) is not carried into the tool's arguments:
+        // the hosts' tool APIs refuse those keywords at the top of an input schema. The tool's
+        // description states the rule, and the server enforces it with a tool error.
+        if schema.get("type") == Some(&json!("object")) && schema.contains_key("properties") {
+            for k in ["oneOf", "anyOf", "not"] {
+                schema.remove(k);
+            }
+        }
         let props = schema.get("properties").and_then(Value::as_object);
         let collides = props.is_some_and(|m| m.keys().any(|k| properties.contains_key(k)));
         if is_plain_object(&schema) && !collides {
