@@ -10,7 +10,8 @@ the command and the figures. It reads the server's resident memory from /proc/PI
    but its last byte, then holding; reports the peak RSS, how many connections the server cut
    and when.
 
-usage: security_probe.py BASE_URL PID EMAIL [--flood N] [--slow N]
+usage: security_probe.py BASE_URL PID EMAIL [--flood N] [--slow N] [--key API_KEY]
+(without --key the slow bodies carry unknown keys, which are refused before the body is read)
 """
 
 import asyncio
@@ -75,7 +76,7 @@ async def flood(base: str, pid: int, email: str, n: int) -> dict:
     }
 
 
-async def slow_bodies(host: str, port: int, pid: int, n: int, hold: float) -> dict:
+async def slow_bodies(host: str, port: int, pid: int, n: int, hold: float, key: str | None) -> dict:
     peak = Peak(pid)
     watcher = asyncio.create_task(peak.watch())
     size = 1_000_000
@@ -89,7 +90,7 @@ async def slow_bodies(host: str, port: int, pid: int, n: int, hold: float) -> di
             cut.append(0.0)
             return
         head = (
-            f"POST /v1/address/resolve HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer trc_probe{i}\r\n"
+            f"POST /v1/address/resolve HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {key or f'trc_probe{i}'}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {size}\r\n\r\n"
         )
         try:
@@ -112,6 +113,7 @@ async def slow_bodies(host: str, port: int, pid: int, n: int, hold: float) -> di
     peak.running = False
     await watcher
     return {
+        "key": "valid" if key else "unknown",
         "connections": n,
         "body_bytes_each": size - 1,
         "answered_or_cut": len(cut),
@@ -128,10 +130,11 @@ async def main() -> None:
     args = sys.argv[4:]
     n_flood = int(args[args.index("--flood") + 1]) if "--flood" in args else 200
     n_slow = int(args[args.index("--slow") + 1]) if "--slow" in args else 300
+    key = args[args.index("--key") + 1] if "--key" in args else None
     host, port = base.split("//")[1].split(":")
     out = {
         "flood": await flood(base, pid, email, n_flood),
-        "slow_bodies": await slow_bodies(host, int(port), pid, n_slow, hold=60),
+        "slow_bodies": await slow_bodies(host, int(port), pid, n_slow, hold=60, key=key),
     }
     print(json.dumps(out, indent=1))
 
