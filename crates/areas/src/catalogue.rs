@@ -124,9 +124,13 @@ pub async fn market_areas(
     cursor: Option<&str>,
     limit: i64,
 ) -> Result<MarketAreasPage, AreasError> {
-    let rows =
-        store::catalogue_areas_page(db, kind.map(MarketAreaKind::as_str), cursor.unwrap_or(""), limit + 1)
-            .await?;
+    let rows = store::catalogue_areas_page(
+        db,
+        kind.map(MarketAreaKind::as_str),
+        cursor.unwrap_or(""),
+        limit + 1,
+    )
+    .await?;
     let built_at = rows.iter().map(|r| r.updated_at).max();
     let more = rows.len() as i64 > limit;
     let data: Vec<MarketArea> = rows
@@ -162,12 +166,15 @@ pub async fn build_areas(db: &Db, now: NaiveDateTime) -> Result<usize, StoreErro
     let mut addresses: BTreeMap<String, i64> = BTreeMap::new();
     for r in store::addresses_per_postcode(db).await? {
         if let Ok(pc) = Postcode::parse(&r.postcode) {
-            *addresses.entry(format!("district:{}", pc.outward())).or_default() += r.n;
+            *addresses
+                .entry(format!("district:{}", pc.outward()))
+                .or_default() += r.n;
             *addresses.entry(format!("area:{}", pc.area())).or_default() += r.n;
         }
-        if let Some(l) = r.lad_code {
-            *addresses.entry(format!("lad:{l}")).or_default() += r.n;
-        }
+    }
+    // A local authority counts all its addresses, with a postcode or not.
+    for g in store::address_field_counts(db).await? {
+        *addresses.entry(format!("lad:{}", g.lad_code)).or_default() += g.n;
     }
     let sales: BTreeMap<String, i64> = store::market_sales(db)
         .await?
@@ -190,10 +197,7 @@ pub async fn build_areas(db: &Db, now: NaiveDateTime) -> Result<usize, StoreErro
                 continue;
             };
             let name = match k {
-                MarketAreaKind::Lad => names
-                    .get(id.trim_start_matches("lad:"))
-                    .cloned()
-                    .flatten(),
+                MarketAreaKind::Lad => names.get(id.trim_start_matches("lad:")).cloned().flatten(),
                 MarketAreaKind::Area | MarketAreaKind::District => None,
             };
             rows.push(CatalogueAreaRow {
@@ -499,9 +503,9 @@ pub async fn record(ctx: &AreasCtx, id: &RecordId) -> Result<RecordPreview, Area
                     district: format!("district:{}", pc.outward()),
                     sector: format!("sector:{}", pc.sector()),
                     local_authority: lad_id(dir.as_ref().and_then(|d| d.lad_code.as_deref())),
-                    centroid: dir.as_ref().and_then(|d| {
-                        d.lat.zip(d.lon).map(|(lat, lon)| LatLon { lat, lon })
-                    }),
+                    centroid: dir
+                        .as_ref()
+                        .and_then(|d| d.lat.zip(d.lon).map(|(lat, lon)| LatLon { lat, lon })),
                     terminated: dir.as_ref().map(|d| d.terminated),
                     addresses: n,
                     streets,
@@ -563,10 +567,10 @@ pub async fn record(ctx: &AreasCtx, id: &RecordId) -> Result<RecordPreview, Area
             })
         }
         RecordId::Title(t) => Err(AreasError::NotFound(format!(
-            "title {t}: title records are not available yet (the ownership family, HM Land Registry's title data, is not built)"
+            "title record {t} (title records are not available yet: the ownership family, HM Land Registry's title data, is not built)"
         ))),
         RecordId::Company(c) => Err(AreasError::NotFound(format!(
-            "company {c}: company records are not available yet (the ownership family, HM Land Registry's title data, is not built)"
+            "company record {c} (company records are not available yet: the ownership family, HM Land Registry's title data, is not built)"
         ))),
     }
 }

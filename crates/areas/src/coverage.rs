@@ -256,9 +256,19 @@ const LINKED_FIELDS: &[(&str, &str, &str, Linked)] = &[
     ("property_type", "property", "epc", Linked::EpcPropertyType),
     ("built_form", "property", "epc", Linked::EpcBuiltForm),
     ("last_sale", "ownership", "price_paid", Linked::PricePaid),
-    ("council_tax_band", "property", "council_tax", Linked::CouncilTax),
+    (
+        "council_tax_band",
+        "property",
+        "council_tax",
+        Linked::CouncilTax,
+    ),
     ("lease", "ownership", "leases", Linked::Leases),
-    ("hereditament", "property", "uarn_uprn", Linked::Hereditament),
+    (
+        "hereditament",
+        "property",
+        "uarn_uprn",
+        Linked::Hereditament,
+    ),
     ("listing", "property", "listings", Linked::Listings),
     (
         "planning_history",
@@ -389,11 +399,21 @@ fn register_for(
         ("address", "identity", "addressbase", false, |g| {
             if g.address_source.is_some() { g.n } else { 0 }
         }),
-        ("street", "identity", "addressbase", false, |g| g.with_street),
-        ("postcode", "identity", "addressbase", false, |g| g.with_postcode),
-        ("classification", "property", "addressbase", false, |g| g.with_class),
-        ("parent_uprn", "identity", "addressbase", false, |g| g.with_parent),
-        ("position", "identity", "open_uprn", true, |g| g.with_position),
+        ("street", "identity", "addressbase", false, |g| {
+            g.with_street
+        }),
+        ("postcode", "identity", "addressbase", false, |g| {
+            g.with_postcode
+        }),
+        ("classification", "property", "addressbase", false, |g| {
+            g.with_class
+        }),
+        ("parent_uprn", "identity", "addressbase", false, |g| {
+            g.with_parent
+        }),
+        ("position", "identity", "open_uprn", true, |g| {
+            g.with_position
+        }),
     ];
     for (field, tier, dataset, by_position, pick) in own {
         let mut m: BTreeMap<String, i64> = BTreeMap::new();
@@ -422,7 +442,8 @@ fn register_for(
             addresses_with_value: (total > 0).then_some(n),
             share: (total > 0).then(|| ratio(n, total)),
             by_source,
-            reason: (total == 0).then(|| "no address of the register lies in this authority".into()),
+            reason: (total == 0)
+                .then(|| "no address of the register lies in this authority".into()),
         });
     }
     let lsoa: i64 = groups.iter().map(|g| g.with_lsoa).sum();
@@ -564,7 +585,9 @@ fn register_for(
             start_date: None,
             end_date: None,
             applications: (applications > 0).then_some(applications),
-            reason: Some("the official planning coverage list (planning_coverage) is not loaded".into()),
+            reason: Some(
+                "the official planning coverage list (planning_coverage) is not loaded".into(),
+            ),
         },
     };
 
@@ -575,7 +598,11 @@ fn register_for(
                 Scope::LocalAuthority,
                 groups
                     .iter()
-                    .filter(|g| g.address_source.as_deref().is_some_and(|s| same_source(s, &k.source)))
+                    .filter(|g| {
+                        g.address_source
+                            .as_deref()
+                            .is_some_and(|s| same_source(s, &k.source))
+                    })
                     .map(|g| g.n)
                     .sum(),
             ),
@@ -583,7 +610,11 @@ fn register_for(
                 Scope::LocalAuthority,
                 groups
                     .iter()
-                    .filter(|g| g.position_source.as_deref().is_some_and(|s| same_source(s, &k.source)))
+                    .filter(|g| {
+                        g.position_source
+                            .as_deref()
+                            .is_some_and(|s| same_source(s, &k.source))
+                    })
                     .map(|g| g.with_position)
                     .sum(),
             ),
@@ -608,7 +639,10 @@ fn register_for(
             ),
             Attribution::Layers(names) => (
                 Scope::LocalAuthority,
-                layer_rows.iter().filter(|c| names.contains(&c.dataset)).count() as i64,
+                layer_rows
+                    .iter()
+                    .filter(|c| names.contains(&c.dataset))
+                    .count() as i64,
             ),
             Attribution::Hpi => (
                 Scope::LocalAuthority,

@@ -203,8 +203,7 @@ pub struct NamedCode {
 
 /// The local authority boundaries' codes, names and sources (without their geometry).
 pub async fn lad_boundaries(db: &Db) -> StoreResult<Vec<NamedCode>> {
-    const SQL: &str =
-        "SELECT code, name, source FROM boundaries WHERE kind = 'lad' ORDER BY code";
+    const SQL: &str = "SELECT code, name, source FROM boundaries WHERE kind = 'lad' ORDER BY code";
     Ok(with_conn!(db, |c| diesel::sql_query(SQL).load(c).await?))
 }
 

@@ -134,13 +134,15 @@ impl Operation for Directory {
         }
         let after = match (&p.cursor, p.kind) {
             (None, _) => Some(After::Start),
-            (Some(c), DirectoryKind::Postcodes) => Postcode::parse(c)
-                .ok()
-                .map(|pc| After::Key(pc.to_string())),
+            (Some(c), DirectoryKind::Postcodes) => {
+                Postcode::parse(c).ok().map(|pc| After::Key(pc.to_string()))
+            }
             (Some(c), DirectoryKind::Streets) => {
                 (!c.trim().is_empty()).then(|| After::Key(c.clone()))
             }
-            (Some(c), DirectoryKind::Properties) => Uprn::parse(c).ok().map(|u| After::Uprn(u.get())),
+            (Some(c), DirectoryKind::Properties) => {
+                Uprn::parse(c).ok().map(|u| After::Uprn(u.get()))
+            }
         };
         if after.is_none() {
             query.push(value_error(
