@@ -33,6 +33,10 @@ KEY=$("$BIN" accounts create --name schemathesis --credits 100000000 2>/dev/null
 #   cross-parameter rules (exactly one of district/local_authority; planning_check's exactly one
 #   location), postcode and month formats,
 #   and market enums the document does not state yet.
+# - catalogue_directory and catalogue_record: the form of `cursor` (a postcode, a street name or
+#   a UPRN) and of `identifier` (a postcode, a UPRN, an area id) depends on the `kind` path
+#   parameter, a cross-parameter rule one parameter's JSON Schema cannot state; each kind's rule
+#   is tested in gateway/tests/it/catalogue.rs. area_coverage and catalogue_areas are fuzzed.
 PYTHONPATH=.ci SCHEMATHESIS_HOOKS=schemathesis_hooks "$ST" run "http://127.0.0.1:$PORT/openapi.json" \
   -H "Authorization: Bearer $KEY" \
   --checks all --exclude-checks missing_required_header \
@@ -42,4 +46,5 @@ PYTHONPATH=.ci SCHEMATHESIS_HOOKS=schemathesis_hooks "$ST" run "http://127.0.0.1
   --exclude-operation-id property_changes_since --exclude-operation-id market_forecast \
   --exclude-operation-id market_index_series --exclude-operation-id market_ranking \
   --exclude-operation-id market_time_adjustment --exclude-operation-id market_volume_series \
-  --exclude-operation-id market_volume_ranking --exclude-operation-id planning_check
+  --exclude-operation-id market_volume_ranking --exclude-operation-id planning_check \
+  --exclude-operation-id catalogue_directory --exclude-operation-id catalogue_record
