@@ -151,16 +151,6 @@ impl Operation for Directory {
                 p.cursor.as_deref().unwrap_or_default(),
             ));
         }
-        if !path.is_empty() || !query.is_empty() {
-            let mut errors = match invalid(In::Path, path) {
-                ApiError::Validation(e) => e,
-                other => return Err(other),
-            };
-            if let ApiError::Validation(e) = invalid(In::Query, query) {
-                errors.extend(e);
-            }
-            return Err(ApiError::Validation(errors));
-        }
         match (district, after) {
             (Some(district), Some(after)) => Ok(DirectoryInput {
                 district,
@@ -168,7 +158,18 @@ impl Operation for Directory {
                 after,
                 limit: p.limit,
             }),
-            (None, _) | (_, None) => Err(ApiError::Internal("a directory check".into())),
+            (None, _) | (_, None) => {
+                let mut errors: Vec<crate::error::FieldError> = path
+                    .into_iter()
+                    .map(|v| crate::input::located(In::Path, v))
+                    .collect();
+                errors.extend(
+                    query
+                        .into_iter()
+                        .map(|v| crate::input::located(In::Query, v)),
+                );
+                Err(ApiError::Validation(errors))
+            }
         }
     }
 
