@@ -26,6 +26,9 @@
 //! Architecture Invariant: plain functions over the store, no HTTP or MCP types; nothing is
 //! guessed: a point with no loaded area of the kind is `NotFound`, never the nearest polygon.
 
+pub mod catalogue;
+pub mod coverage;
+
 use geo::{Centroid, InteriorPoint};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

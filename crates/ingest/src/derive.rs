@@ -30,7 +30,8 @@ pub struct Derived {
     pub market: terrace_market::build::BuildReport,
 }
 
-/// Runs every derived step, in order: areas, UPRN links, the families' steps, the market build.
+/// Runs every derived step, in order: areas, UPRN links, the families' steps, the market build,
+/// then the catalogue (coverage register and market area directory, which read the market tables).
 pub async fn derive_all(db: &Db, progress: &mut Progress) -> Result<Derived, IngestError> {
     derive_areas(db, progress).await?;
     link_to_uprns(db, progress).await?;
@@ -41,6 +42,7 @@ pub async fn derive_all(db: &Db, progress: &mut Progress) -> Result<Derived, Ing
         progress.say_line(s)
     })
     .await?;
+    crate::catalogue::derive_catalogue(db, progress).await?;
     Ok(Derived { market })
 }
 

@@ -7,7 +7,7 @@
 //! - [`merge`]: the one "key, fetch existing, map, replace" merge with row accounting.
 //! - [`load`]: a file through its dataset, chunk by chunk, with progress; the manifest loader.
 //! - [`derive`]: the derived steps after loading (areas, UPRN links, the market build), run by
-//!   [`derive::derive_all`].
+//!   [`derive::derive_all`]; [`catalogue`]: the coverage register and market area directory step.
 //!
 //! Architecture Invariant: every input row is accounted for: `read = loaded + updated + deleted +
 //! rejected + unchanged`, and every rejection names its file, line and reason. Loading the same
@@ -28,6 +28,7 @@
 //! say `fixture:` followed by the dataset's source (`fixture:os_addressbase_plus`, ...).
 
 pub mod addresses;
+pub mod catalogue;
 pub mod datasets;
 pub mod derive;
 pub mod formats;

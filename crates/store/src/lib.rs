@@ -16,6 +16,7 @@
 //! - [`rating`]: the VOA non-domestic rating lists and UARN links;
 //! - [`spatial`]: the spatial risk layers and their coverage;
 //! - [`market`]: the derived market tables and the UK HPI reference;
+//! - [`catalogue`]: the coverage register, the market area directory and the district directories;
 //! - [`accounts`], [`oauth`]: accounts, keys, the credit ledger, OAuth clients and grants;
 //! - [`loads`]: load accounting; [`meta`]: the typed key-value facts.
 //!
@@ -44,6 +45,7 @@ pub mod accounts;
 pub mod address;
 pub mod areas;
 pub mod bulk;
+pub mod catalogue;
 pub mod council_tax;
 pub mod db;
 pub mod epc;

@@ -582,3 +582,30 @@ diesel::table! {
         created_at -> Timestamp,
     }
 }
+
+diesel::table! {
+    coverage_register (lad_code) {
+        lad_code -> Text,
+        name -> Nullable<Text>,
+        addresses -> BigInt,
+        register_json -> Text,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    catalogue_areas (area_id) {
+        area_id -> Text,
+        kind -> Text,
+        name -> Nullable<Text>,
+        parent -> Nullable<Text>,
+        addresses -> BigInt,
+        sales -> BigInt,
+        index_periods -> BigInt,
+        forecast_periods -> BigInt,
+        last_settled -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}

@@ -12,7 +12,7 @@ use validator::Validate;
 const TAG: &str = "areas";
 
 /// The areas family's operations, in the order of the specification.
-pub static OPS: &[&OpDecl] = &[&RESOLVE, &REVERSE_GEOCODE];
+pub static OPS: &[&OpDecl] = &[&COVERAGE, &RESOLVE, &REVERSE_GEOCODE];
 
 /// The resolve body (the domain's type; its rules are `AreaQuery::violations`).
 #[derive(Debug, Deserialize)]
@@ -99,4 +99,53 @@ pub(crate) static REVERSE_GEOCODE: OpDecl = OpDecl {
     summary: "The area of a given kind containing a point",
     description: "Returns the area of kind `type_id` containing the WGS84 point (`lat`, `lon`), with its parents, and the nearest live postcode with its distance in metres. Postcode kinds answer from the nearest postcode; boundary kinds from the loaded boundary polygons. A point outside Great Britain, at sea (no postcode within 2 km) or in no loaded boundary of the kind is a 404, never a guess.",
     ..OpDecl::of::<ReverseGeocode>(TAG)
+};
+
+/// The query of `GET /v1/areas/coverage`.
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CoverageParams {
+    /// A local authority district: its GSS code (`E06000001`, or the area id `lad:E06000001`) or
+    /// its name
+    #[validate(length(min = 1, max = 200))]
+    #[schemars(regex(pattern = r"\S"))]
+    pub area: String,
+}
+
+pub struct Coverage;
+
+impl Operation for Coverage {
+    type Params = CoverageParams;
+    type Body = crate::registry::NoBody;
+    type Input = String;
+    type Output = areas::coverage::CoverageRegister;
+
+    fn check(p: CoverageParams, _: crate::registry::NoBody) -> Result<String, ApiError> {
+        if p.area.trim().is_empty() {
+            return Err(invalid(
+                In::Query,
+                vec![
+                    terrace_core::Violation::new(
+                        &["area"],
+                        "string_too_short",
+                        "String should have at least 1 character that is not a space",
+                    )
+                    .with_input(p.area.clone()),
+                ],
+            ));
+        }
+        Ok(p.area)
+    }
+
+    async fn run(ctx: &Ctx, area: String) -> Result<areas::coverage::CoverageRegister, ApiError> {
+        Ok(areas::coverage::coverage(&ctx.state.areas, &area).await?)
+    }
+}
+
+pub(crate) static COVERAGE: OpDecl = OpDecl {
+    id: "area_coverage",
+    path: "/v1/areas/coverage",
+    summary: "The data coverage register of a local authority",
+    description: "The coverage register row of one local authority (`area`: its GSS code or its name; an unknown name is a 404 naming the nearest known names): per field of the property record, the share of the authority's addresses with a value and the share by source; which designation datasets were checked there, with their vintage; the lease and hereditament (VOA) link shares; official planning coverage; the listing sweep share; and every dataset the service knows of, `loaded` or `not_loaded` (a share is null, never 0, where its dataset is not loaded). Computed by the build; `built_at` says when.",
+    ..OpDecl::of::<Coverage>(TAG)
 };

@@ -5,6 +5,7 @@
 pub mod account;
 pub mod address;
 pub mod areas;
+pub mod catalogue;
 pub mod changes;
 pub mod market;
 pub mod planning;
@@ -18,6 +19,7 @@ pub static FAMILIES: &[&[&OpDecl]] = &[
     address::OPS,
     property::OPS,
     market::OPS,
+    catalogue::OPS,
     planning::OPS,
     areas::OPS,
     account::OPS,

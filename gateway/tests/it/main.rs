@@ -8,6 +8,7 @@ mod support;
 mod address;
 mod areas;
 mod auth;
+mod catalogue;
 mod changes;
 mod charging;
 mod cli_mcp;

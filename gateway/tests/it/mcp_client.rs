@@ -137,6 +137,10 @@ async fn the_mcp_python_sdk_drives_every_tool_and_signs_in_like_the_common_hosts
     });
     let mut valid = valid;
     valid["area_resolve"] = json!({"query": "XT1"});
+    valid["area_coverage"] = json!({"area": "Tamberley"});
+    valid["catalogue_areas"] = json!({"kind": "district", "limit": 5});
+    valid["catalogue_directory"] = json!({"district": "XT1", "kind": "streets", "limit": 5});
+    valid["catalogue_record"] = json!({"kind": "postcode", "identifier": "XT1 1AB"});
     valid["area_reverse_geocode"] = json!({"lat": 50.616897, "lon": -4.042462, "type_id": "lad"});
     valid["planning_check"] = json!({"uprn": uprn, "checks": ["conservation_area", "green_belt"]});
     let hosts: Vec<Value> = crate::oauth::host_registrations()

@@ -1,0 +1,253 @@
+//! Catalogue operations (specification part 4.9: catalogue): the public directories. Free, with a
+//! key like every other free operation (docs/API-DESIGN.md, "The catalogue: free, with a key").
+
+use crate::error::ApiError;
+use crate::input::{In, invalid};
+use crate::registry::{Ctx, NoBody, OpDecl, Operation};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use terrace_areas::catalogue::{
+    self as catalogue, After, DirectoryKind, DirectoryPage, MarketAreaKind, MarketAreasPage,
+    RecordId, RecordKind, RecordPreview,
+};
+use terrace_core::{AreaId, AreaKind, Postcode, Uprn, Violation};
+use validator::Validate;
+
+const TAG: &str = "catalogue";
+
+/// The catalogue family's operations, in the order of the specification.
+pub static OPS: &[&OpDecl] = &[&AREAS, &DIRECTORY, &RECORDS];
+
+fn default_limit() -> i64 {
+    catalogue::PAGE_DEFAULT
+}
+
+fn value_error(field: &str, msg: &str, input: &str) -> Violation {
+    Violation::new(&[field], "value_error", format!("Value error, {msg}")).with_input(input)
+}
+
+/// The query of `GET /v1/catalogue/areas`.
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AreasParams {
+    /// Only market areas of this kind (all kinds when absent)
+    #[serde(default)]
+    pub kind: Option<MarketAreaKind>,
+    /// The `next_cursor` of the previous page (an area id such as `district:EX1`); absent for
+    /// the first page
+    #[serde(default)]
+    #[validate(length(min = 1, max = 20))]
+    #[schemars(regex(pattern = r"^(area|district|lad):[A-Z0-9]{1,9}$"))]
+    pub cursor: Option<String>,
+    /// How many areas at most (1 to 500)
+    #[serde(default = "default_limit")]
+    #[validate(range(min = 1, max = 500))]
+    pub limit: i64,
+}
+
+pub struct Areas;
+
+impl Operation for Areas {
+    type Params = AreasParams;
+    type Body = NoBody;
+    type Input = AreasParams;
+    type Output = MarketAreasPage;
+
+    fn check(p: AreasParams, _: NoBody) -> Result<AreasParams, ApiError> {
+        if let Some(c) = &p.cursor
+            && !catalogue::is_area_cursor(c)
+        {
+            return Err(invalid(
+                In::Query,
+                vec![value_error(
+                    "cursor",
+                    "the cursor is the next_cursor of a previous page: an area id such as district:EX1",
+                    c,
+                )],
+            ));
+        }
+        Ok(p)
+    }
+
+    async fn run(ctx: &Ctx, p: AreasParams) -> Result<MarketAreasPage, ApiError> {
+        Ok(catalogue::market_areas(&ctx.state.db, p.kind, p.cursor.as_deref(), p.limit).await?)
+    }
+}
+
+pub(crate) static AREAS: OpDecl = OpDecl {
+    id: "catalogue_areas",
+    path: "/v1/catalogue/areas",
+    summary: "The market area directory",
+    description: "Lists the market areas the market build publishes (postcode areas, postcode districts and local authorities), in area id order, each with its counts: the register's addresses in it, the registered sales the market build counted, whether an index is published and how many index and forecast periods. `kind` keeps one kind; pages of `limit` areas follow `next_cursor` (null on the last page). The directory is computed by the build and says when (`built_at`).",
+    ..OpDecl::of::<Areas>(TAG)
+};
+
+/// The path and query of `GET /v1/catalogue/directory/{district}/{kind}`.
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DirectoryParams {
+    /// A postcode district: the outward code of a postcode (`SW19`, `EX1`)
+    #[validate(length(min = 2, max = 4))]
+    #[schemars(regex(pattern = r"^[A-Za-z]{1,2}[0-9][0-9A-Za-z]?$"))]
+    pub district: String,
+    /// What to list: the district's postcodes, streets or properties
+    pub kind: DirectoryKind,
+    /// The `next_cursor` of the previous page (the last postcode, street name or UPRN listed);
+    /// absent for the first page
+    #[serde(default)]
+    #[validate(length(min = 1, max = 100))]
+    pub cursor: Option<String>,
+    /// How many items at most (1 to 500)
+    #[serde(default = "default_limit")]
+    #[validate(range(min = 1, max = 500))]
+    pub limit: i64,
+}
+
+/// A checked directory request.
+pub struct DirectoryInput {
+    district: AreaId,
+    kind: DirectoryKind,
+    after: After,
+    limit: i64,
+}
+
+pub struct Directory;
+
+impl Operation for Directory {
+    type Params = DirectoryParams;
+    type Body = NoBody;
+    type Input = DirectoryInput;
+    type Output = DirectoryPage;
+
+    fn check(p: DirectoryParams, _: NoBody) -> Result<DirectoryInput, ApiError> {
+        let mut path = Vec::new();
+        let mut query = Vec::new();
+        let district = AreaId::new(AreaKind::District, &p.district)
+            .ok()
+            .filter(|_| !p.district.contains(char::is_whitespace));
+        if district.is_none() {
+            path.push(value_error(
+                "district",
+                "a postcode district is an outward code such as SW19 or EX1",
+                &p.district,
+            ));
+        }
+        let after = match (&p.cursor, p.kind) {
+            (None, _) => Some(After::Start),
+            (Some(c), DirectoryKind::Postcodes) => {
+                Postcode::parse(c).ok().map(|pc| After::Key(pc.to_string()))
+            }
+            (Some(c), DirectoryKind::Streets) => {
+                (!c.trim().is_empty()).then(|| After::Key(c.clone()))
+            }
+            (Some(c), DirectoryKind::Properties) => {
+                Uprn::parse(c).ok().map(|u| After::Uprn(u.get()))
+            }
+        };
+        if after.is_none() {
+            query.push(value_error(
+                "cursor",
+                "the cursor is the next_cursor of a previous page: a postcode (postcodes), a street name (streets) or a UPRN (properties)",
+                p.cursor.as_deref().unwrap_or_default(),
+            ));
+        }
+        match (district, after) {
+            (Some(district), Some(after)) => Ok(DirectoryInput {
+                district,
+                kind: p.kind,
+                after,
+                limit: p.limit,
+            }),
+            (None, _) | (_, None) => {
+                let mut errors: Vec<crate::error::FieldError> = path
+                    .into_iter()
+                    .map(|v| crate::input::located(In::Path, v))
+                    .collect();
+                errors.extend(
+                    query
+                        .into_iter()
+                        .map(|v| crate::input::located(In::Query, v)),
+                );
+                Err(ApiError::Validation(errors))
+            }
+        }
+    }
+
+    async fn run(ctx: &Ctx, i: DirectoryInput) -> Result<DirectoryPage, ApiError> {
+        Ok(catalogue::directory(&ctx.state.db, &i.district, i.kind, &i.after, i.limit).await?)
+    }
+}
+
+pub(crate) static DIRECTORY: OpDecl = OpDecl {
+    id: "catalogue_directory",
+    path: "/v1/catalogue/directory/{district}/{kind}",
+    summary: "A postcode district's postcodes, streets or properties",
+    description: "Lists a postcode district's postcodes (each with its number of addresses), streets (each with its number of addresses) or properties (UPRN, address line, postcode, classification) from the address register, in order, in pages of `limit` following `next_cursor` (null on the last page). No sale, valuation or index figure is shown. A district with no address in the register is a 404; a malformed district or cursor is a 422.",
+    ..OpDecl::of::<Directory>(TAG)
+};
+
+/// The path of `GET /v1/catalogue/records/{kind}/{identifier}`.
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordParams {
+    /// The kind of record: `postcode`, `property` (a UPRN), `area` (an area id); `title` and
+    /// `company` are answered 404 until the ownership family lands
+    pub kind: RecordKind,
+    /// The record's identifier: a postcode (`SW19 1AA`), a UPRN, an area id (`district:SW19`,
+    /// `lad:E09000024`), a title number or a company number
+    #[validate(length(min = 1, max = 100))]
+    pub identifier: String,
+}
+
+pub struct Records;
+
+fn reference(s: &str) -> Option<String> {
+    let s = s.trim().to_ascii_uppercase();
+    ((1..=20).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(s)
+}
+
+impl Operation for Records {
+    type Params = RecordParams;
+    type Body = NoBody;
+    type Input = RecordId;
+    type Output = RecordPreview;
+
+    fn check(p: RecordParams, _: NoBody) -> Result<RecordId, ApiError> {
+        let s = p.identifier.as_str();
+        let (id, rule) = match p.kind {
+            RecordKind::Postcode => (
+                Postcode::parse(s).ok().map(RecordId::Postcode),
+                "a postcode record's identifier is a full postcode such as SW19 1AA",
+            ),
+            RecordKind::Property => (
+                Uprn::parse(s).ok().map(RecordId::Property),
+                "a property record's identifier is a UPRN (1 to 12 digits)",
+            ),
+            RecordKind::Area => (
+                AreaId::parse(s).ok().map(RecordId::Area),
+                "an area record's identifier is an area id such as district:SW19 or lad:E09000024",
+            ),
+            RecordKind::Title => (
+                reference(s).map(RecordId::Title),
+                "a title number is 1 to 20 letters and digits",
+            ),
+            RecordKind::Company => (
+                reference(s).map(RecordId::Company),
+                "a company number is 1 to 20 letters and digits",
+            ),
+        };
+        id.ok_or_else(|| invalid(In::Path, vec![value_error("identifier", rule, s)]))
+    }
+
+    async fn run(ctx: &Ctx, id: RecordId) -> Result<RecordPreview, ApiError> {
+        Ok(catalogue::record(&ctx.state.areas, &id).await?)
+    }
+}
+
+pub(crate) static RECORDS: OpDecl = OpDecl {
+    id: "catalogue_record",
+    path: "/v1/catalogue/records/{kind}/{identifier}",
+    summary: "A record preview",
+    description: "Previews one record without the priced analytics: a postcode (its district, sector, local authority, position, address count and streets), a property by UPRN (address line, postcode, classification, district and local authority) or an area by area id (the resolved area with its parents, and its market directory counts). Each preview names the operations that answer more. `title` and `company` records are not available until the ownership family lands: 404 with that reason. An unknown record is a 404; an identifier of the wrong form for its kind is a 422.",
+    ..OpDecl::of::<Records>(TAG)
+};
