@@ -204,8 +204,7 @@ async fn the_mcp_python_sdk_drives_every_tool_and_signs_in_like_the_common_hosts
         report["oauth"]
     );
     assert_eq!(
-        report["refresh_race"]["same_pair"],
-        true,
+        report["refresh_race"]["same_pair"], true,
         "refresh race: {:#}",
         report["refresh_race"]
     );
