@@ -1162,16 +1162,27 @@ pub async fn reverse_geocode(
 mod tests {
     use super::*;
 
-    /// The H3 reference implementation's resolution-8 cell of (52.516262, 13.377704) is
-    /// 613036919424548863 (`881f1d4887fffff`); the area id of that cell parses as an h3 id.
+    /// Test vectors of the H3 reference implementation's own CLI tests (github.com/uber/h3,
+    /// `tests/cli/latLngToCell.txt`: `latLngToCell --lat 20 --lng 123 -r 2` is
+    /// `824b9ffffffffff`; `tests/cli/cellToLatLng.txt`: the centre of `8928342e20fffff` is
+    /// POINT(-122.5003039349 37.5012466151)). The resolution-8 cell of that centre is the
+    /// resolution-9 cell's parent, and parses as an `h3:` area id.
     #[test]
-    fn h3_cells_match_the_reference_vector() {
-        let cell = h3o::LatLng::new(52.516262, 13.377704)
+    fn h3_cells_match_the_reference_vectors() {
+        let cell = h3o::LatLng::new(20.0, 123.0)
             .unwrap()
-            .to_cell(h3o::Resolution::Eight);
-        assert_eq!(u64::from(cell), 613_036_919_424_548_863);
-        assert_eq!(cell.to_string(), "881f1d4887fffff");
-        let id = AreaId::new(AreaKind::H3, &cell.to_string()).unwrap();
-        assert_eq!(id.to_string(), "h3:881f1d4887fffff");
+            .to_cell(h3o::Resolution::Two);
+        assert_eq!(cell.to_string(), "824b9ffffffffff");
+
+        let res9: h3o::CellIndex = "8928342e20fffff".parse().unwrap();
+        let c = h3o::LatLng::from(res9);
+        assert!((c.lat() - 37.501_246_615_1).abs() < 1e-9, "{}", c.lat());
+        assert!((c.lng() + 122.500_303_934_9).abs() < 1e-9, "{}", c.lng());
+        let ll = h3o::LatLng::new(37.501_246_615_1, -122.500_303_934_9).unwrap();
+        assert_eq!(ll.to_cell(h3o::Resolution::Nine), res9);
+        let res8 = ll.to_cell(h3o::Resolution::Eight);
+        assert_eq!(Some(res8), res9.parent(h3o::Resolution::Eight));
+        let id = AreaId::new(AreaKind::H3, &res8.to_string()).unwrap();
+        assert_eq!(id.to_string(), format!("h3:{res8}"));
     }
 }
