@@ -391,11 +391,31 @@ fn every_address_is_in_exactly_one_lad_and_one_lsoa() {
     // Postcode centroids agree with the ONSPD's LSOA and authority.
     let lsoa_of: BTreeMap<&str, &(String, f64, f64, f64, f64)> =
         lsoas.iter().map(|l| (l.0.as_str(), l)).collect();
+    // ... and with its ward and MSOA (the same column rectangles), region and country.
+    let wards = rects(dir, "boundaries/ward_fixture.geojson", "WD23CD");
+    let msoas = rects(dir, "boundaries/msoa_fixture.geojson", "MSOA21CD");
+    let ward_of: BTreeMap<&str, &(String, f64, f64, f64, f64)> =
+        wards.iter().map(|l| (l.0.as_str(), l)).collect();
+    let msoa_of: BTreeMap<&str, &(String, f64, f64, f64, f64)> =
+        msoas.iter().map(|l| (l.0.as_str(), l)).collect();
+    let oh = header(dir, "onspd/onspd_fixture.csv");
+    let c = |n: &str| col(&oh, n);
     for r in records(dir, "onspd/onspd_fixture.csv", true) {
-        let (lat, lon): (f64, f64) = (r[9].parse().unwrap(), r[10].parse().unwrap());
-        assert!(inside(lsoa_of[r[5].as_str()], lon, lat), "{r:?}");
+        let (lat, lon): (f64, f64) = (r[c("lat")].parse().unwrap(), r[c("long")].parse().unwrap());
+        assert!(inside(lsoa_of[r[c("lsoa21")].as_str()], lon, lat), "{r:?}");
+        assert!(inside(ward_of[r[c("osward")].as_str()], lon, lat), "{r:?}");
+        assert!(inside(msoa_of[r[c("msoa21")].as_str()], lon, lat), "{r:?}");
+        assert_eq!(
+            (
+                r[c("rgn")].as_str(),
+                r[c("ctry")].as_str(),
+                r[c("oscty")].as_str()
+            ),
+            ("E12009901", "E92000001", "E99999999")
+        );
         assert!(
-            lads.iter().any(|l| l.0 == r[4] && inside(l, lon, lat)),
+            lads.iter()
+                .any(|l| l.0 == r[c("laua")] && inside(l, lon, lat)),
             "{r:?}"
         );
     }
