@@ -27,6 +27,9 @@ pub struct AreaCases {
     pub town: (String, String, String),
 }
 
+/// A written file: its stat, the dataset it is and its format sentence for the manifest.
+pub type Written = (FileStat, String, String);
+
 /// One populated place to write.
 struct Entry {
     id: String,
@@ -48,7 +51,7 @@ pub fn write(
     out_dir: &Path,
     plan: &Plan,
     tiling: &Tiling,
-) -> io::Result<(Vec<(FileStat, String, String)>, AreaCases)> {
+) -> io::Result<(Vec<Written>, AreaCases)> {
     let mut files = Vec::new();
     let names_codes = |rel: &str, header: &str, rows: Vec<[String; 2]>, welsh: bool| {
         let mut f = LineFile::create(out_dir, rel, Eol::CrLf)?;

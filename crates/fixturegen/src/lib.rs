@@ -441,7 +441,7 @@ struct AreaFiles {
     msoa_bytes: u64,
     region_bytes: u64,
     country_bytes: u64,
-    gazetteer_files: Vec<(FileStat, String, String)>,
+    gazetteer_files: Vec<gazetteer::Written>,
     area_cases: AreaCases,
 }
 
