@@ -165,7 +165,7 @@ pub(crate) fn wrk(
     Ok(f)
 }
 
-fn write_register(path: &Path, n: usize) -> anyhow::Result<Vec<AddressEntry>> {
+pub(crate) fn write_register(path: &Path, n: usize) -> anyhow::Result<Vec<AddressEntry>> {
     let cfg = terrace_fixturegen::Config::large(n);
     let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
     writeln!(

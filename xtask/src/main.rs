@@ -11,11 +11,13 @@
 //!                                                 benchmark the address endpoints (PostgreSQL when
 //!                                                 DATABASE_URL names one)
 //!   cargo xtask bench market [--districts N] [--years Y] [--per-month R]   benchmark the market build and endpoints
+//!   cargo xtask bench areas [--addresses N] [--secs S] [--reuse]   benchmark areas resolve and reverse-geocode
 //!   cargo xtask bench resolve --real DIR [--postcodes FILE] [--held-out N]   the matcher on real addresses
 //!
 //! The store is chosen as the service chooses it: DATABASE_URL, else TERRACE_DATA_DIR/terrace.sqlite3.
 
 mod bench;
+mod bench_areas;
 mod bench_market;
 mod bench_resolve;
 
@@ -37,6 +39,8 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|validate|migrate|op
                                        (on PostgreSQL when DATABASE_URL names one)
   bench market [--districts N] [--years Y] [--per-month R]
                                        time the market build and the market endpoints on synthetic sales
+  bench areas [--addresses N] [--secs S] [--reuse]
+                                       benchmark areas resolve and reverse-geocode on a generated register
   bench resolve --real DIR [--postcodes FILE] [--held-out N] [--seed S] [--dump FILE]
                                        resolve accuracy and speed on a labelled task built from real EPC files";
 
@@ -251,6 +255,27 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
                 secs,
                 only,
                 log: opt(&rest, "--log").unwrap_or_else(|| "info".into()),
+                database_url,
+                reuse: rest.iter().any(|a| a == "--reuse"),
+            })
+            .await
+        }
+        ["bench", "areas", rest @ ..] => {
+            let rest: Vec<String> = rest.iter().map(|s| s.to_string()).collect();
+            let n = opt(&rest, "--addresses")
+                .map(|s| s.parse())
+                .transpose()?
+                .unwrap_or(1_000_000);
+            let secs = opt(&rest, "--secs")
+                .map(|s| s.parse())
+                .transpose()?
+                .unwrap_or(15);
+            let database_url = std::env::var("DATABASE_URL")
+                .ok()
+                .filter(|u| u.starts_with("postgres://") || u.starts_with("postgresql://"));
+            bench_areas::areas(bench_areas::AreasBench {
+                addresses: n,
+                secs,
                 database_url,
                 reuse: rest.iter().any(|a| a == "--reuse"),
             })

@@ -3,28 +3,46 @@
 //! (`reverse_geocode`), over the postcode directory and the loaded boundaries.
 //!
 //! The grammar of area ids is `terrace_core::AreaId` (`lad:E09000024`, `district:SW19`,
-//! `h3:88195da49bfffff`). Postcode kinds (unit, sector, district, area) are answered from the
-//! postcode directory: a sector, district or area exists when a live postcode of it is loaded,
-//! and its centroid is the mean of its postcodes' positions. GSS kinds are answered from the
-//! loaded boundaries (`kind` `lsoa`, `ward`, `lad`, ... of the `boundaries` table): the centroid
-//! is the polygon's, and the parents are the coarser boundaries containing an interior point.
-//! H3 cells (resolution 8) come from the `h3o` crate: a cell's centroid, and the cell holding a
-//! point for reverse geocoding.
+//! `h3:88195da49bfffff`, `place:osgb4000000074559543`). Postcode kinds (unit, sector, district,
+//! area) are answered from the postcode directory: a sector, district or area exists when a live
+//! postcode of it is loaded, and its centroid is the mean of its postcodes' positions.
+//!
+//! GSS kinds (LSOA, MSOA, ward, local authority, county, region, country, built-up area,
+//! planning authority) exist when a boundary, an ONS names-and-codes row or a live postcode of the
+//! directory names the code. The name is the names-and-codes file's, else the boundary's; the
+//! centroid is the boundary polygon's, else the mean of the directory's postcodes in the area
+//! (null when neither is loaded); the parents are the coarser boundaries containing the area's
+//! interior point, then, for kinds no boundary answers, the area the directory gives most of its
+//! postcodes (a ward's MSOA, local authority, county, region and country), then the country of
+//! the code's nation.
+//!
+//! Places are OS Open Names populated places (`place:` + the OS id): the kind `place` with the
+//! gazetteer's local type (City, Town, Village, Hamlet, Suburban Area, Other Settlement), the
+//! gazetteer's point as centroid, and as parents the local authority, county, region and country
+//! containing the point (boundaries first, else the nearest postcode's directory codes within
+//! 2 km). A place answers for analytics with its local authority.
+//!
+//! H3 cells (resolution 8) come from the `h3o` crate: a cell's centre, the number of addresses
+//! the derived step put in it (`address_h3`; null when none), and the cell holding a point for
+//! reverse geocoding.
 //!
 //! `analytics_area_id` is the geography whose aggregates answer for an area: a unit and a sector
-//! answer with their district (the market's finest grain), an LSOA, MSOA or ward with its local
-//! authority, every other kind with itself.
+//! answer with their district (the market's finest grain), an LSOA, MSOA, ward or place with its
+//! local authority, every other kind with itself.
 //!
-//! Names are matched case- and punctuation-insensitively against the loaded boundary names; a
-//! name that matches exactly one area resolves, one that matches several is `ambiguous` and lists
-//! each with its parents; a name within a small edit distance of exactly one known name resolves
-//! as a typo; otherwise the answer is `NotFound` naming the nearest known names.
+//! Names are matched case- and punctuation-insensitively against the names of every GSS area
+//! and place; a name that matches exactly one area resolves, one that matches several is
+//! `ambiguous` and lists each with its parents; a name within a small edit distance of exactly
+//! one known name resolves as a typo; otherwise the answer is `NotFound` naming the nearest known
+//! names.
 //!
 //! The work runs on an in-memory [`AreaIndex`] held by an [`AreaCache`], rebuilt when a load
 //! changes the register (`meta::Key::AddressRegisterVersion`).
 //!
 //! Architecture Invariant: plain functions over the store, no HTTP or MCP types; nothing is
-//! guessed: a point with no loaded area of the kind is `NotFound`, never the nearest polygon.
+//! guessed: a point with no loaded boundary of the kind containing it is `NotFound`, never the
+//! nearest polygon (a place, being a point, is the nearest populated place within
+//! [`NEAREST_PLACE_MAX_M`]).
 
 pub mod catalogue;
 pub mod coverage;
@@ -36,11 +54,15 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock};
 use terrace_core::{AreaId, AreaKind, GssCode, Nation, Postcode, Violation};
 use terrace_geo::{PointIndex, PolygonIndex};
+use terrace_store::areas::PlaceRow;
 use terrace_store::{Db, StoreError, areas as store, meta};
 
 /// The nearest postcode of a point on land lies within this many metres; farther is "at sea or
 /// outside the loaded postcode directory".
 pub const NEAREST_POSTCODE_MAX_M: f64 = 2_000.0;
+
+/// Reverse geocoding to a place answers the nearest populated place within this many metres.
+pub const NEAREST_PLACE_MAX_M: f64 = 5_000.0;
 
 /// How many nearest names a not-found answer lists.
 pub const SUGGESTIONS: usize = 5;
@@ -129,6 +151,12 @@ pub struct Area {
     pub centroid: Option<LatLon>,
     /// The hierarchy of parents, finest first.
     pub parents: Vec<Parent>,
+    /// For a place: OS Open Names' local type (`City`, `Town`, `Village`, `Hamlet`,
+    /// `Suburban Area`, `Other Settlement`); null for other kinds.
+    pub place_type: Option<String>,
+    /// For an H3 cell: the number of loaded addresses in the cell; null for other kinds, and for
+    /// a cell holding no loaded address.
+    pub address_count: Option<u64>,
 }
 
 /// The body of `POST /v1/areas/resolve`.
@@ -136,8 +164,8 @@ pub struct Area {
 #[serde(deny_unknown_fields)]
 pub struct AreaQuery {
     /// A name or a code: an area id (`lad:E09000024`), a postcode in any form, a sector
-    /// (`SW19 1`), a district (`SW19`), an area (`SW`), a GSS code, a local authority or place
-    /// name, or an H3 cell.
+    /// (`SW19 1`), a district (`SW19`), an area (`SW`), a GSS code, a local authority, ward or
+    /// other area name, a place name (OS Open Names), an OS Open Names id, or an H3 cell.
     #[schemars(regex(pattern = r"\S"))]
     pub query: String,
 }
@@ -181,7 +209,7 @@ pub struct AreaResolved {
     /// The area, when `status` is `resolved`.
     pub area: Option<Area>,
     /// How the query was read: `area_id`, `postcode`, `sector`, `district`, `postcode_area`,
-    /// `gss_code`, `h3`, `name` or `name_typo`.
+    /// `gss_code`, `h3`, `os_id`, `name` or `name_typo`.
     pub matched_as: String,
     /// The areas sharing the name, when `status` is `ambiguous` (empty otherwise).
     pub candidates: Vec<Area>,
@@ -202,14 +230,27 @@ pub struct ReverseGeocoded {
     pub nearest_postcode: NearestPostcode,
 }
 
+/// The kinds the postcode directory gives each postcode, finest first.
+const DIR_KINDS: [AreaKind; 7] = [
+    AreaKind::Lsoa,
+    AreaKind::Msoa,
+    AreaKind::Ward,
+    AreaKind::Lad,
+    AreaKind::County,
+    AreaKind::Region,
+    AreaKind::Country,
+];
+
+/// No area of the kind.
+const NONE: u32 = u32::MAX;
+
 #[derive(Debug, Clone)]
 struct Pc {
     postcode: String,
     lat: f64,
     lon: f64,
-    lad: Option<String>,
-    lsoa: Option<String>,
-    country: Option<String>,
+    /// Index in `gss` of the postcode's area of each of [`DIR_KINDS`], or [`NONE`].
+    areas: [u32; 7],
 }
 
 #[derive(Debug, Clone, Default)]
@@ -221,25 +262,56 @@ struct Group {
     countries: BTreeMap<String, usize>,
 }
 
+/// One area named by a GSS code.
 #[derive(Debug, Clone)]
-struct Bound {
+struct Gss {
     id: AreaId,
     name: Option<String>,
-    centroid: Option<LatLon>,
-    /// BNG interior point, for the parents.
+    /// The boundary's centroid, when a boundary is loaded.
+    boundary_centroid: Option<LatLon>,
+    /// A BNG point inside the boundary, for the parents.
     inside: Option<(f64, f64)>,
+    /// Sums of the directory's live postcodes in the area.
+    sum_lat: f64,
+    sum_lon: f64,
+    n: f64,
+    /// Coarser areas of the directory's postcodes in this one: (gss index, postcodes).
+    dir_parents: Vec<(u32, u32)>,
 }
 
-/// Postcodes and boundaries in memory.
+/// One populated place.
+#[derive(Debug, Clone)]
+struct Place {
+    id: AreaId,
+    name: String,
+    local_type: String,
+    centroid: Option<LatLon>,
+    point: (f64, f64),
+    /// The nearest live postcode within [`NEAREST_POSTCODE_MAX_M`].
+    postcode: Option<usize>,
+}
+
+/// What a name names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Named {
+    Gss(u32),
+    Place(u32),
+}
+
+/// Postcodes, GSS areas, boundaries, places and H3 counts in memory.
 pub struct AreaIndex {
     postcodes: Vec<Pc>,
     by_postcode: HashMap<String, usize>,
     points: PointIndex<usize>,
     groups: HashMap<AreaId, Group>,
-    bounds: Vec<Bound>,
-    by_code: HashMap<String, usize>,
-    polys: BTreeMap<AreaKind, PolygonIndex<usize>>,
-    names: BTreeMap<String, Vec<usize>>,
+    gss: Vec<Gss>,
+    by_code: HashMap<String, u32>,
+    polys: BTreeMap<AreaKind, PolygonIndex<u32>>,
+    places: Vec<Place>,
+    by_place: HashMap<String, u32>,
+    place_points: PointIndex<u32>,
+    names: BTreeMap<String, Vec<Named>>,
+    h3: HashMap<String, u64>,
 }
 
 fn normalise(s: &str) -> String {
@@ -256,7 +328,7 @@ fn normalise(s: &str) -> String {
     out
 }
 
-/// The finer-to-coarser order of the GSS kinds, for parents.
+/// The finer-to-coarser order of the kinds, for parents.
 fn rank(kind: AreaKind) -> u8 {
     match kind {
         AreaKind::Unit => 0,
@@ -267,12 +339,13 @@ fn rank(kind: AreaKind) -> u8 {
         AreaKind::Lsoa => 5,
         AreaKind::Msoa => 6,
         AreaKind::Ward => 7,
-        AreaKind::Bua => 8,
-        AreaKind::Lad => 9,
-        AreaKind::Lpa => 10,
-        AreaKind::County => 11,
-        AreaKind::Region => 12,
-        AreaKind::Country => 13,
+        AreaKind::Place => 8,
+        AreaKind::Bua => 9,
+        AreaKind::Lad => 10,
+        AreaKind::Lpa => 11,
+        AreaKind::County => 12,
+        AreaKind::Region => 13,
+        AreaKind::Country => 14,
     }
 }
 
@@ -293,9 +366,46 @@ fn most_common(m: &BTreeMap<String, usize>) -> Option<&str> {
         .map(|(k, _)| k.as_str())
 }
 
+fn latlon_of_bng(x: f64, y: f64) -> Option<LatLon> {
+    terrace_geo::wgs84_from_bng(x, y).map(|(lon, lat)| LatLon { lat, lon })
+}
+
+/// The GSS areas while the index is built: interned by code.
+#[derive(Default)]
+struct GssTable {
+    gss: Vec<Gss>,
+    by_code: HashMap<String, u32>,
+}
+
+impl GssTable {
+    /// The index of the area of `kind` with `code`, added when new; `None` for a code that is
+    /// not one of the kind.
+    fn intern(&mut self, kind: AreaKind, code: &str) -> Option<u32> {
+        if let Some(&i) = self.by_code.get(code) {
+            return (self.gss[i as usize].id.kind() == kind).then_some(i);
+        }
+        let id = AreaId::new(kind, code).ok()?;
+        let i = u32::try_from(self.gss.len()).ok()?;
+        self.by_code.insert(id.code().to_string(), i);
+        self.gss.push(Gss {
+            id,
+            name: None,
+            boundary_centroid: None,
+            inside: None,
+            sum_lat: 0.0,
+            sum_lon: 0.0,
+            n: 0.0,
+            dir_parents: Vec::new(),
+        });
+        Some(i)
+    }
+}
+
 impl AreaIndex {
-    /// Reads the live postcodes and every boundary from the store.
+    /// Reads the live postcodes, every boundary, the names and codes, the places and the H3
+    /// cell counts from the store.
     pub async fn build(db: &Db) -> Result<AreaIndex, StoreError> {
+        let mut table = GssTable::default();
         let mut postcodes = Vec::new();
         let mut bng = Vec::new();
         let mut after = String::new();
@@ -316,13 +426,41 @@ impl AreaIndex {
                 if let Some(p) = point {
                     bng.push((p, postcodes.len()));
                 }
+                let codes = [
+                    &r.lsoa_code,
+                    &r.msoa_code,
+                    &r.ward_code,
+                    &r.lad_code,
+                    &r.county_code,
+                    &r.region_code,
+                    &r.country_code,
+                ];
+                let mut areas = [NONE; 7];
+                for (k, code) in codes.iter().enumerate() {
+                    if let Some(c) = code {
+                        areas[k] = table.intern(DIR_KINDS[k], c).unwrap_or(NONE);
+                    }
+                }
+                for (k, &i) in areas.iter().enumerate() {
+                    if i == NONE {
+                        continue;
+                    }
+                    let g = &mut table.gss[i as usize];
+                    g.sum_lat += lat;
+                    g.sum_lon += lon;
+                    g.n += 1.0;
+                    for &j in areas.iter().skip(k + 1).filter(|&&j| j != NONE) {
+                        match g.dir_parents.iter_mut().find(|(p, _)| *p == j) {
+                            Some(e) => e.1 += 1,
+                            None => g.dir_parents.push((j, 1)),
+                        }
+                    }
+                }
                 postcodes.push(Pc {
                     postcode: r.postcode,
                     lat,
                     lon,
-                    lad: r.lad_code,
-                    lsoa: r.lsoa_code,
-                    country: r.country_code,
+                    areas,
                 });
             }
         }
@@ -333,24 +471,26 @@ impl AreaIndex {
             let Ok(unit) = AreaId::new(AreaKind::Unit, &p.postcode) else {
                 continue;
             };
+            let code = |k: usize| {
+                (p.areas[k] != NONE).then(|| table.gss[p.areas[k] as usize].id.code().to_string())
+            };
+            let (lad, country) = (code(3), code(6));
             for g in unit.postcode_parents() {
                 let e = groups.entry(g).or_default();
                 e.sum_lat += p.lat;
                 e.sum_lon += p.lon;
                 e.n += 1.0;
-                if let Some(l) = &p.lad {
+                if let Some(l) = &lad {
                     *e.lads.entry(l.clone()).or_default() += 1;
                 }
-                if let Some(c) = &p.country {
+                if let Some(c) = &country {
                     *e.countries.entry(c.clone()).or_default() += 1;
                 }
             }
         }
+        let points = PointIndex::build(bng);
 
-        let mut bounds = Vec::new();
-        let mut by_code = HashMap::new();
         let mut items: BTreeMap<AreaKind, Vec<_>> = BTreeMap::new();
-        let mut names: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut after = String::new();
         loop {
             let page = store::boundaries_page(db, &after, 2_000).await?;
@@ -360,60 +500,138 @@ impl AreaIndex {
                 let Some(kind) = AreaKind::from_prefix(&r.kind) else {
                     continue;
                 };
-                let Ok(id) = AreaId::new(kind, &r.code) else {
+                let Some(i) = table.intern(kind, &r.code) else {
                     continue;
                 };
                 let Ok(mp) = terrace_geo::multipolygon_from_wkb(&r.wkb) else {
                     continue;
                 };
-                let centroid = mp
-                    .centroid()
-                    .and_then(|c| terrace_geo::wgs84_from_bng(c.x(), c.y()))
-                    .map(|(lon, lat)| LatLon { lat, lon });
-                let inside = mp.interior_point().map(|p| (p.x(), p.y()));
-                let i = bounds.len();
-                if let Some(n) = &r.name {
-                    names.entry(normalise(n)).or_default().push(i);
+                let g = &mut table.gss[i as usize];
+                g.boundary_centroid = mp.centroid().and_then(|c| latlon_of_bng(c.x(), c.y()));
+                g.inside = mp.interior_point().map(|p| (p.x(), p.y()));
+                if g.name.is_none() {
+                    g.name = r.name;
                 }
-                by_code.insert(id.code().to_string(), i);
                 items.entry(kind).or_default().push((mp, i));
-                bounds.push(Bound {
-                    id,
-                    name: r.name,
-                    centroid,
-                    inside,
-                });
+            }
+        }
+        // The ONS names and codes name every kind, over a boundary's own name.
+        let mut after = String::new();
+        loop {
+            let page = store::area_names_page(db, &after, 10_000).await?;
+            let Some(last) = page.last() else { break };
+            after = last.code.clone();
+            for r in page {
+                let Some(kind) = AreaKind::from_prefix(&r.kind) else {
+                    continue;
+                };
+                if let Some(i) = table.intern(kind, &r.code) {
+                    table.gss[i as usize].name = Some(r.name);
+                }
             }
         }
         let polys = items
             .into_iter()
             .map(|(k, v)| (k, PolygonIndex::build(v)))
             .collect();
+
+        let mut names: BTreeMap<String, Vec<Named>> = BTreeMap::new();
+        for (i, g) in table.gss.iter().enumerate() {
+            if let (Some(n), Ok(i)) = (&g.name, u32::try_from(i)) {
+                names.entry(normalise(n)).or_default().push(Named::Gss(i));
+            }
+        }
+
+        let mut places = Vec::new();
+        let mut by_place = HashMap::new();
+        let mut place_points = Vec::new();
+        let mut after = String::new();
+        loop {
+            let page = store::places_page(db, &after, 10_000).await?;
+            let Some(last) = page.last() else { break };
+            after = last.id.clone();
+            for r in page {
+                let PlaceRow {
+                    id,
+                    name,
+                    name_alt,
+                    local_type,
+                    x,
+                    y,
+                    ..
+                } = r;
+                let (Ok(id), Ok(i)) = (
+                    AreaId::new(AreaKind::Place, &id),
+                    u32::try_from(places.len()),
+                ) else {
+                    continue;
+                };
+                for n in std::iter::once(&name).chain(name_alt.as_ref()) {
+                    let key = normalise(n);
+                    let e = names.entry(key).or_default();
+                    if !e.contains(&Named::Place(i)) {
+                        e.push(Named::Place(i));
+                    }
+                }
+                let postcode = points
+                    .nearest_where((x, y), |_| true)
+                    .filter(|(_, d)| *d <= NEAREST_POSTCODE_MAX_M)
+                    .map(|(&p, _)| p);
+                by_place.insert(id.code().to_string(), i);
+                place_points.push(((x, y), i));
+                places.push(Place {
+                    id,
+                    name,
+                    local_type,
+                    centroid: latlon_of_bng(x, y),
+                    point: (x, y),
+                    postcode,
+                });
+            }
+        }
+        let h3 = store::h3_counts(db)
+            .await?
+            .into_iter()
+            .map(|(cell, n)| (cell, u64::try_from(n).unwrap_or(0)))
+            .collect();
         Ok(AreaIndex {
-            points: PointIndex::build(bng),
             postcodes,
             by_postcode,
+            points,
             groups,
-            bounds,
-            by_code,
+            gss: table.gss,
+            by_code: table.by_code,
             polys,
+            places,
+            by_place,
+            place_points: PointIndex::build(place_points),
             names,
+            h3,
         })
     }
 
-    fn name_of(&self, code: &str) -> Option<String> {
-        self.by_code
-            .get(code)
-            .and_then(|&i| self.bounds[i].name.clone())
+    fn gss_parent(&self, i: u32) -> Parent {
+        let g = &self.gss[i as usize];
+        Parent {
+            area_id: g.id.clone(),
+            kind: g.id.kind(),
+            name: g.name.clone(),
+        }
     }
 
     fn parent(&self, kind: AreaKind, code: &str) -> Option<Parent> {
-        let id = AreaId::new(kind, code).ok()?;
-        Some(Parent {
-            name: self.name_of(id.code()),
-            kind,
-            area_id: id,
-        })
+        match self.by_code.get(code) {
+            Some(&i) if self.gss[i as usize].id.kind() == kind => Some(self.gss_parent(i)),
+            Some(_) => None,
+            None => {
+                let id = AreaId::new(kind, code).ok()?;
+                Some(Parent {
+                    name: None,
+                    kind,
+                    area_id: id,
+                })
+            }
+        }
     }
 
     /// The boundaries of kinds coarser than `kind` containing a BNG point, finest first.
@@ -424,19 +642,24 @@ impl AreaIndex {
                 continue;
             }
             for &i in idx.containing(point) {
-                let b = &self.bounds[i];
-                out.push((
-                    rank(k),
-                    Parent {
-                        area_id: b.id.clone(),
-                        kind: k,
-                        name: b.name.clone(),
-                    },
-                ));
+                out.push((rank(k), self.gss_parent(i)));
             }
         }
         out.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.area_id.cmp(&b.1.area_id)));
         out.into_iter().map(|(_, p)| p).collect()
+    }
+
+    /// Adds the parents of the directory's areas `areas` (of [`DIR_KINDS`]) coarser than `kind`
+    /// that the list lacks.
+    fn add_directory(&self, parents: &mut Vec<Parent>, areas: &[u32; 7], kind: AreaKind) {
+        for (k, &i) in areas.iter().enumerate() {
+            if i == NONE || rank(DIR_KINDS[k]) <= rank(kind) {
+                continue;
+            }
+            if !parents.iter().any(|p| p.kind == DIR_KINDS[k]) {
+                parents.push(self.gss_parent(i));
+            }
+        }
     }
 
     /// Adds the parents a list lacks: a local authority's country from its code.
@@ -448,6 +671,12 @@ impl AreaIndex {
         {
             parents.push(p);
         }
+        let lad = lad.or_else(|| {
+            parents
+                .iter()
+                .find(|p| p.kind == AreaKind::Lad)
+                .map(|p| p.area_id.code())
+        });
         let country = country.or_else(|| lad.and_then(country_of));
         if let Some(c) = country
             && !has(parents, AreaKind::Country)
@@ -468,7 +697,7 @@ impl AreaIndex {
         };
         match id.kind() {
             AreaKind::Unit | AreaKind::Sector => up(AreaKind::District),
-            AreaKind::Lsoa | AreaKind::Msoa | AreaKind::Ward => up(AreaKind::Lad),
+            AreaKind::Lsoa | AreaKind::Msoa | AreaKind::Ward | AreaKind::Place => up(AreaKind::Lad),
             AreaKind::District
             | AreaKind::Area
             | AreaKind::Lad
@@ -495,6 +724,8 @@ impl AreaIndex {
             name,
             centroid,
             parents,
+            place_type: None,
+            address_count: None,
         }
     }
 
@@ -502,8 +733,10 @@ impl AreaIndex {
     /// several overlap).
     pub fn code_at(&self, kind: AreaKind, point: (f64, f64)) -> Option<&str> {
         let idx = self.polys.get(&kind)?;
-        let i = idx.containing(point).into_iter().copied().min()?;
-        Some(self.bounds[i].id.code())
+        idx.containing(point)
+            .into_iter()
+            .map(|&i| self.gss[i as usize].id.code())
+            .min()
     }
 
     /// The area an id names, if it is loaded.
@@ -520,19 +753,15 @@ impl AreaIndex {
                         name: None,
                     })
                     .collect();
-                if let Some(l) = &p.lsoa
-                    && let Some(x) = self.parent(AreaKind::Lsoa, l)
-                {
-                    parents.push(x);
-                }
+                self.add_directory(&mut parents, &p.areas, AreaKind::Unit);
                 if let Some(pt) = terrace_geo::bng_from_wgs84(p.lon, p.lat) {
-                    for x in self.containing(pt, AreaKind::Lsoa) {
+                    for x in self.containing(pt, AreaKind::H3) {
                         if !parents.iter().any(|q| q.kind == x.kind) {
                             parents.push(x);
                         }
                     }
                 }
-                self.complete(&mut parents, p.lad.as_deref(), p.country.as_deref());
+                self.complete(&mut parents, None, None);
                 let centroid = Some(LatLon {
                     lat: p.lat,
                     lon: p.lon,
@@ -571,7 +800,17 @@ impl AreaIndex {
                     lat: c.lat(),
                     lon: c.lng(),
                 });
-                Some(self.finish(id.clone(), None, centroid, Vec::new()))
+                let mut parents = terrace_geo::bng_from_wgs84(c.lng(), c.lat())
+                    .map(|pt| self.containing(pt, AreaKind::Place))
+                    .unwrap_or_default();
+                self.complete(&mut parents, None, None);
+                let mut area = self.finish(id.clone(), None, centroid, parents);
+                area.address_count = self.h3.get(id.code()).copied();
+                Some(area)
+            }
+            AreaKind::Place => {
+                let &i = self.by_place.get(id.code())?;
+                Some(self.place_area(i))
             }
             AreaKind::Lsoa
             | AreaKind::Msoa
@@ -582,31 +821,66 @@ impl AreaIndex {
             | AreaKind::Country
             | AreaKind::Bua
             | AreaKind::Lpa => {
-                let b = &self.bounds[*self.by_code.get(id.code())?];
-                if b.id.kind() != id.kind() {
+                let &i = self.by_code.get(id.code())?;
+                if self.gss[i as usize].id.kind() != id.kind() {
                     return None;
                 }
-                Some(self.boundary_area(b))
+                Some(self.gss_area(i))
             }
         }
     }
 
-    fn boundary_area(&self, b: &Bound) -> Area {
-        let mut parents = b
+    fn gss_area(&self, i: u32) -> Area {
+        let g = &self.gss[i as usize];
+        let kind = g.id.kind();
+        let mut parents = g
             .inside
-            .map(|p| self.containing(p, b.id.kind()))
+            .map(|p| self.containing(p, kind))
             .unwrap_or_default();
-        if b.id.kind() != AreaKind::Country {
-            let mut extra = Vec::new();
-            self.complete(&mut extra, None, country_of(b.id.code()));
-            for p in extra {
-                if !parents.iter().any(|q| q.kind == p.kind) {
-                    parents.push(p);
-                }
+        // The directory's most common coarser area of each kind no boundary gave.
+        let mut best: BTreeMap<AreaKind, (u32, u32)> = BTreeMap::new();
+        for &(j, n) in &g.dir_parents {
+            let k = self.gss[j as usize].id.kind();
+            let e = best.entry(k).or_insert((j, n));
+            if n > e.1 || (n == e.1 && self.gss[j as usize].id < self.gss[e.0 as usize].id) {
+                *e = (j, n);
             }
-            parents.sort_by_key(|p| rank(p.kind));
         }
-        self.finish(b.id.clone(), b.name.clone(), b.centroid, parents)
+        for (k, (j, _)) in best {
+            if rank(k) > rank(kind) && !parents.iter().any(|p| p.kind == k) {
+                parents.push(self.gss_parent(j));
+            }
+        }
+        if kind != AreaKind::Country {
+            self.complete(&mut parents, None, country_of(g.id.code()));
+        }
+        parents.sort_by_key(|p| rank(p.kind));
+        let centroid = g.boundary_centroid.or_else(|| {
+            (g.n > 0.0).then(|| LatLon {
+                lat: g.sum_lat / g.n,
+                lon: g.sum_lon / g.n,
+            })
+        });
+        self.finish(g.id.clone(), g.name.clone(), centroid, parents)
+    }
+
+    fn place_area(&self, i: u32) -> Area {
+        let p = &self.places[i as usize];
+        let mut parents = self.containing(p.point, AreaKind::Place);
+        if let Some(pc) = p.postcode {
+            self.add_directory(&mut parents, &self.postcodes[pc].areas, AreaKind::Place);
+        }
+        self.complete(&mut parents, None, None);
+        let mut area = self.finish(p.id.clone(), Some(p.name.clone()), p.centroid, parents);
+        area.place_type = Some(p.local_type.clone());
+        area
+    }
+
+    fn named_area(&self, n: Named) -> Area {
+        match n {
+            Named::Gss(i) => self.gss_area(i),
+            Named::Place(i) => self.place_area(i),
+        }
     }
 
     /// The known names nearest a query, best first.
@@ -626,19 +900,22 @@ impl AreaIndex {
             .get(key)
             .into_iter()
             .flatten()
-            .map(|&i| {
-                let b = &self.bounds[i];
-                format!("{} ({})", b.name.as_deref().unwrap_or(key), b.id)
+            .map(|&n| match n {
+                Named::Gss(i) => {
+                    let g = &self.gss[i as usize];
+                    format!("{} ({})", g.name.as_deref().unwrap_or(key), g.id)
+                }
+                Named::Place(i) => {
+                    let p = &self.places[i as usize];
+                    format!("{} ({}, {})", p.name, p.local_type, p.id)
+                }
             })
             .collect()
     }
 
     fn by_name(&self, key: &str, matched_as: &str) -> Option<AreaResolved> {
         let hits = self.names.get(key)?;
-        let mut areas: Vec<Area> = hits
-            .iter()
-            .map(|&i| self.boundary_area(&self.bounds[i]))
-            .collect();
+        let mut areas: Vec<Area> = hits.iter().map(|&n| self.named_area(n)).collect();
         areas.sort_by(|a, b| {
             rank(b.kind)
                 .cmp(&rank(a.kind))
@@ -686,11 +963,11 @@ impl AreaIndex {
             return one(self.area(&id), "area_id", format!("area {id}"));
         }
         if let Ok(gss) = GssCode::parse(q) {
-            let area = self
-                .by_code
-                .get(gss.as_str())
-                .map(|&i| self.boundary_area(&self.bounds[i]));
+            let area = self.by_code.get(gss.as_str()).map(|&i| self.gss_area(i));
             return one(area, "gss_code", format!("area with GSS code {gss}"));
+        }
+        if let Ok(place) = AreaId::new(AreaKind::Place, q) {
+            return one(self.area(&place), "os_id", format!("place {place}"));
         }
         if let Ok(pc) = Postcode::parse(q) {
             let id = AreaId::new(AreaKind::Unit, pc.as_str()).map_err(|e| {
@@ -741,9 +1018,11 @@ impl AreaIndex {
             4..=7 => 1,
             _ => 2,
         };
+        let len = key.chars().count();
         let close: Vec<&String> = self
             .names
             .keys()
+            .filter(|n| n.len().abs_diff(len) <= allowed + 2)
             .filter(|n| strsim::levenshtein(&key, n) <= allowed)
             .collect();
         if let [only] = close.as_slice()
@@ -820,6 +1099,18 @@ impl AreaIndex {
                 self.area(&id)
                     .ok_or_else(|| AreasError::NotFound(format!("area {id}")))?
             }
+            AreaKind::Place => {
+                let (&p, _) = self
+                    .place_points
+                    .nearest_where(point, |_| true)
+                    .filter(|(_, d)| *d <= NEAREST_PLACE_MAX_M)
+                    .ok_or_else(|| {
+                        AreasError::NotFound(format!(
+                            "a place near ({lat}, {lon}) (no loaded populated place within {NEAREST_PLACE_MAX_M} m)"
+                        ))
+                    })?;
+                self.place_area(p)
+            }
             AreaKind::Lsoa
             | AreaKind::Msoa
             | AreaKind::Ward
@@ -834,14 +1125,16 @@ impl AreaIndex {
                         "a {kind} containing ({lat}, {lon}) (no {kind} boundaries are loaded)"
                     ))
                 })?;
-                let mut hits: Vec<usize> = idx.containing(point).into_iter().copied().collect();
-                hits.sort_unstable();
-                let &b = hits.first().ok_or_else(|| {
-                    AreasError::NotFound(format!(
-                        "a {kind} containing ({lat}, {lon}) (no loaded {kind} boundary contains the point)"
-                    ))
-                })?;
-                self.boundary_area(&self.bounds[b])
+                let &b = idx
+                    .containing(point)
+                    .into_iter()
+                    .min_by_key(|&&b| &self.gss[b as usize].id)
+                    .ok_or_else(|| {
+                        AreasError::NotFound(format!(
+                            "a {kind} containing ({lat}, {lon}) (no loaded {kind} boundary contains the point)"
+                        ))
+                    })?;
+                self.gss_area(b)
             }
         };
         Ok(ReverseGeocoded {
@@ -872,16 +1165,27 @@ pub async fn reverse_geocode(
 mod tests {
     use super::*;
 
-    /// The H3 reference implementation's resolution-8 cell of (52.516262, 13.377704) is
-    /// 613036919424548863 (`881f1d4887fffff`); the area id of that cell parses as an h3 id.
+    /// Test vectors of the H3 reference implementation's own CLI tests (github.com/uber/h3,
+    /// `tests/cli/latLngToCell.txt`: `latLngToCell --lat 20 --lng 123 -r 2` is
+    /// `824b9ffffffffff`; `tests/cli/cellToLatLng.txt`: the centre of `8928342e20fffff` is
+    /// POINT(-122.5003039349 37.5012466151)). The resolution-8 cell of that centre is the
+    /// resolution-9 cell's parent, and parses as an `h3:` area id.
     #[test]
-    fn h3_cells_match_the_reference_vector() {
-        let cell = h3o::LatLng::new(52.516262, 13.377704)
+    fn h3_cells_match_the_reference_vectors() {
+        let cell = h3o::LatLng::new(20.0, 123.0)
             .unwrap()
-            .to_cell(h3o::Resolution::Eight);
-        assert_eq!(u64::from(cell), 613_036_919_424_548_863);
-        assert_eq!(cell.to_string(), "881f1d4887fffff");
-        let id = AreaId::new(AreaKind::H3, &cell.to_string()).unwrap();
-        assert_eq!(id.to_string(), "h3:881f1d4887fffff");
+            .to_cell(h3o::Resolution::Two);
+        assert_eq!(cell.to_string(), "824b9ffffffffff");
+
+        let res9: h3o::CellIndex = "8928342e20fffff".parse().unwrap();
+        let c = h3o::LatLng::from(res9);
+        assert!((c.lat() - 37.501_246_615_1).abs() < 1e-9, "{}", c.lat());
+        assert!((c.lng() + 122.500_303_934_9).abs() < 1e-9, "{}", c.lng());
+        let ll = h3o::LatLng::new(37.501_246_615_1, -122.500_303_934_9).unwrap();
+        assert_eq!(ll.to_cell(h3o::Resolution::Nine), res9);
+        let res8 = ll.to_cell(h3o::Resolution::Eight);
+        assert_eq!(Some(res8), res9.parent(h3o::Resolution::Eight));
+        let id = AreaId::new(AreaKind::H3, &res8.to_string()).unwrap();
+        assert_eq!(id.to_string(), format!("h3:{res8}"));
     }
 }

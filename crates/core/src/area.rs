@@ -51,10 +51,13 @@ pub enum AreaKind {
     Lpa,
     /// An H3 cell at resolution 8 (`h3:88195da49bfffff`).
     H3,
+    /// A populated place of OS Open Names (a city, town, village, hamlet or suburban area), by
+    /// its OS id (`place:osgb4000000074559543`).
+    Place,
 }
 
 impl AreaKind {
-    pub const ALL: [AreaKind; 14] = [
+    pub const ALL: [AreaKind; 15] = [
         AreaKind::Unit,
         AreaKind::Sector,
         AreaKind::District,
@@ -69,6 +72,7 @@ impl AreaKind {
         AreaKind::Bua,
         AreaKind::Lpa,
         AreaKind::H3,
+        AreaKind::Place,
     ];
 
     /// The prefix of the area id (`lad`).
@@ -88,6 +92,7 @@ impl AreaKind {
             AreaKind::Bua => "bua",
             AreaKind::Lpa => "lpa",
             AreaKind::H3 => "h3",
+            AreaKind::Place => "place",
         }
     }
 
@@ -137,7 +142,8 @@ impl AreaKind {
             | AreaKind::Sector
             | AreaKind::District
             | AreaKind::Area
-            | AreaKind::H3 => &[],
+            | AreaKind::H3
+            | AreaKind::Place => &[],
         }
     }
 
@@ -159,7 +165,7 @@ impl fmt::Display for AreaKind {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AreaIdError {
     #[error(
-        "area id must be kind:code with kind one of unit, sector, district, area, lsoa, msoa, ward, lad, county, region, country, bua, lpa, h3"
+        "area id must be kind:code with kind one of unit, sector, district, area, lsoa, msoa, ward, lad, county, region, country, bua, lpa, h3, place"
     )]
     Kind,
     #[error("not a valid code for an area of kind {0}")]
@@ -182,7 +188,7 @@ impl schemars::JsonSchema for AreaId {
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
             "type": "string",
-            "description": "An area id, kind:code: unit:SW19 1AA, sector:SW19 1, district:SW19, area:SW, lsoa:, msoa:, ward:, lad:, county:, region:, country:, bua:, lpa: with an ONS GSS code, or h3: with a resolution-8 H3 cell index",
+            "description": "An area id, kind:code: unit:SW19 1AA, sector:SW19 1, district:SW19, area:SW, lsoa:, msoa:, ward:, lad:, county:, region:, country:, bua:, lpa: with an ONS GSS code, h3: with a resolution-8 H3 cell index, or place: with an OS Open Names id (place:osgb4000000074559543)",
             "examples": ["lad:E09000024", "district:SW19", "h3:88195da49bfffff"]
         })
     }
@@ -218,6 +224,7 @@ impl AreaId {
                 c
             }
             AreaKind::H3 => format!("{:x}", parse_h3_res8(code).ok_or_else(bad)?),
+            AreaKind::Place => parse_os_id(code).ok_or_else(bad)?,
             AreaKind::Lsoa
             | AreaKind::Msoa
             | AreaKind::Ward
@@ -265,7 +272,8 @@ impl AreaId {
             | AreaKind::Country
             | AreaKind::Bua
             | AreaKind::Lpa
-            | AreaKind::H3 => None,
+            | AreaKind::H3
+            | AreaKind::Place => None,
         };
         if let Some(s) = sector {
             out.push(AreaId {
@@ -312,6 +320,14 @@ fn parse_sector(s: &str) -> Option<String> {
     }
     let district = Postcode::parse_district(out).ok()?;
     Some(format!("{district} {digit}"))
+}
+
+/// An OS Open Names id: `osgb` and 1 to 16 digits, in lower case.
+fn parse_os_id(s: &str) -> Option<String> {
+    let s = s.trim().to_ascii_lowercase();
+    let digits = s.strip_prefix("osgb")?;
+    let ok = (1..=16).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit());
+    ok.then_some(s)
 }
 
 /// The H3 index of a valid resolution-8 cell written as 15 hex digits (upper or lower case).
@@ -382,6 +398,7 @@ mod tests {
             ("bua:E63000001", "bua:E63000001"),
             ("lpa:E60000001", "lpa:E60000001"),
             ("h3:88195DA49BFFFFF", "h3:88195da49bfffff"),
+            ("place:OSGB4000000074559543", "place:osgb4000000074559543"),
         ] {
             let id = AreaId::parse(given).unwrap_or_else(|e| panic!("{given}: {e}"));
             assert_eq!(id.to_string(), canonical);
@@ -406,6 +423,8 @@ mod tests {
             // mode 2 (an edge), not a cell
             ("h3:18195da49bfffff", AreaKind::H3),
             ("h3:88195da49bffff", AreaKind::H3),
+            ("place:4000000074559543", AreaKind::Place),
+            ("place:osgbx", AreaKind::Place),
         ] {
             assert_eq!(
                 AreaId::parse(given),

@@ -25,6 +25,8 @@ sources! {
     OS_CODEPOINT_OPEN = "os_codepoint_open", 0.95;
     ONS_POSTCODE_DIRECTORY = "ons_postcode_directory", 0.95;
     ONS_BOUNDARIES = "ons_boundaries", 0.95;
+    ONS_NAMES_CODES = "ons_names_codes", 0.95;
+    OS_OPEN_NAMES = "os_open_names", 0.95;
     EPC_DOMESTIC = "epc_domestic", 0.8;
     HMLR_PRICE_PAID = "hmlr_price_paid", 0.95;
     HMLR_PPD_UPRN_LOOKUP = "hmlr_ppd_uprn_lookup", 0.5;

@@ -1,5 +1,8 @@
 //! Statistical geography for the fixture: LSOA and ward rectangles tiling each authority, fitted
 //! to where the postcodes are, and the postcode products (Code-Point Open, ONSPD) that use them.
+//! Each ward column is also an MSOA (`E02099xxx`, named like ONS MSOAs: "Tamberley 001", holding
+//! the LSOAs "Tamberley 001A", "Tamberley 001B"); one region (Wessex, `E12009901`) and the
+//! country (England, `E92000001`) cover the authorities.
 
 use crate::world::{LadPlan, Plan};
 use crate::world::{PostcodeInfo, RectE8, e8, fmt_e8, lonlat, snap_edge};
@@ -17,6 +20,9 @@ pub struct Column {
     pub lon_min: i64,
     pub lon_max: i64,
     pub ward_code: String,
+    pub ward_name: String,
+    pub msoa_code: String,
+    pub msoa_name: String,
     pub cells: Vec<Cell>,
 }
 
@@ -33,6 +39,28 @@ pub struct LadTiles {
 pub struct Tiling {
     pub lads: Vec<LadTiles>,
 }
+
+/// The fixture's region (a synthetic code: real regions are E12000001 to E12000009).
+pub const REGION_CODE: &str = "E12009901";
+pub const REGION_NAME: &str = "Wessex";
+pub const COUNTRY_CODE: &str = "E92000001";
+pub const COUNTRY_NAME: &str = "England";
+
+/// Ward names follow the authority's name ("Tamberley Abbey").
+const WARD_NAMES: &[&str] = &[
+    "Abbey",
+    "Castle",
+    "Priory",
+    "Riverside",
+    "Hillside",
+    "Moorland",
+    "Westgate",
+    "Eastgate",
+    "Orchard",
+    "Heath",
+    "Downs",
+    "Marsh",
+];
 
 /// A synthetic GSS code: E01099001.., continuing into E01100000.. for very large worlds
 /// (real LSOA and ward codes stop far below both).
@@ -133,6 +161,9 @@ impl Tiling {
                     lon_min: lo,
                     lon_max: hi,
                     ward_code: gss("E05", ward_no),
+                    ward_name: format!("{name} {}", WARD_NAMES[(ward_no - 1) % WARD_NAMES.len()]),
+                    msoa_code: gss("E02", ward_no),
+                    msoa_name: format!("{name} {:03}", c + 1),
                     cells,
                 });
             }
@@ -192,6 +223,57 @@ impl Tiling {
             })
             .collect();
         collection(&feats)
+    }
+
+    /// The ward columns as ONS ward boundaries (`WD23CD`, `WD23NM`).
+    pub fn ward_geojson(&self) -> String {
+        self.column_geojson(|c| format!(r#""WD23CD":"{}","WD23NM":"{}""#, c.ward_code, c.ward_name))
+    }
+
+    /// The same columns as MSOA boundaries (`MSOA21CD`, `MSOA21NM`).
+    pub fn msoa_geojson(&self) -> String {
+        self.column_geojson(|c| {
+            format!(
+                r#""MSOA21CD":"{}","MSOA21NM":"{}""#,
+                c.msoa_code, c.msoa_name
+            )
+        })
+    }
+
+    fn column_geojson(&self, props: impl Fn(&Column) -> String) -> String {
+        let mut feats = Vec::new();
+        for l in &self.lads {
+            for c in &l.columns {
+                feats.push(feature(
+                    &props(c),
+                    c.lon_min,
+                    c.lon_max,
+                    l.rect.lat_min,
+                    l.rect.lat_max,
+                ));
+            }
+        }
+        collection(&feats)
+    }
+
+    /// The rectangle holding every authority.
+    pub fn extent(&self) -> (i64, i64, i64, i64) {
+        let f = |g: fn(&RectE8) -> i64, min: bool| {
+            let it = self.lads.iter().map(|l| g(&l.rect));
+            if min { it.min() } else { it.max() }.unwrap_or_default()
+        };
+        (
+            f(|r| r.lon_min, true),
+            f(|r| r.lon_max, false),
+            f(|r| r.lat_min, true),
+            f(|r| r.lat_max, false),
+        )
+    }
+
+    /// One feature covering every authority, with `props`.
+    pub fn cover_geojson(&self, props: &str) -> String {
+        let (x0, x1, y0, y1) = self.extent();
+        collection(&[feature(props, x0, x1, y0, y1)])
     }
 
     pub fn lsoa_geojson(&self) -> String {

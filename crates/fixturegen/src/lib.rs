@@ -16,6 +16,7 @@
 
 mod areas;
 mod epc;
+mod gazetteer;
 mod index;
 mod lha;
 mod listings;
@@ -45,7 +46,7 @@ use chrono::NaiveDate;
 use out::{Eol, FileStat, LineFile};
 use serde::Serialize;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use world::{Generator, Item};
 
 /// What to generate.
@@ -172,6 +173,12 @@ pub struct Authority {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NamedCode {
+    pub code: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct World {
     pub postcode_area: String,
     pub postcode_area_note: String,
@@ -179,6 +186,9 @@ pub struct World {
     pub local_authorities: Vec<Authority>,
     pub lsoas: usize,
     pub wards: usize,
+    /// One MSOA per ward, with the ward's rectangle.
+    pub msoas: usize,
+    pub region: NamedCode,
     pub uprn_first: u64,
     pub uprn_last: u64,
     pub uprn_note: String,
@@ -225,6 +235,8 @@ pub struct Manifest {
     /// UPRNs whose risk answers the spatial layers pin (designations, flood, coal; layers
     /// loaded for one authority only).
     pub risk_cases: RiskCases,
+    /// Place names the gazetteer pins (an ambiguous name, a name not found, a town).
+    pub area_cases: AreaCases,
 }
 
 pub const ABP_FILE: &str = "addressbase/addressbase_plus_fixture.csv";
@@ -233,6 +245,11 @@ pub const CODEPOINT_FILE: &str = "codepoint/xt.csv";
 pub const ONSPD_FILE: &str = "onspd/onspd_fixture.csv";
 pub const LAD_FILE: &str = "boundaries/lad_fixture.geojson";
 pub const LSOA_FILE: &str = "boundaries/lsoa_fixture.geojson";
+pub const WARD_FILE: &str = "boundaries/ward_fixture.geojson";
+pub const MSOA_FILE: &str = "boundaries/msoa_fixture.geojson";
+pub const REGION_FILE: &str = "boundaries/region_fixture.geojson";
+pub const COUNTRY_FILE: &str = "boundaries/country_fixture.geojson";
+pub use gazetteer::{AreaCases, OPEN_NAMES_FILE};
 pub const EPC_FILE: &str = "epc/certificates.csv";
 pub const PPD_FILE: &str = "price_paid/pp-fixture.csv";
 pub const PPD_REPORT_FILE: &str = "price_paid/pp-report-builder-fixture.csv";
@@ -243,7 +260,8 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 /// occupier of commercial units.
 pub const ABP_HEADER: &str = "UPRN,PARENT_UPRN,CLASS,SAO_START_NUMBER,SAO_START_SUFFIX,SAO_END_NUMBER,SAO_END_SUFFIX,SAO_TEXT,PAO_START_NUMBER,PAO_START_SUFFIX,PAO_END_NUMBER,PAO_END_SUFFIX,PAO_TEXT,STREET_DESCRIPTION,LOCALITY,TOWN_NAME,POSTCODE_LOCATOR,X_COORDINATE,Y_COORDINATE,LATITUDE,LONGITUDE,LA_ORGANISATION";
 pub const OPEN_UPRN_HEADER: &str = "UPRN,X_COORDINATE,Y_COORDINATE,LATITUDE,LONGITUDE";
-pub const ONSPD_HEADER: &str = "pcd,pcds,dointr,doterm,laua,lsoa21,ctry,oseast1m,osnrth1m,lat,long";
+pub const ONSPD_HEADER: &str =
+    "pcd,pcds,dointr,doterm,oscty,laua,osward,ctry,rgn,lsoa21,msoa21,oseast1m,osnrth1m,lat,long";
 pub const TRUTH_HEADER: &str = "district,month,level";
 
 fn opt<T: ToString>(v: &Option<T>) -> String {
@@ -410,6 +428,163 @@ fn corrupt_epc(kind: Bad, t: &[String], rng: &mut Rng) -> (Vec<String>, String) 
             (row, "short row: 40 of 92 columns".into())
         }
     }
+}
+
+/// What [`write_area_files`] wrote.
+struct AreaFiles {
+    tiling: areas::Tiling,
+    cp_stat: FileStat,
+    onspd_stat: FileStat,
+    lad_bytes: u64,
+    lsoa_bytes: u64,
+    ward_bytes: u64,
+    msoa_bytes: u64,
+    region_bytes: u64,
+    country_bytes: u64,
+    gazetteer_files: Vec<gazetteer::Written>,
+    area_cases: AreaCases,
+}
+
+/// The postcode products (Code-Point Open, ONSPD), the boundaries of every kind, the names and
+/// codes and the Open Names tile, fitted to the postcodes.
+fn write_area_files(
+    out_dir: &Path,
+    plan: &world::Plan,
+    postcodes: &[world::PostcodeInfo],
+) -> io::Result<AreaFiles> {
+    let mut live = Vec::new();
+    for p in postcodes.iter().filter(|p| p.doterm.is_none()) {
+        let (lon, lat) =
+            areas::centroid_lonlat(p).ok_or_else(|| io::Error::other("postcode centroid"))?;
+        live.push((p.clone(), lon, lat));
+    }
+    let tiling = areas::Tiling::build(plan, &live);
+    let mut sorted: Vec<&world::PostcodeInfo> = postcodes.iter().collect();
+    sorted.sort_by(|a, b| a.postcode.cmp(&b.postcode));
+    let mut cp = LineFile::create(out_dir, CODEPOINT_FILE, Eol::CrLf)?;
+    let mut onspd = LineFile::create(out_dir, ONSPD_FILE, Eol::CrLf)?;
+    onspd.header(ONSPD_HEADER)?;
+    let mut onspd_rows: Vec<(String, String)> = Vec::new();
+    for p in sorted {
+        let (x, y) = p.centroid();
+        let (x, y) = (x.round(), y.round());
+        let (lon, lat) =
+            world::lonlat(x, y).ok_or_else(|| io::Error::other("postcode centroid"))?;
+        let lad = &tiling.lads[p.lad];
+        let (col, cell) = match tiling.locate(lon, lat) {
+            Some((li, ci, ri)) if li == p.lad => (ci, ri),
+            _ => (0, 0),
+        };
+        let ward = &lad.columns[col].ward_code;
+        let msoa = &lad.columns[col].msoa_code;
+        let lsoa = &lad.columns[col].cells[cell].code;
+        if p.doterm.is_none() {
+            let mut line = String::new();
+            out::push_quoted(&mut line, &p.postcode);
+            line.push_str(&format!(",10,{x:.0},{y:.0}"));
+            for v in ["E92000001", "E19000002", "E18000010", "", lad.code, ward] {
+                line.push(',');
+                out::push_quoted(&mut line, v);
+            }
+            cp.raw_row(&line)?;
+        }
+        let pcd = areas::pcd7(&p.postcode);
+        let row = [
+            pcd.clone(),
+            p.postcode.clone(),
+            p.dointr.clone(),
+            p.doterm.clone().unwrap_or_default(),
+            // ONSPD's pseudo-code for "no county" (the authorities are unitary)
+            "E99999999".to_string(),
+            lad.code.to_string(),
+            ward.clone(),
+            areas::COUNTRY_CODE.to_string(),
+            areas::REGION_CODE.to_string(),
+            lsoa.clone(),
+            msoa.clone(),
+            format!("{x:.0}"),
+            format!("{y:.0}"),
+            format!("{lat:.6}"),
+            format!("{lon:.6}"),
+        ]
+        .join(",");
+        onspd_rows.push((pcd, row));
+    }
+    onspd_rows.sort();
+    for (_, row) in &onspd_rows {
+        onspd.raw_row(row)?;
+    }
+    let cp_stat = cp.finish()?;
+    let onspd_stat = onspd.finish()?;
+    let lad_bytes = out::write_whole(out_dir, LAD_FILE, &tiling.lad_geojson())?;
+    let lsoa_bytes = out::write_whole(out_dir, LSOA_FILE, &tiling.lsoa_geojson())?;
+    let ward_bytes = out::write_whole(out_dir, WARD_FILE, &tiling.ward_geojson())?;
+    let msoa_bytes = out::write_whole(out_dir, MSOA_FILE, &tiling.msoa_geojson())?;
+    let region_bytes = out::write_whole(
+        out_dir,
+        REGION_FILE,
+        &tiling.cover_geojson(&format!(
+            r#""RGN23CD":"{}","RGN23NM":"{}""#,
+            areas::REGION_CODE,
+            areas::REGION_NAME
+        )),
+    )?;
+    let country_bytes = out::write_whole(
+        out_dir,
+        COUNTRY_FILE,
+        &tiling.cover_geojson(&format!(
+            r#""CTRY23CD":"{}","CTRY23NM":"{}""#,
+            areas::COUNTRY_CODE,
+            areas::COUNTRY_NAME
+        )),
+    )?;
+    let (gazetteer_files, area_cases) = gazetteer::write(out_dir, plan, &tiling)?;
+
+    Ok(AreaFiles {
+        tiling,
+        cp_stat,
+        onspd_stat,
+        lad_bytes,
+        lsoa_bytes,
+        ward_bytes,
+        msoa_bytes,
+        region_bytes,
+        country_bytes,
+        gazetteer_files,
+        area_cases,
+    })
+}
+
+/// The area files of the world of `cfg` (its register is generated to find the postcodes, and
+/// not written): Code-Point Open, the postcode directory, the boundaries of every kind, the
+/// names and codes and the Open Names tile, as `(dataset, path)` in load order, for benchmarks
+/// that load a large register through the AddressBase loader.
+pub fn write_area_world(cfg: &Config, out_dir: &Path) -> io::Result<Vec<(String, PathBuf)>> {
+    let mut generator = Generator::new(cfg)?;
+    let plan = generator.plan.clone();
+    let mut postcodes = Vec::new();
+    for d in 0..generator.district_count() {
+        postcodes.extend(generator.district(d).postcodes);
+    }
+    let files = write_area_files(out_dir, &plan, &postcodes)?;
+    let mut out: Vec<(String, PathBuf)> = vec![
+        ("codepoint".into(), out_dir.join(CODEPOINT_FILE)),
+        ("onspd".into(), out_dir.join(ONSPD_FILE)),
+    ];
+    for rel in [
+        LAD_FILE,
+        LSOA_FILE,
+        WARD_FILE,
+        MSOA_FILE,
+        REGION_FILE,
+        COUNTRY_FILE,
+    ] {
+        out.push(("boundaries".into(), out_dir.join(rel)));
+    }
+    for (st, dataset, _) in &files.gazetteer_files {
+        out.push((dataset.clone(), out_dir.join(&st.rel)));
+    }
+    Ok(out)
 }
 
 /// Writes the fixture files into `out_dir` and returns (and writes) the manifest.
@@ -584,67 +759,20 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     }
     let rb_stat = rb.finish()?;
 
-    // Postcode products and boundaries fitted to the postcodes.
-    let mut live = Vec::new();
-    for p in postcodes.iter().filter(|p| p.doterm.is_none()) {
-        let (lon, lat) =
-            areas::centroid_lonlat(p).ok_or_else(|| io::Error::other("postcode centroid"))?;
-        live.push((p.clone(), lon, lat));
-    }
-    let tiling = areas::Tiling::build(&plan, &live);
-    let mut sorted: Vec<&world::PostcodeInfo> = postcodes.iter().collect();
-    sorted.sort_by(|a, b| a.postcode.cmp(&b.postcode));
-    let mut cp = LineFile::create(out_dir, CODEPOINT_FILE, Eol::CrLf)?;
-    let mut onspd = LineFile::create(out_dir, ONSPD_FILE, Eol::CrLf)?;
-    onspd.header(ONSPD_HEADER)?;
-    let mut onspd_rows: Vec<(String, String)> = Vec::new();
-    for p in sorted {
-        let (x, y) = p.centroid();
-        let (x, y) = (x.round(), y.round());
-        let (lon, lat) =
-            world::lonlat(x, y).ok_or_else(|| io::Error::other("postcode centroid"))?;
-        let lad = &tiling.lads[p.lad];
-        let (col, cell) = match tiling.locate(lon, lat) {
-            Some((li, ci, ri)) if li == p.lad => (ci, ri),
-            _ => (0, 0),
-        };
-        let ward = &lad.columns[col].ward_code;
-        let lsoa = &lad.columns[col].cells[cell].code;
-        if p.doterm.is_none() {
-            let mut line = String::new();
-            out::push_quoted(&mut line, &p.postcode);
-            line.push_str(&format!(",10,{x:.0},{y:.0}"));
-            for v in ["E92000001", "E19000002", "E18000010", "", lad.code, ward] {
-                line.push(',');
-                out::push_quoted(&mut line, v);
-            }
-            cp.raw_row(&line)?;
-        }
-        let pcd = areas::pcd7(&p.postcode);
-        let row = [
-            pcd.clone(),
-            p.postcode.clone(),
-            p.dointr.clone(),
-            p.doterm.clone().unwrap_or_default(),
-            lad.code.to_string(),
-            lsoa.clone(),
-            "E92000001".to_string(),
-            format!("{x:.0}"),
-            format!("{y:.0}"),
-            format!("{lat:.6}"),
-            format!("{lon:.6}"),
-        ]
-        .join(",");
-        onspd_rows.push((pcd, row));
-    }
-    onspd_rows.sort();
-    for (_, row) in &onspd_rows {
-        onspd.raw_row(row)?;
-    }
-    let cp_stat = cp.finish()?;
-    let onspd_stat = onspd.finish()?;
-    let lad_bytes = out::write_whole(out_dir, LAD_FILE, &tiling.lad_geojson())?;
-    let lsoa_bytes = out::write_whole(out_dir, LSOA_FILE, &tiling.lsoa_geojson())?;
+    // Postcode products, boundaries and names fitted to the postcodes.
+    let AreaFiles {
+        tiling,
+        cp_stat,
+        onspd_stat,
+        lad_bytes,
+        lsoa_bytes,
+        ward_bytes,
+        msoa_bytes,
+        region_bytes,
+        country_bytes,
+        gazetteer_files,
+        area_cases,
+    } = write_area_files(out_dir, &plan, &postcodes)?;
 
     let mut truth = LineFile::create(out_dir, TRUTH_FILE, Eol::Lf)?;
     truth.header(TRUTH_HEADER)?;
@@ -698,7 +826,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         entry(
             &onspd_stat,
             "ONS Postcode Directory (ONSPD) columns",
-            "CSV with header pcd,pcds,dointr,doterm,laua,lsoa21,ctry,oseast1m,osnrth1m,lat,long; CRLF",
+            "CSV with header pcd,pcds,dointr,doterm,oscty,laua,osward,ctry,rgn,lsoa21,msoa21,oseast1m,osnrth1m,lat,long; oscty E99999999 (no county); CRLF",
         ),
         FileEntry {
             path: LAD_FILE.into(),
@@ -714,6 +842,36 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
                 .into(),
             rows: tiling.lsoa_count() as u64,
             bytes: lsoa_bytes,
+        },
+        FileEntry {
+            path: WARD_FILE.into(),
+            dataset: "ONS Wards (December 2023) boundaries".into(),
+            format: "GeoJSON FeatureCollection, WGS84 lon/lat, properties WD23CD, WD23NM".into(),
+            rows: tiling.ward_count() as u64,
+            bytes: ward_bytes,
+        },
+        FileEntry {
+            path: MSOA_FILE.into(),
+            dataset: "ONS Middle layer Super Output Areas 2021 boundaries".into(),
+            format: "GeoJSON FeatureCollection, WGS84 lon/lat, properties MSOA21CD, MSOA21NM"
+                .into(),
+            rows: tiling.ward_count() as u64,
+            bytes: msoa_bytes,
+        },
+        FileEntry {
+            path: REGION_FILE.into(),
+            dataset: "ONS Regions (December 2023) boundaries".into(),
+            format: "GeoJSON FeatureCollection, WGS84 lon/lat, properties RGN23CD, RGN23NM".into(),
+            rows: 1,
+            bytes: region_bytes,
+        },
+        FileEntry {
+            path: COUNTRY_FILE.into(),
+            dataset: "ONS Countries (December 2023) boundaries".into(),
+            format: "GeoJSON FeatureCollection, WGS84 lon/lat, properties CTRY23CD, CTRY23NM"
+                .into(),
+            rows: 1,
+            bytes: country_bytes,
         },
         entry(
             &epc_stat,
@@ -787,6 +945,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         "CSV with header UARN,UPRN: the UARN to UPRN lookup (the other UARNs are left to the address matcher); LF",
     ));
     files.extend(risk.files.iter().map(|(s, ds, fmt)| entry(s, ds, fmt)));
+    files.extend(gazetteer_files.iter().map(|(s, ds, fmt)| entry(s, ds, fmt)));
     let manifest = Manifest {
         generator: format!("terrace-fixturegen {}", env!("CARGO_PKG_VERSION")),
         provenance: "fixture".into(),
@@ -814,6 +973,11 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
                 .collect(),
             lsoas: tiling.lsoa_count(),
             wards: tiling.ward_count(),
+            msoas: tiling.ward_count(),
+            region: NamedCode {
+                code: areas::REGION_CODE.into(),
+                name: areas::REGION_NAME.into(),
+            },
             uprn_first: if uprn_first == u64::MAX { 0 } else { uprn_first },
             uprn_last,
             uprn_note: "UPRNs from 990000000001 upwards, a range no custodian allocates; a few have \
@@ -837,6 +1001,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         lha_cases,
         planning_cases,
         risk_cases: risk.cases,
+        area_cases,
     };
     let json = serde_json::to_string_pretty(&manifest).map_err(io::Error::other)? + "\n";
     out::write_whole(out_dir, MANIFEST_FILE, &json)?;

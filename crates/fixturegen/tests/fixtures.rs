@@ -137,7 +137,7 @@ fn manifest_row_counts_match_the_files() {
         assert_eq!(v["seed"], 1);
         m.clone()
     };
-    assert_eq!(on_disk.files.len(), 37);
+    assert_eq!(on_disk.files.len(), 48);
     for f in &m.files {
         let text = read(dir, &f.path);
         assert_eq!(text.len() as u64, f.bytes, "{}", f.path);
@@ -150,10 +150,13 @@ fn manifest_row_counts_match_the_files() {
             p if p.ends_with(".geojson") => rects(
                 dir,
                 p,
-                if p.contains("lad") {
-                    "LAD23CD"
-                } else {
-                    "LSOA21CD"
+                match p {
+                    _ if p.contains("lad") => "LAD23CD",
+                    _ if p.contains("ward") => "WD23CD",
+                    _ if p.contains("msoa") => "MSOA21CD",
+                    _ if p.contains("region") => "RGN23CD",
+                    _ if p.contains("country") => "CTRY23CD",
+                    _ => "LSOA21CD",
                 },
             )
             .len() as u64,
@@ -161,6 +164,8 @@ fn manifest_row_counts_match_the_files() {
             "price_paid/pp-report-builder-fixture.csv" => lines,
             // The rating lists have no header.
             p if p.starts_with("voa/list_entries") => lines,
+            // Open Names tiles have no header.
+            p if p.starts_with("open_names/") => lines,
             "codepoint/xt.csv" | "price_paid/pp-fixture.csv" | "listings/listings_feed.jsonl" => {
                 lines
             }
@@ -386,11 +391,31 @@ fn every_address_is_in_exactly_one_lad_and_one_lsoa() {
     // Postcode centroids agree with the ONSPD's LSOA and authority.
     let lsoa_of: BTreeMap<&str, &(String, f64, f64, f64, f64)> =
         lsoas.iter().map(|l| (l.0.as_str(), l)).collect();
+    // ... and with its ward and MSOA (the same column rectangles), region and country.
+    let wards = rects(dir, "boundaries/ward_fixture.geojson", "WD23CD");
+    let msoas = rects(dir, "boundaries/msoa_fixture.geojson", "MSOA21CD");
+    let ward_of: BTreeMap<&str, &(String, f64, f64, f64, f64)> =
+        wards.iter().map(|l| (l.0.as_str(), l)).collect();
+    let msoa_of: BTreeMap<&str, &(String, f64, f64, f64, f64)> =
+        msoas.iter().map(|l| (l.0.as_str(), l)).collect();
+    let oh = header(dir, "onspd/onspd_fixture.csv");
+    let c = |n: &str| col(&oh, n);
     for r in records(dir, "onspd/onspd_fixture.csv", true) {
-        let (lat, lon): (f64, f64) = (r[9].parse().unwrap(), r[10].parse().unwrap());
-        assert!(inside(lsoa_of[r[5].as_str()], lon, lat), "{r:?}");
+        let (lat, lon): (f64, f64) = (r[c("lat")].parse().unwrap(), r[c("long")].parse().unwrap());
+        assert!(inside(lsoa_of[r[c("lsoa21")].as_str()], lon, lat), "{r:?}");
+        assert!(inside(ward_of[r[c("osward")].as_str()], lon, lat), "{r:?}");
+        assert!(inside(msoa_of[r[c("msoa21")].as_str()], lon, lat), "{r:?}");
+        assert_eq!(
+            (
+                r[c("rgn")].as_str(),
+                r[c("ctry")].as_str(),
+                r[c("oscty")].as_str()
+            ),
+            ("E12009901", "E92000001", "E99999999")
+        );
         assert!(
-            lads.iter().any(|l| l.0 == r[4] && inside(l, lon, lat)),
+            lads.iter()
+                .any(|l| l.0 == r[c("laua")] && inside(l, lon, lat)),
             "{r:?}"
         );
     }

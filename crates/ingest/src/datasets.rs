@@ -20,7 +20,9 @@ mod epc;
 mod leases;
 mod lha_rates;
 mod listings;
+mod names_codes;
 mod onspd;
+mod open_names;
 mod open_uprn;
 mod planning_applications;
 mod planning_coverage;
@@ -46,6 +48,10 @@ pub enum Dataset {
     CodePoint,
     Onspd,
     Boundaries,
+    /// ONS names and codes CSVs (a name for a GSS code of any kind).
+    NamesCodes,
+    /// OS Open Names tiles (populated places).
+    OpenNames,
     Epc,
     PricePaid,
     PpdUprn,
@@ -109,6 +115,8 @@ pub static DATASETS: &[DatasetInfo] = &[
     row!(Dataset::CodePoint, "codepoint", ["codepoint_open", "code_point"], sources::OS_CODEPOINT_OPEN, 1, codepoint::CodePoint),
     row!(Dataset::Onspd, "onspd", ["nspd", "postcode_directory"], sources::ONS_POSTCODE_DIRECTORY, 2, onspd::Onspd),
     row!(Dataset::Boundaries, "boundaries", ["boundary"], sources::ONS_BOUNDARIES, 0, boundaries::Boundaries),
+    row!(Dataset::NamesCodes, "ons_names_codes", ["names_codes", "ons_names_and_codes"], sources::ONS_NAMES_CODES, 0, names_codes::NamesCodes),
+    row!(Dataset::OpenNames, "os_open_names", ["open_names", "opname"], sources::OS_OPEN_NAMES, 0, open_names::OpenNames),
     row!(Dataset::Epc, "epc", ["epc_domestic"], sources::EPC_DOMESTIC, 5, epc::Epc),
     row!(Dataset::PricePaid, "price_paid", ["ppd", "pp"], sources::HMLR_PRICE_PAID, 6, price_paid::PricePaid),
     row!(Dataset::PpdUprn, "ppd_uprn", ["price_paid_uprn", "ppd_uprn_lookup"], sources::HMLR_PPD_UPRN_LOOKUP, 7, ppd_uprn::PpdUprn),
@@ -222,6 +230,8 @@ mod tests {
             "uk_hpi",
             "lha_rates",
             "brma_lookup",
+            "ons_names_codes",
+            "os_open_names",
         ] {
             assert!(DatasetInfo::find(name).is_some(), "{name}");
         }

@@ -1,4 +1,5 @@
-//! The derived steps after loading: each address's local authority and LSOA, the UPRN links
+//! The derived steps after loading: each address's local authority and LSOA, its
+//! resolution-8 H3 cell, the UPRN links
 //! the address matcher makes, and the market tables. [`derive_all`] runs them all; it is called
 //! by `cargo xtask build` and by the manifest loader (which the embedded default's first start
 //! runs).
@@ -30,10 +31,12 @@ pub struct Derived {
     pub market: terrace_market::build::BuildReport,
 }
 
-/// Runs every derived step, in order: areas, UPRN links, the families' steps, the market build,
-/// then the catalogue (coverage register and market area directory, which read the market tables).
+/// Runs every derived step, in order: areas, H3 cells, UPRN links, the families' steps, the
+/// market build, then the catalogue (coverage register and market area directory, which read the
+/// market tables).
 pub async fn derive_all(db: &Db, progress: &mut Progress) -> Result<Derived, IngestError> {
     derive_areas(db, progress).await?;
+    derive_h3(db, progress).await?;
     link_to_uprns(db, progress).await?;
     for (_name, step) in FAMILY_STEPS {
         step(db, progress).await?;
@@ -108,6 +111,91 @@ pub async fn derive_areas(db: &Db, progress: &mut Progress) -> Result<usize, Ing
         .await?;
     }
     progress.say_line(&format!("[derive] areas set on {changed} addresses"));
+    Ok(changed)
+}
+
+/// The provenance of the derived H3 cells: computed from the address's position with the `h3o`
+/// crate (the H3 reference algorithm) at resolution 8.
+pub const H3_SOURCE: &str = "derived:h3o_resolution_8";
+
+/// The resolution-8 H3 cell of a WGS84 position, as 15 lower-case hex digits.
+pub fn h3_cell(lat: f64, lon: f64) -> Option<String> {
+    let ll = h3o::LatLng::new(lat, lon).ok()?;
+    Some(ll.to_cell(h3o::Resolution::Eight).to_string())
+}
+
+/// Stores the resolution-8 H3 cell of every address with a position (`address_h3`), and drops
+/// the cells of addresses that lost their position or left the register. Running it twice
+/// changes nothing. Returns how many cells were written or removed.
+pub async fn derive_h3(db: &Db, progress: &mut Progress) -> Result<usize, IngestError> {
+    use terrace_store::areas::{self, AddressH3Row};
+    let now = chrono::Utc::now().naive_utc();
+    let mut changed = 0usize;
+    let mut after = 0i64;
+    loop {
+        let page = address::addresses_page(db, after, 10_000).await?;
+        let Some(last) = page.last() else { break };
+        after = last.uprn;
+        let uprns: Vec<i64> = page.iter().map(|a| a.uprn).collect();
+        let stored: HashMap<i64, String> = areas::address_h3_by_uprn(db, &uprns)
+            .await?
+            .into_iter()
+            .map(|r| (r.uprn, r.cell))
+            .collect();
+        let mut writes = Vec::new();
+        let mut gone = Vec::new();
+        for a in page {
+            let position = match (a.lat, a.lon, a.x, a.y) {
+                (Some(lat), Some(lon), _, _) => Some((lat, lon)),
+                (_, _, Some(x), Some(y)) => {
+                    terrace_geo::wgs84_from_bng(x, y).map(|(lon, lat)| (lat, lon))
+                }
+                _ => None,
+            };
+            let cell = position.and_then(|(lat, lon)| h3_cell(lat, lon));
+            match (cell, stored.get(&a.uprn)) {
+                (Some(c), Some(s)) if c == *s => {}
+                (Some(cell), _) => writes.push(AddressH3Row {
+                    uprn: a.uprn,
+                    cell,
+                    source: H3_SOURCE.to_string(),
+                    updated_at: now,
+                }),
+                (None, Some(_)) => gone.push(a.uprn),
+                (None, None) => {}
+            }
+        }
+        changed += writes.len() + gone.len();
+        areas::replace_address_h3(db, writes).await?;
+        areas::delete_address_h3(db, &gone).await?;
+    }
+    // Cells of UPRNs no longer in the register.
+    let mut after = 0i64;
+    loop {
+        let page = areas::h3_uprns_page(db, after, 10_000).await?;
+        let Some(&last) = page.last() else { break };
+        after = last;
+        let present: std::collections::HashSet<i64> = address::addresses_by_uprn(db, &page)
+            .await?
+            .into_iter()
+            .map(|a| a.uprn)
+            .collect();
+        let gone: Vec<i64> = page.into_iter().filter(|u| !present.contains(u)).collect();
+        changed += gone.len();
+        areas::delete_address_h3(db, &gone).await?;
+    }
+    if changed > 0 {
+        meta::set(
+            db,
+            meta::Key::AddressRegisterVersion,
+            &format!(
+                "h3-{}",
+                chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
+            ),
+        )
+        .await?;
+    }
+    progress.say_line(&format!("[derive] H3 cells set on {changed} addresses"));
     Ok(changed)
 }
 

@@ -21,7 +21,9 @@ pub mod layers;
 pub mod leases;
 pub mod lha;
 pub mod listings;
+pub mod names_codes;
 pub mod onspd;
+pub mod open_names;
 pub mod open_uprn;
 pub mod planning_applications;
 pub mod planning_coverage;
@@ -134,6 +136,12 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
         } else {
             Some("brma_lookup")
         };
+    }
+    if names_codes::is_header(&names) {
+        return Some("ons_names_codes");
+    }
+    if open_names::is_headerless_record(&fields) || first_line.starts_with("ID,NAMES_URI,NAME1") {
+        return Some("os_open_names");
     }
     if onspd::postcode_column(&names).is_some() {
         return Some("onspd");

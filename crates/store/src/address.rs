@@ -52,6 +52,10 @@ pub struct PostcodeRow {
     pub terminated: bool,
     pub source: String,
     pub updated_at: NaiveDateTime,
+    pub ward_code: Option<String>,
+    pub msoa_code: Option<String>,
+    pub county_code: Option<String>,
+    pub region_code: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]

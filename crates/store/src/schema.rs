@@ -84,6 +84,47 @@ diesel::table! {
         terminated -> Bool,
         source -> Text,
         updated_at -> Timestamp,
+        ward_code -> Nullable<Text>,
+        msoa_code -> Nullable<Text>,
+        county_code -> Nullable<Text>,
+        region_code -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    area_names (code) {
+        code -> Text,
+        kind -> Text,
+        name -> Text,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    places (id) {
+        id -> Text,
+        name -> Text,
+        name_alt -> Nullable<Text>,
+        local_type -> Text,
+        x -> Double,
+        y -> Double,
+        postcode_district -> Nullable<Text>,
+        district_borough -> Nullable<Text>,
+        county_unitary -> Nullable<Text>,
+        region -> Nullable<Text>,
+        country -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    address_h3 (uprn) {
+        uprn -> BigInt,
+        cell -> Text,
+        source -> Text,
+        updated_at -> Timestamp,
     }
 }
 
@@ -516,6 +557,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     addresses,
     postcodes,
     boundaries,
+    area_names,
+    places,
+    address_h3,
     epc_certificates,
     price_paid,
     load_runs,

@@ -1,4 +1,5 @@
-//! ONS boundaries (local authorities, LSOAs) as GeoJSON.
+//! ONS boundaries (LSOAs, MSOAs, wards, local authorities, counties, regions, countries) as
+//! GeoJSON.
 
 use crate::formats::{Parsed, boundaries as format};
 use crate::load::Load;
@@ -32,7 +33,7 @@ impl Load for Boundaries {
         rows: Vec<Self::Row>,
         counts: &mut RowCounts,
     ) -> Result<bool, StoreError> {
-        merge(
+        let written = merge(
             ctx.db,
             rows,
             counts,
@@ -56,6 +57,7 @@ impl Load for Boundaries {
             },
         )
         .await?;
-        Ok(false)
+        // The area index reads the boundaries: a change rebuilds it.
+        Ok(written.changed())
     }
 }

@@ -9,6 +9,11 @@ use terrace_store::StoreError;
 use terrace_store::address::PostcodeRow;
 use terrace_store::loads::RowCounts;
 
+/// A Code-Point Open admin code that is a real GSS code (its blank county is `None`).
+fn gss(v: Option<String>) -> Option<String> {
+    v.filter(|c| terrace_core::GssCode::parse(c).is_ok() && !c.ends_with("999999"))
+}
+
 pub struct CodePoint;
 
 impl Load for CodePoint {
@@ -40,6 +45,8 @@ impl Load for CodePoint {
                     lon: lon.or(prev.lon),
                     lad_code: prev.lad_code.clone().or(r.admin_district_code),
                     country_code: prev.country_code.clone().or(r.country_code),
+                    ward_code: prev.ward_code.clone().or(gss(r.admin_ward_code)),
+                    county_code: prev.county_code.clone().or(gss(r.admin_county_code)),
                     quality: Some(r.quality),
                     ..prev
                 }

@@ -44,6 +44,10 @@ impl Load for Onspd {
                     lad_code: r.lad_code.or(prev.lad_code.clone()),
                     lsoa_code: r.lsoa_code.or(prev.lsoa_code.clone()),
                     country_code: r.country_code.or(prev.country_code.clone()),
+                    ward_code: r.ward_code.or(prev.ward_code.clone()),
+                    msoa_code: r.msoa_code.or(prev.msoa_code.clone()),
+                    county_code: r.county_code.or(prev.county_code.clone()),
+                    region_code: r.region_code.or(prev.region_code.clone()),
                     terminated: r.terminated,
                     ..prev
                 }

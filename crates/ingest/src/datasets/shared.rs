@@ -61,6 +61,10 @@ fn empty_postcode(pc: &str, ctx: &LoadCtx<'_>) -> PostcodeRow {
         terminated: false,
         source: ctx.source.to_string(),
         updated_at: ctx.now,
+        ward_code: None,
+        msoa_code: None,
+        county_code: None,
+        region_code: None,
     }
 }
 

@@ -1,10 +1,12 @@
-//! ONS boundary GeoJSON FeatureCollections: local authorities, LSOAs and wards.
+//! ONS boundary GeoJSON FeatureCollections: LSOAs, MSOAs, wards, local authorities, counties,
+//! regions and countries.
 //!
 //! The features are streamed one at a time, so a large collection is never held in memory whole.
 //! The kind and code come from the property names, which vary by vintage:
-//! `lsoaYYcd` (e.g. `LSOA11CD`, `LSOA21CD`) is an LSOA, `wdYYcd` (`WD13CD`, `WD24CD`) a ward,
-//! `ladYYcd` (`lad19cd`, `LAD23CD`) a local authority, matched case-insensitively; when a feature
-//! has several (an LSOA file that also carries `LAD21CD`), LSOA beats ward beats LAD.
+//! `lsoaYYcd` (e.g. `LSOA11CD`, `LSOA21CD`) is an LSOA, `msoaYYcd` an MSOA, `wdYYcd` (`WD13CD`,
+//! `WD24CD`) a ward, `ladYYcd` (`lad19cd`, `LAD23CD`) a local authority, `ctyYYcd` a county,
+//! `rgnYYcd` a region and `ctryYYcd` a country, matched case-insensitively; when a feature has
+//! several (an LSOA file that also carries `MSOA21CD` and `LAD21CD`), the finest wins.
 //! The name is the matching `...NM` property.
 //!
 //! Coordinates are WGS84 longitude/latitude unless the collection's `crs` (before `features`)
@@ -28,7 +30,7 @@ use std::path::Path;
 /// One boundary polygon.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoundaryRow {
-    /// `lad`, `lsoa` or `ward`.
+    /// `lsoa`, `msoa`, `ward`, `lad`, `county`, `region` or `country`.
     pub kind: String,
     /// The GSS code, e.g. `E07000041`.
     pub code: String,
@@ -234,9 +236,13 @@ fn code_property(key: &str) -> Option<(&'static str, u8, String)> {
     let stem = lower.strip_suffix("cd")?;
     [
         ("lsoa", "lsoa", 0),
-        ("wd", "ward", 1),
-        ("ward", "ward", 1),
-        ("lad", "lad", 2),
+        ("msoa", "msoa", 1),
+        ("wd", "ward", 2),
+        ("ward", "ward", 2),
+        ("lad", "lad", 3),
+        ("cty", "county", 4),
+        ("rgn", "region", 5),
+        ("ctry", "country", 6),
     ]
     .into_iter()
     .find_map(|(prefix, kind, rank)| {
@@ -287,7 +293,9 @@ fn to_row(feature: Value, crs_is_wgs84: Option<bool>) -> Result<BoundaryRow, Str
         .min_by_key(|(_, rank, stem, _)| (*rank, std::cmp::Reverse(stem.clone())))
         .ok_or_else(|| {
             let names: Vec<&str> = props.keys().map(String::as_str).collect();
-            format!("no LAD, LSOA or ward code property among {names:?}")
+            format!(
+                "no LSOA, MSOA, ward, LAD, county, region or country code property among {names:?}"
+            )
         })?;
     let code = string_property(props, &key).ok_or_else(|| format!("blank {key}"))?;
     let name_key = props
@@ -359,7 +367,7 @@ mod tests {
             bad.iter().map(|b| b.line).collect::<Vec<_>>(),
             vec![4, 5, 6, 7, 8]
         );
-        assert!(bad[0].reason.contains("no LAD, LSOA or ward code"));
+        assert!(bad[0].reason.contains("no LSOA, MSOA, ward, LAD"));
         assert!(bad[1].reason.contains("no geometry"));
         assert!(
             bad[2].reason.contains("unsupported geometry type Point"),
@@ -377,6 +385,33 @@ mod tests {
             g.unsigned_area()
         );
         assert!(g.contains(&Point::new(292_000.0, 92_500.0)));
+    }
+
+    #[test]
+    fn msoa_county_region_and_country_properties() {
+        let content = format!(
+            r#"{{"type":"FeatureCollection","features":[
+              {{"type":"Feature","properties":{{"MSOA21CD":"E02004156","MSOA21NM":"Exeter 001","LAD22CD":"E07000041"}},"geometry":{{"type":"Polygon","coordinates":{SQUARE_WGS}}}}},
+              {{"type":"Feature","properties":{{"CTY23CD":"E10000008","CTY23NM":"Devon"}},"geometry":{{"type":"Polygon","coordinates":{SQUARE_WGS}}}}},
+              {{"type":"Feature","properties":{{"RGN22CD":"E12000009","RGN22NM":"South West"}},"geometry":{{"type":"Polygon","coordinates":{SQUARE_WGS}}}}},
+              {{"type":"Feature","properties":{{"CTRY22CD":"E92000001","CTRY22NM":"England"}},"geometry":{{"type":"Polygon","coordinates":{SQUARE_WGS}}}}}
+            ]}}"#
+        );
+        let (ok, bad) = parse(&content);
+        assert!(bad.is_empty(), "{bad:?}");
+        let got: Vec<(&str, &str, Option<&str>)> = ok
+            .iter()
+            .map(|(_, r)| (r.kind.as_str(), r.code.as_str(), r.name.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("msoa", "E02004156", Some("Exeter 001")),
+                ("county", "E10000008", Some("Devon")),
+                ("region", "E12000009", Some("South West")),
+                ("country", "E92000001", Some("England")),
+            ]
+        );
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! Columns by name (the directories add and rename columns between releases):
 //! postcode `pcds`, `pcd`, `pcd2`, `pcd7` or `pcd8` (required); local authority `laua`, `oslaua`
 //! or `ladYYcd`; LSOA `lsoa21`/`lsoa11` (or `lsoaYYcd`, newest first); country `ctry` or
-//! `ctryYYcd`; grid reference `oseast1m`/`osnrth1m` (or `east1m`/`north1m`); `lat`, `long`;
+//! `ctryYYcd`; ward `osward` or `wdYYcd`; MSOA `msoa21`/`msoa11` (or `msoaYYcd`); county
+//! `oscty` or `ctyYYcd`; region `rgn` or `rgnYYcd`; grid reference `oseast1m`/`osnrth1m` (or `east1m`/`north1m`); `lat`, `long`;
 //! `doterm` (a postcode is terminated when it is non-empty).
 //! Blank values and the `nan` some re-publishers write become `None`, and so does the directory's
 //! "no grid reference" position (latitude 99.999999, or easting and northing both 0).
@@ -24,6 +25,10 @@ pub struct OnspdRow {
     pub lad_code: Option<String>,
     pub lsoa_code: Option<String>,
     pub country_code: Option<String>,
+    pub ward_code: Option<String>,
+    pub msoa_code: Option<String>,
+    pub county_code: Option<String>,
+    pub region_code: Option<String>,
     pub easting: Option<f64>,
     pub northing: Option<f64>,
     pub lat: Option<f64>,
@@ -61,6 +66,10 @@ struct Columns {
     lad: Option<usize>,
     lsoa: Option<usize>,
     country: Option<usize>,
+    ward: Option<usize>,
+    msoa: Option<usize>,
+    county: Option<usize>,
+    region: Option<usize>,
     east: Option<usize>,
     north: Option<usize>,
     lat: Option<usize>,
@@ -88,6 +97,18 @@ pub fn read(path: &Path) -> io::Result<impl Iterator<Item = Parsed<OnspdRow>> + 
             country: header
                 .find(&["ctry"])
                 .or_else(|| newest(&header, "ctry", "cd")),
+            ward: header
+                .find(&["osward"])
+                .or_else(|| newest(&header, "wd", "cd")),
+            msoa: header
+                .find(&["msoa21", "msoa11"])
+                .or_else(|| newest(&header, "msoa", "cd")),
+            county: header
+                .find(&["oscty"])
+                .or_else(|| newest(&header, "cty", "cd")),
+            region: header
+                .find(&["rgn"])
+                .or_else(|| newest(&header, "rgn", "cd")),
             east: header.find(&["oseast1m", "east1m"]),
             north: header.find(&["osnrth1m", "north1m"]),
             lat: header.find(&["lat", "latitude"]),
@@ -99,6 +120,13 @@ pub fn read(path: &Path) -> io::Result<impl Iterator<Item = Parsed<OnspdRow>> + 
         Some(c) => parse_row(fields, c),
         None => Err("no header".into()),
     }))
+}
+
+/// The directories fill a column with a pseudo-code where a postcode has no area of the kind
+/// (`E99999999` for "no county", `L99999999`, `M99999999` on the islands): only a code of the
+/// form `[EWSN]dd` + six digits that is not all nines is kept.
+fn gss(v: Option<String>) -> Option<String> {
+    v.filter(|c| terrace_core::GssCode::parse(c).is_ok() && !c.ends_with("999999"))
 }
 
 fn parse_row(fields: &[String], c: Columns) -> Result<OnspdRow, String> {
@@ -124,6 +152,10 @@ fn parse_row(fields: &[String], c: Columns) -> Result<OnspdRow, String> {
         lad_code: code(c.lad),
         lsoa_code: code(c.lsoa),
         country_code: code(c.country),
+        ward_code: gss(code(c.ward)),
+        msoa_code: gss(code(c.msoa)),
+        county_code: gss(code(c.county)),
+        region_code: gss(code(c.region)),
         easting,
         northing,
         lat,
@@ -159,6 +191,10 @@ mod tests {
                 lad_code: Some("E07000041".into()), // lad23cd, the newest
                 lsoa_code: Some("E01020000".into()), // lsoa21 before lsoa11
                 country_code: Some("E92000001".into()),
+                ward_code: None,
+                msoa_code: None,
+                county_code: None,
+                region_code: None,
                 easting: Some(292_269.0),
                 northing: Some(92_680.0),
                 lat: Some(50.72),
@@ -179,6 +215,39 @@ mod tests {
             ("SW19 9AA", None, None, None, None, true)
         );
         assert_eq!(bad.iter().map(|b| b.line).collect::<Vec<_>>(), vec![4, 5]);
+    }
+
+    #[test]
+    fn ward_msoa_county_and_region_columns_of_both_directories() {
+        // ONSPD names (osward, msoa21, oscty, rgn) and NSPD names (wd25cd, msoa21cd, cty25cd,
+        // rgn25cd); the pseudo-code for "no county" is dropped.
+        for header in [
+            "pcds,laua,osward,msoa21,oscty,rgn,ctry",
+            "pcds,lad25cd,wd25cd,msoa21cd,cty25cd,rgn25cd,ctry25cd",
+        ] {
+            let (ok, bad) = parse(&format!(
+                "{header}\nEX1 1AA,E07000041,E05003491,E02004156,E10000008,E12000009,E92000001\n\
+                 PO30 1AA,E06000046,E05008479,E02003306,E99999999,E12000008,E92000001\n"
+            ));
+            assert!(bad.is_empty(), "{bad:?}");
+            let r = &ok[0].1;
+            assert_eq!(
+                (
+                    r.ward_code.as_deref(),
+                    r.msoa_code.as_deref(),
+                    r.county_code.as_deref(),
+                    r.region_code.as_deref()
+                ),
+                (
+                    Some("E05003491"),
+                    Some("E02004156"),
+                    Some("E10000008"),
+                    Some("E12000009")
+                ),
+                "{header}"
+            );
+            assert_eq!(ok[1].1.county_code, None, "{header}");
+        }
     }
 
     #[test]

@@ -1,4 +1,5 @@
 //! The ingest integration tests in one test binary (one link), one module per area.
 
+mod areas;
 mod listings;
 mod real_samples;
