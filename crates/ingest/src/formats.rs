@@ -21,11 +21,13 @@ pub mod layers;
 pub mod leases;
 pub mod lha;
 pub mod listings;
+pub mod lpa_boundaries;
 pub mod onspd;
 pub mod open_uprn;
 pub mod planning_applications;
 pub mod planning_coverage;
 pub mod planning_data;
+pub mod planning_portals;
 pub mod ppd_uprn;
 pub mod price_paid;
 pub mod repd;
@@ -100,6 +102,9 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
     }
     if planning_applications::is_header(&names) {
         return Some("planning_applications");
+    }
+    if planning_portals::URL.iter().any(|c| has(c)) && planning_portals::CODE.iter().any(|c| has(c)) {
+        return Some("planning_portals");
     }
     if planning_coverage::CODE.iter().any(|c| has(c)) && has_any(&["organisation", "name"]) {
         return Some("planning_coverage");
