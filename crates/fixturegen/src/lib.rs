@@ -677,7 +677,11 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         .map(|l| {
             let d = |v: i64| v as f64 / 1e8;
             let r = &l.rect;
-            (l.code, l.name, [d(r.lon_min), d(r.lon_max), d(r.lat_min), d(r.lat_max)])
+            (
+                l.code,
+                l.name,
+                [d(r.lon_min), d(r.lon_max), d(r.lat_min), d(r.lat_max)],
+            )
         })
         .collect();
     let (lpa_files, lpa_rejections) = risk::write_lpa(out_dir, &lpa_rects)?;

@@ -598,16 +598,86 @@ pub fn write(out_dir: &Path, seed: u64, sites: &[Site], lad_codes: &[&str]) -> i
 /// first authority only. (file, dataset, half side of the square in metres (0: a point 3 m
 /// east), name, extra column and its value).
 const DESIGNATION_FILES: [(&str, &str, f64, &str, &str, &str); 10] = [
-    ("planning/ancient-woodland.csv", "ancient-woodland", 120.0, "Fixture ancient wood", "ancient-woodland-status", "ASNW"),
-    ("planning/heritage-at-risk.csv", "heritage-at-risk", 20.0, "Fixture mill at risk", "categories", "building or structure"),
-    ("planning/air-quality-management-area.csv", "air-quality-management-area", 250.0, "Fixture AQMA No 1", "documentation-url", "https://aqma.fixture.example/1"),
-    ("planning/scheduled-monument.csv", "scheduled-monument", 30.0, "Fixture barrow", "legislation", "Ancient Monuments and Archaeological Areas Act 1979"),
-    ("planning/site-of-special-scientific-interest.csv", "site-of-special-scientific-interest", 200.0, "Fixture meadows SSSI", "documentation-url", "https://sssi.fixture.example/1"),
-    ("planning/agricultural-land-classification.csv", "agricultural-land-classification", 220.0, "", "agricultural-land-classification-grade", "Grade 3"),
-    ("planning/area-of-outstanding-natural-beauty.csv", "area-of-outstanding-natural-beauty", 240.0, "Fixture Hills National Landscape", "website", "https://aonb.fixture.example/"),
-    ("planning/national-park.csv", "national-park", 245.0, "Fixture Moor National Park", "", ""),
-    ("planning/flood-risk-zone.csv", "flood-risk-zone", 100.0, "", "flood-risk-level", "3"),
-    ("planning/listed-building.csv", "listed-building", 0.0, "Fixture cottage", "listed-building-grade", "II*"),
+    (
+        "planning/ancient-woodland.csv",
+        "ancient-woodland",
+        120.0,
+        "Fixture ancient wood",
+        "ancient-woodland-status",
+        "ASNW",
+    ),
+    (
+        "planning/heritage-at-risk.csv",
+        "heritage-at-risk",
+        20.0,
+        "Fixture mill at risk",
+        "categories",
+        "building or structure",
+    ),
+    (
+        "planning/air-quality-management-area.csv",
+        "air-quality-management-area",
+        250.0,
+        "Fixture AQMA No 1",
+        "documentation-url",
+        "https://aqma.fixture.example/1",
+    ),
+    (
+        "planning/scheduled-monument.csv",
+        "scheduled-monument",
+        30.0,
+        "Fixture barrow",
+        "legislation",
+        "Ancient Monuments and Archaeological Areas Act 1979",
+    ),
+    (
+        "planning/site-of-special-scientific-interest.csv",
+        "site-of-special-scientific-interest",
+        200.0,
+        "Fixture meadows SSSI",
+        "documentation-url",
+        "https://sssi.fixture.example/1",
+    ),
+    (
+        "planning/agricultural-land-classification.csv",
+        "agricultural-land-classification",
+        220.0,
+        "",
+        "agricultural-land-classification-grade",
+        "Grade 3",
+    ),
+    (
+        "planning/area-of-outstanding-natural-beauty.csv",
+        "area-of-outstanding-natural-beauty",
+        240.0,
+        "Fixture Hills National Landscape",
+        "website",
+        "https://aonb.fixture.example/",
+    ),
+    (
+        "planning/national-park.csv",
+        "national-park",
+        245.0,
+        "Fixture Moor National Park",
+        "",
+        "",
+    ),
+    (
+        "planning/flood-risk-zone.csv",
+        "flood-risk-zone",
+        100.0,
+        "",
+        "flood-risk-level",
+        "3",
+    ),
+    (
+        "planning/listed-building.csv",
+        "listed-building",
+        0.0,
+        "Fixture cottage",
+        "listed-building-grade",
+        "II*",
+    ),
 ];
 
 fn designation_files(
@@ -686,7 +756,9 @@ pub fn write_lpa(
     let mut f = LineFile::create(out_dir, LPA_FILE, Eol::Lf)?;
     f.header("dataset,end-date,entity,entry-date,geometry,name,organisation-entity,point,prefix,reference,start-date,typology")?;
     for (i, (code, name, [x0, x1, y0, y1])) in lads.iter().enumerate() {
-        let ring = format!("{x0:.8} {y0:.8},{x1:.8} {y0:.8},{x1:.8} {y1:.8},{x0:.8} {y1:.8},{x0:.8} {y0:.8}");
+        let ring = format!(
+            "{x0:.8} {y0:.8},{x1:.8} {y0:.8},{x1:.8} {y1:.8},{x0:.8} {y1:.8},{x0:.8} {y0:.8}"
+        );
         f.row_minimal(&[
             "local-planning-authority".to_string(),
             String::new(),
@@ -709,7 +781,10 @@ pub fn write_lpa(
     if let Some((code, name, _)) = lads.first() {
         let slug = name.to_ascii_lowercase().replace(' ', "-");
         f.row_minimal(&[
-            format!("local-authority:FX{}", &code[code.len().saturating_sub(2)..]),
+            format!(
+                "local-authority:FX{}",
+                &code[code.len().saturating_sub(2)..]
+            ),
             lpa_code(code),
             name.to_string(),
             format!("https://planning.{slug}.example/online-applications/"),

@@ -103,7 +103,8 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
     if planning_applications::is_header(&names) {
         return Some("planning_applications");
     }
-    if planning_portals::URL.iter().any(|c| has(c)) && planning_portals::CODE.iter().any(|c| has(c)) {
+    if planning_portals::URL.iter().any(|c| has(c)) && planning_portals::CODE.iter().any(|c| has(c))
+    {
         return Some("planning_portals");
     }
     if planning_coverage::CODE.iter().any(|c| has(c)) && has_any(&["organisation", "name"]) {

@@ -191,7 +191,11 @@ impl Layers {
             Scope::Point(p) => slots = self.matches(dataset, p, buffer_m),
             Scope::Area(area) => {
                 if let Some(idx) = self.areas.get(dataset) {
-                    slots.extend(idx.near_area(area, buffer_m).into_iter().map(|s| (*s, None)));
+                    slots.extend(
+                        idx.near_area(area, buffer_m)
+                            .into_iter()
+                            .map(|s| (*s, None)),
+                    );
                 }
                 if let Some(idx) = self.points.get(dataset) {
                     slots.extend(

@@ -81,8 +81,16 @@ impl ApplicationsInput {
                     );
                 }
             }
-            (Some(_), None) => v.push(Violation::new(&["lon"], "missing", "lon is required with lat")),
-            (None, Some(_)) => v.push(Violation::new(&["lat"], "missing", "lat is required with lon")),
+            (Some(_), None) => v.push(Violation::new(
+                &["lon"],
+                "missing",
+                "lon is required with lat",
+            )),
+            (None, Some(_)) => v.push(Violation::new(
+                &["lat"],
+                "missing",
+                "lat is required with lon",
+            )),
             (None, None) => {}
         }
         if !(1..=MAX_RADIUS_M).contains(&self.radius_m) {
@@ -229,7 +237,10 @@ pub async fn applications(
             },
             None => Portal {
                 url: None,
-                reason: Some(format!("the planning-portal list has no URL for {}", a.code)),
+                reason: Some(format!(
+                    "the planning-portal list has no URL for {}",
+                    a.code
+                )),
                 source: None,
             },
         },

@@ -283,7 +283,11 @@ pub async fn check(
             "brownfield" => flag(&report.planning, n, "brownfield_land"),
             "tpo" => flag(&report.planning, n, "tree_preservation"),
             "ancient_woodland" => flag(&report.environmental_designations, n, "ancient_woodland"),
-            "aqma" => flag(&report.environmental_designations, n, "air_quality_management_area"),
+            "aqma" => flag(
+                &report.environmental_designations,
+                n,
+                "air_quality_management_area",
+            ),
             "sssi" => flag(
                 &report.environmental_designations,
                 n,

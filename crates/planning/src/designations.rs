@@ -10,7 +10,7 @@
 //! match is a fact), and the list is cut at [`MAX_DESIGNATIONS`] with `truncated`.
 
 use chrono::{NaiveDate, NaiveDateTime};
-use geo::{Area, Intersects, LineString, MultiPolygon, Polygon};
+use geo::{Area, LineString, MultiPolygon, Polygon, Relate};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use terrace_areas::AreasCtx;
@@ -237,7 +237,11 @@ impl DesignationsInput {
 /// position outside WGS84's ranges or Great Britain, too many vertices, too large, or no area.
 pub fn area_bng(a: &AreaGeoJson) -> Result<MultiPolygon<f64>, String> {
     let polygons = a.polygons();
-    let vertices: usize = polygons.iter().flat_map(|p| p.iter()).map(|r| r.0.len()).sum();
+    let vertices: usize = polygons
+        .iter()
+        .flat_map(|p| p.iter())
+        .map(|r| r.0.len())
+        .sum();
     if vertices > MAX_VERTICES {
         return Err(format!(
             "the polygon has {vertices} vertices; at most {MAX_VERTICES} are allowed"
@@ -260,9 +264,8 @@ pub fn area_bng(a: &AreaGeoJson) -> Result<MultiPolygon<f64>, String> {
                         "position [{lon}, {lat}] is not a WGS84 [lon, lat] pair"
                     ));
                 }
-                let p = terrace_geo::bng_from_wgs84(lon, lat).ok_or_else(|| {
-                    format!("position [{lon}, {lat}] is outside Great Britain")
-                })?;
+                let p = terrace_geo::bng_from_wgs84(lon, lat)
+                    .ok_or_else(|| format!("position [{lon}, {lat}] is outside Great Britain"))?;
                 pts.push(p);
             }
             bng.push(LineString::from(pts));
@@ -370,12 +373,14 @@ pub struct DesignationsAnswer {
     pub not_loaded: Vec<NotLoaded>,
 }
 
-/// The local authority districts whose boundary touches `area`.
+/// The local authority districts that share some of `area` (an edge in common is not enough).
 async fn lads_touching(db: &Db, area: &MultiPolygon<f64>) -> Result<Vec<String>, LookupError> {
     let mut out = Vec::new();
     for b in address::boundaries_of_kind(db, "lad").await? {
         if let Ok(mp) = terrace_geo::multipolygon_from_wkb(&b.wkb)
-            && mp.intersects(area)
+            && let m = mp.relate(area)
+            && m.is_intersects()
+            && !m.is_touches()
         {
             out.push(b.code);
         }
@@ -509,7 +514,9 @@ pub async fn designations(
             not_loaded.push(NotLoaded {
                 dataset: t.clone(),
                 local_authorities: Vec::new(),
-                reason: "no local authority boundary holds the location, so coverage cannot be told".into(),
+                reason:
+                    "no local authority boundary holds the location, so coverage cannot be told"
+                        .into(),
             });
         } else if !missing.is_empty() {
             not_loaded.push(NotLoaded {

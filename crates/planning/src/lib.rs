@@ -305,7 +305,11 @@ pub struct PlanningHistory {
     pub as_of: NaiveDate,
 }
 
-pub(crate) fn application_of(r: ApplicationRow, level: &'static str, distance_m: Option<f64>) -> Application {
+pub(crate) fn application_of(
+    r: ApplicationRow,
+    level: &'static str,
+    distance_m: Option<f64>,
+) -> Application {
     let appeal = (r.appeal_decision.is_some() || r.appeal_date.is_some()).then(|| Appeal {
         decision: r.appeal_decision.clone(),
         date: r.appeal_date,

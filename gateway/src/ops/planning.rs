@@ -80,7 +80,10 @@ impl Operation for Designations {
     type Input = DesignationsInput;
     type Output = DesignationsAnswer;
 
-    fn check(_: NoParams, Json(body): Json<DesignationsBody>) -> Result<DesignationsInput, ApiError> {
+    fn check(
+        _: NoParams,
+        Json(body): Json<DesignationsBody>,
+    ) -> Result<DesignationsInput, ApiError> {
         let violations = body.0.violations();
         if violations.is_empty() {
             Ok(body.0)

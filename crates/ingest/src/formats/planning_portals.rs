@@ -73,13 +73,15 @@ mod tests {
 
     #[test]
     fn rows_and_rejections() {
-        let f = temp_file(b"organisation,lpa_code,name,portal_url\n\
+        let f = temp_file(
+            b"organisation,lpa_code,name,portal_url\n\
 local-authority:SWK,E60000028,Southwark,https://planning.southwark.gov.uk/online-applications/\n\
 local-authority:XXX,E07000001,Not an LPA code,https://example.org/\n\
 local-authority:YYY,E60000029,No URL,\n\
 local-authority:ZZZ,e60000030,Bad URL,ftp://example.org/\n\
 local-authority:CDF,w43000001,Wales,http://planning.example.gov.uk/search?q=1\n\
-short,row\n");
+short,row\n",
+        );
         let (ok, bad) = split(read(f.path()).unwrap());
         let got: Vec<(&str, &str)> = ok
             .iter()
