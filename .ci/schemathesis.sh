@@ -31,7 +31,9 @@ KEY=$("$BIN" accounts create --name schemathesis --credits 100000000 2>/dev/null
 #   tested in gateway/tests/it/security.rs instead;
 # - the operations listed after them still have schema mismatches (issue 13, item 9, open):
 #   cross-parameter rules (exactly one of district/local_authority; planning_check's exactly one
-#   location), postcode and month formats,
+#   location; planning_designations' exactly one of five scopes and its polygon rules, ring
+#   closed, at most 1,000 vertices over all rings, at most 100 km2, inside Great Britain;
+#   planning_applications' exactly one of postcode and lat/lon), postcode and month formats,
 #   and market enums the document does not state yet.
 PYTHONPATH=.ci SCHEMATHESIS_HOOKS=schemathesis_hooks "$ST" run "http://127.0.0.1:$PORT/openapi.json" \
   -H "Authorization: Bearer $KEY" \
@@ -42,4 +44,5 @@ PYTHONPATH=.ci SCHEMATHESIS_HOOKS=schemathesis_hooks "$ST" run "http://127.0.0.1
   --exclude-operation-id property_changes_since --exclude-operation-id market_forecast \
   --exclude-operation-id market_index_series --exclude-operation-id market_ranking \
   --exclude-operation-id market_time_adjustment --exclude-operation-id market_volume_series \
-  --exclude-operation-id market_volume_ranking --exclude-operation-id planning_check
+  --exclude-operation-id market_volume_ranking --exclude-operation-id planning_check \
+  --exclude-operation-id planning_designations --exclude-operation-id planning_applications
