@@ -376,7 +376,10 @@ pub struct DesignationsAnswer {
 /// The local authority districts that share some of `area` (an edge in common is not enough).
 async fn lads_touching(db: &Db, area: &MultiPolygon<f64>) -> Result<Vec<String>, LookupError> {
     let mut out = Vec::new();
-    for b in address::boundaries_of_kind(db, "lad").await? {
+    let Some(bbox) = terrace_geo::bbox(area) else {
+        return Ok(out);
+    };
+    for b in terrace_store::planning::boundaries_meeting_box(db, "lad", bbox).await? {
         if let Ok(mp) = terrace_geo::multipolygon_from_wkb(&b.wkb)
             && let m = mp.relate(area)
             && m.is_intersects()

@@ -1,8 +1,9 @@
 //! Planning applications, the list of authorities official planning data covers, and the
 //! operator's planning-portal URL per local planning authority.
 
+use crate::address::BoundaryRow;
 use crate::db::{Db, StoreResult};
-use crate::schema::{planning_applications, planning_coverage, planning_portals};
+use crate::schema::{boundaries, planning_applications, planning_coverage, planning_portals};
 use crate::{keyed_ops, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
@@ -153,4 +154,26 @@ pub async fn portal_count(db: &Db) -> StoreResult<i64> {
         .count()
         .get_result(c)
         .await?))
+}
+
+/// The boundaries of `kind` whose bounding box meets `[min_x, min_y, max_x, max_y]` (BNG
+/// metres): the candidates for the local authorities a designations scope touches.
+pub async fn boundaries_meeting_box(
+    db: &Db,
+    kind: &str,
+    bbox: [f64; 4],
+) -> StoreResult<Vec<BoundaryRow>> {
+    let [x0, y0, x1, y1] = bbox;
+    Ok(with_conn!(db, |c| {
+        boundaries::table
+            .filter(boundaries::kind.eq(kind))
+            .filter(boundaries::min_x.le(x1))
+            .filter(boundaries::max_x.ge(x0))
+            .filter(boundaries::min_y.le(y1))
+            .filter(boundaries::max_y.ge(y0))
+            .order(boundaries::code)
+            .select(BoundaryRow::as_select())
+            .load(c)
+            .await?
+    }))
 }
