@@ -745,6 +745,9 @@ pub fn lpa_code(lad_code: &str) -> String {
     format!("E60{}", &lad_code[lad_code.len().saturating_sub(6)..])
 }
 
+/// Written files with their manifest dataset code and format text.
+pub type LayerFiles = Vec<(FileStat, &'static str, &'static str)>;
+
 /// planning.data.gov.uk's local-planning-authority boundaries (one per fixture authority, its
 /// rectangle: the authorities are unitary) and the operator's planning-portal list (the first
 /// authority only, and one row whose URL is not http(s)). `lads` are (code, name, WGS84
@@ -752,7 +755,7 @@ pub fn lpa_code(lad_code: &str) -> String {
 pub fn write_lpa(
     out_dir: &Path,
     lads: &[(&str, &str, [f64; 4])],
-) -> io::Result<(Vec<(FileStat, &'static str, &'static str)>, Vec<Rejection>)> {
+) -> io::Result<(LayerFiles, Vec<Rejection>)> {
     let mut f = LineFile::create(out_dir, LPA_FILE, Eol::Lf)?;
     f.header("dataset,end-date,entity,entry-date,geometry,name,organisation-entity,point,prefix,reference,start-date,typology")?;
     for (i, (code, name, [x0, x1, y0, y1])) in lads.iter().enumerate() {
