@@ -38,6 +38,8 @@ sources! {
     HMLR_UK_HPI = "hmlr_uk_hpi", 0.5;
     PLANNING_DATA_APPLICATIONS = "planning_data_applications", 0.5;
     PLANNING_DATA_COVERAGE = "planning_data_coverage", 0.5;
+    PLANNING_DATA_LPA_BOUNDARIES = "planning_data_lpa_boundaries", 0.95;
+    OPERATOR_PLANNING_PORTALS = "operator_planning_portals", 0.5;
     VOA_RATING_LIST = "voa_rating_list", 0.5;
     VOA_UARN_UPRN_LOOKUP = "voa_uarn_uprn_lookup", 0.5;
     PLANNING_DATA_GOV_UK = "planning_data_gov_uk", 0.9;

@@ -799,6 +799,21 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let lad_codes: Vec<&str> = plan.lads.iter().map(|l| l.code).collect();
     let risk = risk::write(out_dir, cfg.seed, &sites, &lad_codes)?;
     rejections.extend(risk.rejections);
+    let lpa_rects: Vec<(&str, &str, [f64; 4])> = tiling
+        .lads
+        .iter()
+        .map(|l| {
+            let d = |v: i64| v as f64 / 1e8;
+            let r = &l.rect;
+            (
+                l.code,
+                l.name,
+                [d(r.lon_min), d(r.lon_max), d(r.lat_min), d(r.lat_max)],
+            )
+        })
+        .collect();
+    let (lpa_files, lpa_rejections) = risk::write_lpa(out_dir, &lpa_rects)?;
+    rejections.extend(lpa_rejections);
 
     let entry = |s: &FileStat, dataset: &str, format: &str| FileEntry {
         path: s.rel.clone(),
@@ -946,6 +961,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     ));
     files.extend(risk.files.iter().map(|(s, ds, fmt)| entry(s, ds, fmt)));
     files.extend(gazetteer_files.iter().map(|(s, ds, fmt)| entry(s, ds, fmt)));
+    files.extend(lpa_files.iter().map(|(s, ds, fmt)| entry(s, ds, fmt)));
     let manifest = Manifest {
         generator: format!("terrace-fixturegen {}", env!("CARGO_PKG_VERSION")),
         provenance: "fixture".into(),

@@ -52,21 +52,27 @@ pub struct RiskCases {
     /// The authorities: the first has Article 4 directions, tree preservation and the historic
     /// flood map loaded; the second has coal high risk areas and surface water loaded.
     pub lad_codes: Vec<String>,
-    /// In flood zone 3 (and 2), high rivers-and-sea band, a defence within 250 m; per authority.
+    /// In flood zone 3 (and 2), high rivers-and-sea band, a defence within 250 m (first
+    /// authority: the flood zones are loaded for it only).
     pub flood_zone_3: Vec<u64>,
-    /// In a conservation area and a listed building outline; per authority.
+    /// In a conservation area and a listed building outline (first authority only).
     pub conservation_and_listed: Vec<u64>,
     /// Inside an Article 4 direction area and a tree preservation zone (first authority).
     pub article_4: Option<u64>,
     /// A brownfield site point and a protected tree point within a few metres (first authority).
     pub brownfield_and_tree: Option<u64>,
-    /// In green belt; per authority.
+    /// In green belt (first authority only).
     pub green_belt: Vec<u64>,
     /// In a coal development high risk area (second authority).
     pub coal: Option<u64>,
     /// Far from every feature: flags false where loaded, not_checked where not; one per
     /// authority (null when it has no dwelling, in tiny worlds).
     pub plain: Vec<Option<u64>>,
+    /// Inside one feature of each dataset the other checks read (first authority only):
+    /// ancient woodland, heritage at risk, an air quality management area, a scheduled
+    /// monument, an SSSI, agricultural land of grade 3, an AONB, a national park, a
+    /// planning.data flood risk zone 3, and within a few metres of a listed building point.
+    pub designated: Option<u64>,
 }
 
 fn square(x: f64, y: f64, h: f64) -> Vec<(f64, f64)> {
@@ -213,15 +219,21 @@ pub fn write(out_dir: &Path, seed: u64, sites: &[Site], lad_codes: &[&str]) -> i
 
     // planning.data.gov.uk flattened CSVs.
     let mut planning_csv = |rel: &'static str,
-                            rows: Vec<(String, String, String, String)>,
+                            rows: Vec<(String, String, String, String, bool)>,
                             bad_after: Option<usize>,
                             rejections: &mut Vec<Rejection>|
      -> io::Result<FileStat> {
-        // rows: (dataset, geometry WKT, point WKT, name/grade)
+        // rows: (dataset, geometry WKT, point WKT, name/grade, written): a row of the second
+        // authority is drawn (its entity number and entry date) but not written, so these
+        // datasets are loaded for the first authority only and the numbering stays as it was.
         let mut f = LineFile::create(out_dir, rel, Eol::Lf)?;
         f.header(PLANNING_HEADER)?;
-        for (i, (dataset, geometry, point, extra)) in rows.iter().enumerate() {
+        for (i, (dataset, geometry, point, extra, written)) in rows.iter().enumerate() {
             entity += 1;
+            if !written {
+                entry_date(&mut rng);
+                continue;
+            }
             let grade = if dataset == "listed-building-outline" {
                 "II"
             } else {
@@ -277,12 +289,13 @@ pub fn write(out_dir: &Path, seed: u64, sites: &[Site], lad_codes: &[&str]) -> i
             poly(a, 150.0)?,
             wkt_point(a.x, a.y)?,
             format!("Fixture conservation area {}", l + 1),
+            a.lad == 0,
         ));
     }
     files.push((
         planning_csv(CONSERVATION_FILE, rows, Some(0), &mut rejections)?,
         "planning_data",
-        "planning.data.gov.uk conservation-area, flattened CSV: WKT geometry and point in WGS84; LF",
+        "planning.data.gov.uk conservation-area, flattened CSV: WKT geometry and point in WGS84, first authority only; LF",
     ));
     let mut rows = Vec::new();
     for a in role(1) {
@@ -291,12 +304,13 @@ pub fn write(out_dir: &Path, seed: u64, sites: &[Site], lad_codes: &[&str]) -> i
             poly(a, 6.0)?,
             wkt_point(a.x, a.y)?,
             "Fixture listed building".to_string(),
+            a.lad == 0,
         ));
     }
     files.push((
         planning_csv(LISTED_FILE, rows, None, &mut rejections)?,
         "planning_data",
-        "planning.data.gov.uk listed-building-outline, flattened CSV (grade in listed-building-grade); LF",
+        "planning.data.gov.uk listed-building-outline, flattened CSV (grade in listed-building-grade), first authority only; LF",
     ));
     let mut rows = Vec::new();
     if let Some(a) = first(2) {
@@ -305,6 +319,7 @@ pub fn write(out_dir: &Path, seed: u64, sites: &[Site], lad_codes: &[&str]) -> i
             poly(a, 60.0)?,
             String::new(),
             "Fixture TPO zone".to_string(),
+            true,
         ));
     }
     files.push((
@@ -319,6 +334,7 @@ pub fn write(out_dir: &Path, seed: u64, sites: &[Site], lad_codes: &[&str]) -> i
             String::new(),
             wkt_point(a.x + 6.0, a.y)?,
             "Fixture protected oak".to_string(),
+            true,
         ));
     }
     files.push((
@@ -333,12 +349,13 @@ pub fn write(out_dir: &Path, seed: u64, sites: &[Site], lad_codes: &[&str]) -> i
             poly(a, 300.0)?,
             String::new(),
             "Fixture green belt".to_string(),
+            a.lad == 0,
         ));
     }
     files.push((
         planning_csv(GREEN_BELT_FILE, rows, None, &mut rejections)?,
         "planning_data",
-        "planning.data.gov.uk green-belt, flattened CSV; LF",
+        "planning.data.gov.uk green-belt, flattened CSV, first authority only; LF",
     ));
     let mut rows = Vec::new();
     for a in role(3) {
@@ -347,12 +364,13 @@ pub fn write(out_dir: &Path, seed: u64, sites: &[Site], lad_codes: &[&str]) -> i
             String::new(),
             wkt_point(a.x + 4.0, a.y + 3.0)?,
             "Fixture brownfield site".to_string(),
+            a.lad == 0,
         ));
     }
     files.push((
         planning_csv(BROWNFIELD_FILE, rows, None, &mut rejections)?,
         "planning_data",
-        "planning.data.gov.uk brownfield-land, flattened CSV, point only; LF",
+        "planning.data.gov.uk brownfield-land, flattened CSV, point only, first authority only; LF",
     ));
 
     // Article 4 directions, GeoJSON form, first authority only.
@@ -384,7 +402,7 @@ pub fn write(out_dir: &Path, seed: u64, sites: &[Site], lad_codes: &[&str]) -> i
     // Environment Agency layers (BNG, EPSG:27700).
     let mut fz = Vec::new();
     let mut fid = 0;
-    for s in role(0) {
+    if let Some(s) = first(0) {
         for (zone, h) in [("FZ3", 150.0), ("FZ2", 300.0)] {
             fid += 1;
             fz.push((
@@ -399,7 +417,7 @@ pub fn write(out_dir: &Path, seed: u64, sites: &[Site], lad_codes: &[&str]) -> i
     files.push((
         write_geojson(out_dir, FLOOD_ZONES_FILE, true, &fz)?,
         "ea_flood_zones",
-        "Environment Agency flood zones 2 and 3 (rivers and sea), GeoJSON in BNG, property flood_zone; LF",
+        "Environment Agency flood zones 2 and 3 (rivers and sea), GeoJSON in BNG, property flood_zone, first authority only; LF",
     ));
     let hist: Vec<(String, String)> = first(0)
         .map(|s| (
@@ -548,7 +566,16 @@ pub fn write(out_dir: &Path, seed: u64, sites: &[Site], lad_codes: &[&str]) -> i
         "Renewable Energy Planning Database CSV (published column names, BNG X/Y); LF",
     ));
 
-    let per = |i: usize| role(i).iter().map(|a| a.uprn).collect::<Vec<u64>>();
+    // Flood zones, conservation areas, listed buildings and green belt are loaded for the first
+    // authority only, so the second answers unknown.
+    let per = |i: usize| first(i).map(|a| a.uprn).into_iter().collect::<Vec<u64>>();
+    let designated = first(5).cloned();
+    files.extend(designation_files(
+        out_dir,
+        designated.as_ref(),
+        &mut entity,
+        &mut rng,
+    )?);
     Ok(Written {
         files,
         cases: RiskCases {
@@ -560,7 +587,237 @@ pub fn write(out_dir: &Path, seed: u64, sites: &[Site], lad_codes: &[&str]) -> i
             green_belt: per(4),
             coal: second(5).map(|a| a.uprn),
             plain: plains.iter().map(|p| p.as_ref().map(|s| s.uprn)).collect(),
+            designated: designated.map(|a| a.uprn),
         },
         rejections,
     })
+}
+
+/// The planning.data.gov.uk datasets the checks read that the files above do not: one file
+/// each, features around `a` (an address of the first authority), so they are loaded for the
+/// first authority only. (file, dataset, half side of the square in metres (0: a point 3 m
+/// east), name, extra column and its value).
+const DESIGNATION_FILES: [(&str, &str, f64, &str, &str, &str); 10] = [
+    (
+        "planning/ancient-woodland.csv",
+        "ancient-woodland",
+        120.0,
+        "Fixture ancient wood",
+        "ancient-woodland-status",
+        "ASNW",
+    ),
+    (
+        "planning/heritage-at-risk.csv",
+        "heritage-at-risk",
+        20.0,
+        "Fixture mill at risk",
+        "categories",
+        "building or structure",
+    ),
+    (
+        "planning/air-quality-management-area.csv",
+        "air-quality-management-area",
+        250.0,
+        "Fixture AQMA No 1",
+        "documentation-url",
+        "https://aqma.fixture.example/1",
+    ),
+    (
+        "planning/scheduled-monument.csv",
+        "scheduled-monument",
+        30.0,
+        "Fixture barrow",
+        "legislation",
+        "Ancient Monuments and Archaeological Areas Act 1979",
+    ),
+    (
+        "planning/site-of-special-scientific-interest.csv",
+        "site-of-special-scientific-interest",
+        200.0,
+        "Fixture meadows SSSI",
+        "documentation-url",
+        "https://sssi.fixture.example/1",
+    ),
+    (
+        "planning/agricultural-land-classification.csv",
+        "agricultural-land-classification",
+        220.0,
+        "",
+        "agricultural-land-classification-grade",
+        "Grade 3",
+    ),
+    (
+        "planning/area-of-outstanding-natural-beauty.csv",
+        "area-of-outstanding-natural-beauty",
+        240.0,
+        "Fixture Hills National Landscape",
+        "website",
+        "https://aonb.fixture.example/",
+    ),
+    (
+        "planning/national-park.csv",
+        "national-park",
+        245.0,
+        "Fixture Moor National Park",
+        "",
+        "",
+    ),
+    (
+        "planning/flood-risk-zone.csv",
+        "flood-risk-zone",
+        100.0,
+        "",
+        "flood-risk-level",
+        "3",
+    ),
+    (
+        "planning/listed-building.csv",
+        "listed-building",
+        0.0,
+        "Fixture cottage",
+        "listed-building-grade",
+        "II*",
+    ),
+];
+
+fn designation_files(
+    out_dir: &Path,
+    a: Option<&Site>,
+    entity: &mut u64,
+    rng: &mut Rng,
+) -> io::Result<Vec<(FileStat, &'static str, &'static str)>> {
+    let base = "dataset,end-date,entity,entry-date,geometry,name,organisation-entity,point,prefix,reference,start-date,typology";
+    let mut out = Vec::new();
+    for (rel, dataset, half, name, extra, value) in DESIGNATION_FILES {
+        let mut f = LineFile::create(out_dir, rel, Eol::Lf)?;
+        if extra.is_empty() {
+            f.header(base)?;
+        } else {
+            f.header(&format!("{base},{extra}"))?;
+        }
+        if let Some(a) = a {
+            *entity += 1;
+            let (geometry, point) = if half > 0.0 {
+                (wkt_polygon(&square(a.x, a.y, half))?, wkt_point(a.x, a.y)?)
+            } else {
+                (String::new(), wkt_point(a.x + 3.0, a.y)?)
+            };
+            let ed = format!(
+                "2025-{:02}-{:02}",
+                rng.range_i64(1, 12),
+                rng.range_i64(1, 28)
+            );
+            let mut row = vec![
+                dataset.to_string(),
+                String::new(),
+                entity.to_string(),
+                ed,
+                geometry,
+                name.to_string(),
+                "600001".to_string(),
+                point,
+                dataset.to_string(),
+                format!("FX{entity}"),
+                String::new(),
+                "geography".to_string(),
+            ];
+            if !extra.is_empty() {
+                row.push(value.to_string());
+            }
+            f.row_minimal(&row)?;
+        }
+        out.push((
+            f.finish()?,
+            "planning_data",
+            "planning.data.gov.uk flattened CSV (WKT in WGS84), one feature around one address of the first authority only; LF",
+        ));
+    }
+    Ok(out)
+}
+
+pub const LPA_FILE: &str = "planning/local-planning-authority.csv";
+pub const PORTALS_FILE: &str = "planning/planning_portals.csv";
+pub const PORTALS_HEADER: &str = "organisation,lpa_code,name,portal_url";
+
+/// The local planning authority of a fixture authority: `E600099NN` for `E060099NN`, a range no
+/// real authority uses.
+pub fn lpa_code(lad_code: &str) -> String {
+    format!("E60{}", &lad_code[lad_code.len().saturating_sub(6)..])
+}
+
+/// Written files with their manifest dataset code and format text.
+pub type LayerFiles = Vec<(FileStat, &'static str, &'static str)>;
+
+/// planning.data.gov.uk's local-planning-authority boundaries (one per fixture authority, its
+/// rectangle: the authorities are unitary) and the operator's planning-portal list (the first
+/// authority only, and one row whose URL is not http(s)). `lads` are (code, name, WGS84
+/// rectangle lon_min, lon_max, lat_min, lat_max).
+pub fn write_lpa(
+    out_dir: &Path,
+    lads: &[(&str, &str, [f64; 4])],
+) -> io::Result<(LayerFiles, Vec<Rejection>)> {
+    let mut f = LineFile::create(out_dir, LPA_FILE, Eol::Lf)?;
+    f.header("dataset,end-date,entity,entry-date,geometry,name,organisation-entity,point,prefix,reference,start-date,typology")?;
+    for (i, (code, name, [x0, x1, y0, y1])) in lads.iter().enumerate() {
+        let ring = format!(
+            "{x0:.8} {y0:.8},{x1:.8} {y0:.8},{x1:.8} {y1:.8},{x0:.8} {y1:.8},{x0:.8} {y0:.8}"
+        );
+        f.row_minimal(&[
+            "local-planning-authority".to_string(),
+            String::new(),
+            format!("{}", 46_000_001 + i),
+            "2025-04-01".to_string(),
+            format!("MULTIPOLYGON ((({ring})))"),
+            format!("{name} LPA"),
+            format!("{}", 600_001 + i),
+            format!("POINT({:.6} {:.6})", (x0 + x1) / 2.0, (y0 + y1) / 2.0),
+            "local-planning-authority".to_string(),
+            lpa_code(code),
+            String::new(),
+            "geography".to_string(),
+        ])?;
+    }
+    let lpa_stat = f.finish()?;
+    let mut f = LineFile::create(out_dir, PORTALS_FILE, Eol::Lf)?;
+    f.header(PORTALS_HEADER)?;
+    let mut rejections = Vec::new();
+    if let Some((code, name, _)) = lads.first() {
+        let slug = name.to_ascii_lowercase().replace(' ', "-");
+        f.row_minimal(&[
+            format!(
+                "local-authority:FX{}",
+                &code[code.len().saturating_sub(2)..]
+            ),
+            lpa_code(code),
+            name.to_string(),
+            format!("https://planning.{slug}.example/online-applications/"),
+        ])?;
+        f.row_minimal(&[
+            "local-authority:FXBAD".to_string(),
+            "E60009999".to_string(),
+            "Nowhere".to_string(),
+            "planning.nowhere.example".to_string(),
+        ])?;
+        rejections.push(Rejection {
+            file: PORTALS_FILE.to_string(),
+            line: f.lines,
+            reason: "portal_url is not an http(s) URL".into(),
+        });
+    }
+    let portal_stat = f.finish()?;
+    Ok((
+        vec![
+            (
+                lpa_stat,
+                "local_planning_authority",
+                "planning.data.gov.uk local-planning-authority, flattened CSV (reference E60 code, WKT multipolygon in WGS84), one per authority; LF",
+            ),
+            (
+                portal_stat,
+                "planning_portals",
+                "Operator planning-portal list, CSV with header organisation,lpa_code,name,portal_url: the first authority only, one row with a URL that is not http(s); LF",
+            ),
+        ],
+        rejections,
+    ))
 }

@@ -103,6 +103,24 @@ impl<T> PolygonIndex<T> {
         self.matching(&query, |mp| Euclidean.distance(mp, &p) <= metres)
     }
 
+    /// The values whose polygon intersects `area` or lies within `metres` of it, in insertion
+    /// order.
+    pub fn near_area(&self, area: &MultiPolygon<f64>, metres: f64) -> Vec<&T> {
+        let Some(rect) = area.bounding_rect() else {
+            return Vec::new();
+        };
+        if metres.is_nan() || metres < 0.0 {
+            return Vec::new();
+        }
+        let query = AABB::from_corners(
+            [rect.min().x - metres, rect.min().y - metres],
+            [rect.max().x + metres, rect.max().y + metres],
+        );
+        self.matching(&query, |mp| {
+            mp.intersects(area) || (metres > 0.0 && Euclidean.distance(mp, area) <= metres)
+        })
+    }
+
     fn matching(
         &self,
         query: &AABB<[f64; 2]>,

@@ -69,6 +69,36 @@ impl<T> PointIndex<T> {
             .collect()
     }
 
+    /// The values inside `area` or within `metres` of it, in insertion order, with their
+    /// distance to it in metres (0 inside).
+    pub fn in_area(&self, area: &geo::MultiPolygon<f64>, metres: f64) -> Vec<(&T, f64)> {
+        use geo::{BoundingRect, Distance, Euclidean};
+        let Some(rect) = area.bounding_rect() else {
+            return Vec::new();
+        };
+        if metres.is_nan() || metres < 0.0 {
+            return Vec::new();
+        }
+        let query = rstar::AABB::from_corners(
+            [rect.min().x - metres, rect.min().y - metres],
+            [rect.max().x + metres, rect.max().y + metres],
+        );
+        let mut found: Vec<(usize, f64)> = self
+            .tree
+            .locate_in_envelope(&query)
+            .filter_map(|e| {
+                let ((x, y), _) = self.items.get(e.data)?;
+                let d = Euclidean.distance(&geo::Point::new(*x, *y), area);
+                (d <= metres).then_some((e.data, d))
+            })
+            .collect();
+        found.sort_by_key(|(slot, _)| *slot);
+        found
+            .into_iter()
+            .filter_map(|(slot, d)| self.items.get(slot).map(|(_, v)| (v, d)))
+            .collect()
+    }
+
     /// The nearest value that satisfies `keep`, with its distance in metres.
     pub fn nearest_where(&self, point: (f64, f64), keep: impl Fn(&T) -> bool) -> Option<(&T, f64)> {
         if !point.0.is_finite() || !point.1.is_finite() {

@@ -21,11 +21,13 @@ mod leases;
 mod lha_rates;
 mod listings;
 mod names_codes;
+mod lpa_boundaries;
 mod onspd;
 mod open_names;
 mod open_uprn;
 mod planning_applications;
 mod planning_coverage;
+mod planning_portals;
 mod ppd_uprn;
 mod price_paid;
 mod shared;
@@ -73,6 +75,10 @@ pub enum Dataset {
     Substations,
     /// The Renewable Energy Planning Database (CSV).
     Repd,
+    /// planning.data.gov.uk local planning authority boundaries (flattened CSV).
+    LpaBoundaries,
+    /// The operator's planning-portal URL per local planning authority (CSV).
+    PlanningPortals,
 }
 
 /// One row of the dataset table.
@@ -139,6 +145,8 @@ pub static DATASETS: &[DatasetInfo] = &[
     row!(Dataset::Layer(Layer::CoalHighRisk), "coal_high_risk", ["coal", "coal_development_high_risk"], sources::COAL_AUTHORITY_DEVELOPMENT_HIGH_RISK_AREAS, 18, SpatialFile::Layer(Layer::CoalHighRisk)),
     row!(Dataset::Substations, "substations", ["substation_headroom"], sources::DNO_SUBSTATION_HEADROOM, 18, SpatialFile::Substations),
     row!(Dataset::Repd, "repd", ["renewables", "renewable_energy_planning_database"], sources::DESNZ_REPD, 18, SpatialFile::Repd),
+    row!(Dataset::LpaBoundaries, "local_planning_authority", ["lpa_boundaries", "local_planning_authorities"], sources::PLANNING_DATA_LPA_BOUNDARIES, 0, lpa_boundaries::LpaBoundaries),
+    row!(Dataset::PlanningPortals, "planning_portals", ["planning_portal_urls", "lpa_portals"], sources::OPERATOR_PLANNING_PORTALS, 14, planning_portals::PlanningPortals),
 ];
 
 impl DatasetInfo {
@@ -232,6 +240,7 @@ mod tests {
             "brma_lookup",
             "ons_names_codes",
             "os_open_names",
+            "planning_portals",
         ] {
             assert!(DatasetInfo::find(name).is_some(), "{name}");
         }

@@ -22,12 +22,14 @@ pub mod leases;
 pub mod lha;
 pub mod listings;
 pub mod names_codes;
+pub mod lpa_boundaries;
 pub mod onspd;
 pub mod open_names;
 pub mod open_uprn;
 pub mod planning_applications;
 pub mod planning_coverage;
 pub mod planning_data;
+pub mod planning_portals;
 pub mod ppd_uprn;
 pub mod price_paid;
 pub mod repd;
@@ -102,6 +104,10 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
     }
     if planning_applications::is_header(&names) {
         return Some("planning_applications");
+    }
+    if planning_portals::URL.iter().any(|c| has(c)) && planning_portals::CODE.iter().any(|c| has(c))
+    {
+        return Some("planning_portals");
     }
     if planning_coverage::CODE.iter().any(|c| has(c)) && has_any(&["organisation", "name"]) {
         return Some("planning_coverage");

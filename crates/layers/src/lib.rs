@@ -49,6 +49,8 @@ struct Feature {
     value: Option<f64>,
     organisation: Option<String>,
     source: String,
+    entry_date: Option<NaiveDate>,
+    loaded_at: NaiveDateTime,
 }
 
 /// Where a dataset was loaded for one local authority.
@@ -114,6 +116,8 @@ impl Layers {
                     value: r.value,
                     organisation: r.organisation,
                     source: r.source,
+                    entry_date: r.entry_date,
+                    loaded_at: r.updated_at,
                 });
             }
         }
@@ -167,6 +171,89 @@ impl Layers {
     fn covered(&self, dataset: &str, lad: &str) -> Option<&Covered> {
         self.coverage.get(&(dataset.to_string(), lad.to_string()))
     }
+
+    /// Where `dataset` is loaded for local authority `lad`: its source, vintage and load time.
+    pub fn coverage_of(&self, dataset: &str, lad: &str) -> Option<SourceRef> {
+        self.covered(dataset, lad).map(|c| SourceRef {
+            dataset: dataset.to_string(),
+            source: c.source.clone(),
+            vintage: c.vintage,
+            loaded_at: c.loaded_at,
+        })
+    }
+
+    /// The live features of `dataset` affecting `scope`: at a point, polygons containing it (or
+    /// within `buffer_m`) and point features within `max(buffer_m, POINT_RADIUS_M)`; over an
+    /// area, polygons and points inside it or within `buffer_m` of it. In index order.
+    pub fn designations(&self, dataset: &str, scope: Scope<'_>, buffer_m: f64) -> Vec<Designation> {
+        let mut slots: Vec<(usize, Option<f64>)> = Vec::new();
+        match scope {
+            Scope::Point(p) => slots = self.matches(dataset, p, buffer_m),
+            Scope::Area(area) => {
+                if let Some(idx) = self.areas.get(dataset) {
+                    slots.extend(
+                        idx.near_area(area, buffer_m)
+                            .into_iter()
+                            .map(|s| (*s, None)),
+                    );
+                }
+                if let Some(idx) = self.points.get(dataset) {
+                    slots.extend(
+                        idx.in_area(area, buffer_m)
+                            .into_iter()
+                            .map(|(s, d)| (*s, (d > 0.0).then(|| round1(d)))),
+                    );
+                }
+            }
+        }
+        slots
+            .into_iter()
+            .filter_map(|(slot, distance_m)| {
+                let f = self.features.get(slot)?;
+                Some(Designation {
+                    dataset: f.dataset.clone(),
+                    reference: f.reference.clone(),
+                    name: f.name.clone(),
+                    category: f.category.clone(),
+                    organisation: f.organisation.clone(),
+                    distance_m,
+                    source: f.source.clone(),
+                    entry_date: f.entry_date,
+                    loaded_at: f.loaded_at,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Where a designation query looks: a point (BNG metres) or an area.
+#[derive(Debug, Clone, Copy)]
+pub enum Scope<'a> {
+    Point((f64, f64)),
+    Area(&'a geo::MultiPolygon<f64>),
+}
+
+/// One loaded feature affecting a location or an area.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Designation {
+    /// The dataset (`conservation-area`, `green-belt`, ...).
+    pub dataset: String,
+    /// The publisher's identifier of the entry (planning.data.gov.uk's `entity`).
+    pub reference: Option<String>,
+    pub name: Option<String>,
+    /// A grade, flood zone or classification where the dataset has one.
+    pub category: Option<String>,
+    /// The publishing organisation, as the publisher identifies it.
+    pub organisation: Option<String>,
+    /// Metres from the location (point features, and features found within the buffer); null
+    /// when the feature contains or overlaps it.
+    pub distance_m: Option<f64>,
+    /// The provenance of the loaded row.
+    pub source: String,
+    /// The publisher's entry date, when it gives one.
+    pub entry_date: Option<NaiveDate>,
+    /// When the row was last loaded.
+    pub loaded_at: NaiveDateTime,
 }
 
 fn round1(v: f64) -> f64 {
@@ -329,6 +416,25 @@ const ENVIRONMENTAL: &[FlagDef] = &[
         &["air-quality-management-area"],
     ),
 ];
+/// Agricultural land: a classification polygon of an agricultural grade (1 to 5) contains the
+/// point; `non_agricultural` and `urban` land, or no polygon, is false where the dataset is
+/// loaded. Not part of the risk report's groups: the planning check reads it alone.
+const AGRICULTURAL_LAND: FlagDef = FlagDef {
+    name: "agricultural_land",
+    datasets: &["agricultural-land-classification"],
+    categories: Some(&["1", "2", "3", "3a", "3b", "4", "5"]),
+    radius: 0.0,
+};
+
+/// The agricultural land flag at an address's point, three-valued like every other flag.
+pub fn agricultural_land(layers: &Layers, a: &address::AddressRow) -> Check {
+    let at = At {
+        point: a.x.zip(a.y),
+        lad: a.lad_code.as_deref(),
+    };
+    check(layers, &AGRICULTURAL_LAND, at)
+}
+
 const PLANNING: &[FlagDef] = &[
     def("article_4_direction", &["article-4-direction-area"]),
     def("tree_preservation", &["tree-preservation-zone", "tree"]),

@@ -4,16 +4,15 @@
 //!
 //! The checks are the spatial layers' flags (`terrace_layers::report_from`) read at the
 //! location's point with its local authority's coverage: a check is `false` only where one of its
-//! datasets is loaded for that authority. A check with no dataset the service loads
-//! (`agricultural_land`) is always `unknown`, naming the dataset.
+//! datasets is loaded for that authority. `agricultural_land` is true where a classification
+//! polygon of an agricultural grade (1 to 5) holds the point.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use terrace_areas::AreasCtx;
-use terrace_core::{AreaKind, Flag, Postcode, Uprn, Violation};
+use terrace_core::{Flag, Postcode, Uprn, Violation};
 use terrace_layers::{Check, LayerCache, Match, SourceRef};
-use terrace_store::address::{self, AddressRow};
 use terrace_store::{Db, LookupError};
 
 /// The checks, in the order of the specification.
@@ -263,41 +262,6 @@ fn flood(report: &terrace_layers::RiskReport) -> CheckResult {
     r
 }
 
-/// The location as the layers read it: a point and a local authority.
-async fn location(
-    db: &Db,
-    areas: &AreasCtx,
-    input: &CheckInput,
-) -> Result<AddressRow, LookupError> {
-    if let Some(uprn) = input.uprn {
-        return address::address(db, uprn.get())
-            .await?
-            .ok_or_else(|| LookupError::NotFound(format!("UPRN {uprn}")));
-    }
-    if let Some(pc) = &input.postcode {
-        let p = address::postcode(db, pc.as_str())
-            .await?
-            .ok_or_else(|| LookupError::NotFound(format!("postcode {pc}")))?;
-        return Ok(AddressRow {
-            x: p.easting,
-            y: p.northing,
-            lad_code: p.lad_code,
-            ..AddressRow::default()
-        });
-    }
-    let (lat, lon) = input.lat.zip(input.lon).unwrap_or((f64::NAN, f64::NAN));
-    let point = terrace_geo::bng_from_wgs84(lon, lat).ok_or_else(|| {
-        LookupError::NotFound(format!("a location in Great Britain at ({lat}, {lon})"))
-    })?;
-    let index = areas.cache.current(db).await?;
-    Ok(AddressRow {
-        x: Some(point.0),
-        y: Some(point.1),
-        lad_code: index.code_at(AreaKind::Lad, point).map(str::to_string),
-        ..AddressRow::default()
-    })
-}
-
 /// `POST /v1/planning/check`.
 pub async fn check(
     db: &Db,
@@ -305,7 +269,8 @@ pub async fn check(
     areas: &AreasCtx,
     input: &CheckInput,
 ) -> Result<CheckAnswer, LookupError> {
-    let at = location(db, areas, input).await?;
+    let point = input.lat.zip(input.lon);
+    let at = crate::locate(db, areas, input.uprn, input.postcode.as_ref(), point).await?;
     let layers = layers.current(db).await?;
     let report = terrace_layers::report_from(&layers, &at);
     let flag = |group: &std::collections::BTreeMap<String, Check>, name: &str, key: &str| {
@@ -326,7 +291,11 @@ pub async fn check(
             "brownfield" => flag(&report.planning, n, "brownfield_land"),
             "tpo" => flag(&report.planning, n, "tree_preservation"),
             "ancient_woodland" => flag(&report.environmental_designations, n, "ancient_woodland"),
-            "aqma" => flag(&report.environmental_designations, n, "air_quality_management_area"),
+            "aqma" => flag(
+                &report.environmental_designations,
+                n,
+                "air_quality_management_area",
+            ),
             "sssi" => flag(
                 &report.environmental_designations,
                 n,
@@ -344,11 +313,7 @@ pub async fn check(
             "listed_buildings" => flag(&report.heritage, n, "listed_building"),
             "conservation_area" => flag(&report.heritage, n, "conservation_area"),
             "flood_risk" => flood(&report),
-            "agricultural_land" => unknown(
-                n,
-                "the agricultural land classification (planning.data.gov.uk agricultural-land-classification) is not loaded by this service".into(),
-                vec!["agricultural-land-classification".into()],
-            ),
+            "agricultural_land" => from_check(n, &terrace_layers::agricultural_land(&layers, &at)),
             other => unknown(other, "not a known check".into(), Vec::new()),
         };
         out.push(r);

@@ -9,7 +9,9 @@
 //! `what_needs_consent` is a pure function of the flags, and a flag that was not checked never
 //! becomes "no consent needed". Errors are the store's shared `LookupError` (`NotFound`, `Store`).
 
+pub mod applications;
 pub mod check;
+pub mod designations;
 
 use chrono::NaiveDate;
 use schemars::JsonSchema;
@@ -66,8 +68,9 @@ pub struct Application {
     /// Null when no appeal is recorded.
     pub appeal: Option<Appeal>,
     pub cil: Cil,
-    /// `unit` (linked to this UPRN), `building` (linked to its parent UPRN) or `radius_25m`
-    /// (not linked; its point lies within 25 m of the property's point).
+    /// `unit` (linked to this UPRN), `building` (linked to its parent UPRN), `radius_25m`
+    /// (not linked; its point lies within 25 m of the property's point) or `nearby` (the
+    /// applications near a location, `POST /v1/planning/applications`).
     pub match_level: &'static str,
     /// Metres from the property's point (for `radius_25m`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -302,7 +305,11 @@ pub struct PlanningHistory {
     pub as_of: NaiveDate,
 }
 
-fn application_of(r: ApplicationRow, level: &'static str, distance_m: Option<f64>) -> Application {
+pub(crate) fn application_of(
+    r: ApplicationRow,
+    level: &'static str,
+    distance_m: Option<f64>,
+) -> Application {
     let appeal = (r.appeal_decision.is_some() || r.appeal_date.is_some()).then(|| Appeal {
         decision: r.appeal_decision.clone(),
         date: r.appeal_date,
@@ -324,7 +331,7 @@ fn application_of(r: ApplicationRow, level: &'static str, distance_m: Option<f64
         },
         match_level: level,
         distance_m,
-        uprn_match: (level != "radius_25m").then_some(ApplicationMatch {
+        uprn_match: (level != "radius_25m" && level != "nearby").then_some(ApplicationMatch {
             method: r.match_method,
             score: r.match_score,
         }),
@@ -372,7 +379,7 @@ async fn applications_of(
     Ok((None, Vec::new()))
 }
 
-fn newest_first(apps: &mut [Application]) {
+pub(crate) fn newest_first(apps: &mut [Application]) {
     apps.sort_by(|p, q| {
         let key = |a: &Application| a.decision_date.or(a.validated_date).or(a.received_date);
         key(q)
@@ -381,8 +388,53 @@ fn newest_first(apps: &mut [Application]) {
     });
 }
 
+/// The location as the layers read it: a point and a local authority, from a UPRN (its
+/// authority, else its postcode's), a postcode (its directory position and authority) or a WGS84
+/// `(lat, lon)` (the loaded authority boundary holding it). An unknown UPRN or postcode, or a
+/// point outside Great Britain, is `NotFound`.
+pub(crate) async fn locate(
+    db: &Db,
+    areas: &terrace_areas::AreasCtx,
+    uprn: Option<Uprn>,
+    postcode: Option<&terrace_core::Postcode>,
+    lat_lon: Option<(f64, f64)>,
+) -> Result<AddressRow, LookupError> {
+    if let Some(uprn) = uprn {
+        let mut a = address::address(db, uprn.get())
+            .await?
+            .ok_or_else(|| LookupError::NotFound(format!("UPRN {uprn}")))?;
+        a.lad_code = lad_of(db, &a).await?;
+        return Ok(a);
+    }
+    if let Some(pc) = postcode {
+        let p = address::postcode(db, pc.as_str())
+            .await?
+            .ok_or_else(|| LookupError::NotFound(format!("postcode {pc}")))?;
+        return Ok(AddressRow {
+            x: p.easting,
+            y: p.northing,
+            lad_code: p.lad_code,
+            postcode: Some(p.postcode),
+            ..AddressRow::default()
+        });
+    }
+    let (lat, lon) = lat_lon.unwrap_or((f64::NAN, f64::NAN));
+    let point = terrace_geo::bng_from_wgs84(lon, lat).ok_or_else(|| {
+        LookupError::NotFound(format!("a location in Great Britain at ({lat}, {lon})"))
+    })?;
+    let index = areas.cache.current(db).await?;
+    Ok(AddressRow {
+        x: Some(point.0),
+        y: Some(point.1),
+        lad_code: index
+            .code_at(terrace_core::AreaKind::Lad, point)
+            .map(str::to_string),
+        ..AddressRow::default()
+    })
+}
+
 /// The local authority district of an address: its own, else its postcode's.
-async fn lad_of(db: &Db, a: &AddressRow) -> Result<Option<String>, LookupError> {
+pub(crate) async fn lad_of(db: &Db, a: &AddressRow) -> Result<Option<String>, LookupError> {
     Ok(match (&a.lad_code, &a.postcode) {
         (Some(l), _) => Some(l.clone()),
         (None, Some(pc)) => address::postcode(db, pc).await?.and_then(|p| p.lad_code),
@@ -390,27 +442,23 @@ async fn lad_of(db: &Db, a: &AddressRow) -> Result<Option<String>, LookupError> 
     })
 }
 
-/// The planning history of a UPRN, as of `today` (coverage that ended before today is not
-/// coverage).
-pub async fn planning_history(
+/// Whether official planning data covers the local authority `lad` on `today` (coverage that
+/// ended before today is not coverage), with the coverage row and the authority's applications
+/// loaded; the reason when not covered or not known.
+pub(crate) async fn official_coverage(
     db: &Db,
-    layers: &terrace_layers::LayerCache,
-    uprn: Uprn,
+    lad: Option<&String>,
     today: NaiveDate,
-) -> Result<PlanningHistory, LookupError> {
-    let Some(address) = address::address(db, uprn.get()).await? else {
-        return Err(LookupError::NotFound(format!("UPRN {uprn}")));
-    };
-    let lad = lad_of(db, &address).await?;
+) -> Result<(OfficialCoverage, Option<pl::CoverageRow>), LookupError> {
     let listed = pl::coverage_count(db).await? > 0;
-    let row = match &lad {
+    let row = match lad {
         Some(l) => pl::coverage_by_code(db, std::slice::from_ref(l))
             .await?
             .into_iter()
             .next(),
         None => None,
     };
-    let mut names: Vec<String> = lad.iter().cloned().collect();
+    let mut names: Vec<String> = lad.into_iter().cloned().collect();
     if let Some(r) = &row {
         names.extend(r.organisation.iter().cloned());
         names.extend(r.organisation_entity.iter().cloned());
@@ -420,10 +468,10 @@ pub async fn planning_history(
     } else {
         pl::application_count_for(db, &names).await?
     };
-    let (covered, coverage_reason) = match (&lad, listed, &row) {
+    let (covered, reason) = match (lad, listed, &row) {
         (None, _, _) => (
             Flag::NOT_CHECKED,
-            Some("the property's local authority is not known".to_string()),
+            Some("the local authority is not known".to_string()),
         ),
         (Some(_), false, _) => (
             Flag::NOT_CHECKED,
@@ -448,13 +496,35 @@ pub async fn planning_history(
             }
         }
     };
-    let flags = designation_flags(db, layers, &address).await?;
     let official = OfficialCoverage {
         covered,
-        reason: coverage_reason.clone(),
+        reason,
         source: row.as_ref().map(|r| r.source.clone()),
         applications_loaded: loaded,
     };
+    Ok((official, row))
+}
+
+/// The planning history of a UPRN, as of `today` (coverage that ended before today is not
+/// coverage).
+pub async fn planning_history(
+    db: &Db,
+    layers: &terrace_layers::LayerCache,
+    uprn: Uprn,
+    today: NaiveDate,
+) -> Result<PlanningHistory, LookupError> {
+    let Some(address) = address::address(db, uprn.get()).await? else {
+        return Err(LookupError::NotFound(format!("UPRN {uprn}")));
+    };
+    let lad = lad_of(db, &address).await?;
+    let (mut official, row) = official_coverage(db, lad.as_ref(), today).await?;
+    if lad.is_none() {
+        official.reason = Some("the property's local authority is not known".to_string());
+    }
+    let covered = official.covered;
+    let coverage_reason = official.reason.clone();
+    let loaded = official.applications_loaded;
+    let flags = designation_flags(db, layers, &address).await?;
     let authority = lad.as_ref().map(|code| Authority {
         code: code.clone(),
         name: row.as_ref().and_then(|r| r.name.clone()),

@@ -1,7 +1,9 @@
-//! Planning applications and the list of authorities official planning data covers.
+//! Planning applications, the list of authorities official planning data covers, and the
+//! operator's planning-portal URL per local planning authority.
 
+use crate::address::BoundaryRow;
 use crate::db::{Db, StoreResult};
-use crate::schema::{planning_applications, planning_coverage};
+use crate::schema::{boundaries, planning_applications, planning_coverage, planning_portals};
 use crate::{keyed_ops, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
@@ -121,4 +123,57 @@ pub async fn coverage_count(db: &Db) -> StoreResult<i64> {
         .count()
         .get_result(c)
         .await?))
+}
+
+/// One local planning authority's planning-portal URL (an operator file).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = planning_portals)]
+pub struct PortalRow {
+    /// The authority's GSS code (`E60`, `W43`).
+    pub lpa_code: String,
+    /// The planning.data.gov.uk organisation (`local-authority:SWK`), when given.
+    pub organisation: Option<String>,
+    pub name: Option<String>,
+    pub portal_url: String,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
+keyed_ops!(
+    PortalRow,
+    planning_portals,
+    lpa_code,
+    String,
+    portals_by_code,
+    replace_portals
+);
+
+/// How many authorities the portal table holds (0 means it is not loaded).
+pub async fn portal_count(db: &Db) -> StoreResult<i64> {
+    Ok(with_conn!(db, |c| planning_portals::table
+        .count()
+        .get_result(c)
+        .await?))
+}
+
+/// The boundaries of `kind` whose bounding box meets `[min_x, min_y, max_x, max_y]` (BNG
+/// metres): the candidates for the local authorities a designations scope touches.
+pub async fn boundaries_meeting_box(
+    db: &Db,
+    kind: &str,
+    bbox: [f64; 4],
+) -> StoreResult<Vec<BoundaryRow>> {
+    let [x0, y0, x1, y1] = bbox;
+    Ok(with_conn!(db, |c| {
+        boundaries::table
+            .filter(boundaries::kind.eq(kind))
+            .filter(boundaries::min_x.le(x1))
+            .filter(boundaries::max_x.ge(x0))
+            .filter(boundaries::min_y.le(y1))
+            .filter(boundaries::max_y.ge(y0))
+            .order(boundaries::code)
+            .select(BoundaryRow::as_select())
+            .load(c)
+            .await?
+    }))
 }

@@ -311,6 +311,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    planning_portals (lpa_code) {
+        lpa_code -> Text,
+        organisation -> Nullable<Text>,
+        name -> Nullable<Text>,
+        portal_url -> Text,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     planning_coverage (lad_code) {
         lad_code -> Text,
         name -> Nullable<Text>,

@@ -27,6 +27,7 @@ mod mcp_client;
 mod oauth;
 mod planning;
 mod planning_check;
+mod planning_lookups;
 mod property;
 mod property_record;
 mod reconcile;

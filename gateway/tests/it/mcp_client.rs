@@ -143,6 +143,8 @@ async fn the_mcp_python_sdk_drives_every_tool_and_signs_in_like_the_common_hosts
     valid["catalogue_record"] = json!({"kind": "postcode", "identifier": "XT1 1AB"});
     valid["area_reverse_geocode"] = json!({"lat": 50.616897, "lon": -4.042462, "type_id": "lad"});
     valid["planning_check"] = json!({"uprn": uprn, "checks": ["conservation_area", "green_belt"]});
+    valid["planning_designations"] = json!({"uprn": uprn, "buffer_m": 50});
+    valid["planning_applications"] = json!({"postcode": "XT1 1AB", "radius_m": 500, "limit": 5});
     let hosts: Vec<Value> = crate::oauth::host_registrations()
         .into_iter()
         .map(|(name, body)| json!([name, body]))

@@ -92,39 +92,16 @@ async fn each_requested_check_is_true_false_or_unknown_and_charged() {
         assert_eq!(r.json["local_authority"], "E06009901");
     }
 
-    // Every check at a postcode outside them: false where a dataset is loaded for Tamberley,
-    // unknown with a reason and the datasets not loaded otherwise; none omitted.
+    // Every check at a postcode: Tamberley has a dataset of every check loaded, so each is
+    // checked (true or false), none omitted (true, false and unknown of each check are pinned in
+    // `every_check_is_true_false_and_unknown_somewhere`).
     let r = send(&svc, at(json!({"postcode": "XT1 1AB"}), &ALL)).await;
     assert_eq!(r.status, 200, "{}", r.json);
     assert_eq!(r.json["checks"].as_array().unwrap().len(), 15);
-    for name in ["conservation_area", "green_belt", "article_4", "flood_risk"] {
+    for name in ALL {
         let c = find(&r, name);
         assert_eq!(c["status"], "checked", "{name}: {c}");
-        assert_eq!(c["value"], false, "{name}: {c}");
-        assert!(c["matches"].as_array().unwrap().is_empty());
         assert!(!c["sources"].as_array().unwrap().is_empty(), "{name}: {c}");
-    }
-    for name in [
-        "ancient_woodland",
-        "heritage_at_risk",
-        "aqma",
-        "scheduled_monument",
-        "sssi",
-        "agricultural_land",
-        "aonb",
-        "national_park",
-    ] {
-        let c = find(&r, name);
-        assert_eq!(c["status"], "unknown", "{name}: {c}");
-        assert!(c["value"].is_null(), "{name}: {c}");
-        assert!(
-            c["reason"].as_str().is_some_and(|s| !s.is_empty()),
-            "{name}: {c}"
-        );
-        assert!(
-            !c["not_loaded"].as_array().unwrap().is_empty(),
-            "{name}: {c}"
-        );
     }
 
     // At sea: no local authority, so nothing can be said false.
@@ -151,6 +128,83 @@ async fn each_requested_check_is_true_false_or_unknown_and_charged() {
         assert_eq!(r.json["credits_charged"], 0);
     }
     assert_eq!(balance(&t.db, acct).await, 100 - 2 * 7);
+}
+
+/// On the fixture world every one of the fifteen checks is true at a pinned UPRN, false at the
+/// plain dwelling of Tamberley (every dataset loaded there) and unknown at the plain dwelling of
+/// Wyvern Vale (none of the checks' datasets loaded there), with a reason and the datasets.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_check_is_true_false_and_unknown_somewhere() {
+    let t = TestDb::new().await;
+    terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet())
+        .await
+        .unwrap();
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join("manifest.json")).unwrap())
+            .unwrap();
+    let cases = &m["risk_cases"];
+    let (_, key) = account(&t.db, 1000).await;
+    let svc = service(state_for(&t.db, RateLimit::default()).await).await;
+    let run = |uprn: &Value| {
+        post_json(
+            "/v1/planning/check",
+            &key,
+            &json!({"uprn": uprn, "checks": ALL}),
+        )
+    };
+    let first = |k: &str| cases[k][0].clone();
+    let true_at = [
+        ("article_4", cases["article_4"].clone()),
+        ("brownfield", cases["brownfield_and_tree"].clone()),
+        ("tpo", cases["article_4"].clone()),
+        ("conservation_area", first("conservation_and_listed")),
+        ("listed_buildings", first("conservation_and_listed")),
+        ("green_belt", first("green_belt")),
+        ("flood_risk", first("flood_zone_3")),
+        ("ancient_woodland", cases["designated"].clone()),
+        ("heritage_at_risk", cases["designated"].clone()),
+        ("aqma", cases["designated"].clone()),
+        ("scheduled_monument", cases["designated"].clone()),
+        ("sssi", cases["designated"].clone()),
+        ("agricultural_land", cases["designated"].clone()),
+        ("aonb", cases["designated"].clone()),
+        ("national_park", cases["designated"].clone()),
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for (check, uprn) in &true_at {
+        let r = send(&svc, run(uprn)).await;
+        assert_eq!(r.status, 200, "{}", r.json);
+        let c = find(&r, check);
+        assert_eq!(c["value"], true, "{check} at {uprn}: {c}");
+        assert!(!c["matches"].as_array().unwrap().is_empty(), "{check}: {c}");
+        seen.insert(*check);
+    }
+    assert_eq!(seen.len(), 15, "every check has a true case");
+    let plain = cases["plain"].as_array().unwrap();
+    let r = send(&svc, run(&plain[0])).await;
+    assert_eq!(r.json["local_authority"], "E06009901");
+    for name in ALL {
+        let c = find(&r, name);
+        assert_eq!(c["status"], "checked", "{name}: {c}");
+        assert_eq!(c["value"], false, "{name}: {c}");
+    }
+    let r = send(&svc, run(&plain[1])).await;
+    assert_eq!(r.json["local_authority"], "E06009902");
+    for name in ALL {
+        let c = find(&r, name);
+        assert_eq!(c["status"], "unknown", "{name}: {c}");
+        assert!(c["value"].is_null(), "{name}: {c}");
+        assert!(
+            c["reason"]
+                .as_str()
+                .is_some_and(|s| s.contains("E06009902")),
+            "{name}: {c}"
+        );
+        assert!(
+            !c["not_loaded"].as_array().unwrap().is_empty(),
+            "{name}: {c}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

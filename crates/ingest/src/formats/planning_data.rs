@@ -43,6 +43,7 @@ pub const DATASETS: &[&str] = &[
     "air-quality-management-area",
     "flood-risk-zone",
     "heritage-at-risk",
+    "agricultural-land-classification",
 ];
 
 /// The dataset a file's name names (`conservation-area.csv`, `tree-preservation-zone.geojson`,
@@ -82,6 +83,7 @@ struct Entry {
     end_date: Option<String>,
     grade: Option<String>,
     flood_level: Option<String>,
+    alc_grade: Option<String>,
     attributes: Vec<(String, String)>,
 }
 
@@ -116,6 +118,7 @@ fn to_row(
             .and_then(super::spatial::flood_zone)
             .map(str::to_string),
         "listed-building" | "listed-building-outline" => e.grade,
+        "agricultural-land-classification" => e.alc_grade.as_deref().map(alc_grade),
         _ => None,
     };
     Ok(SpatialRow {
@@ -135,6 +138,14 @@ fn to_row(
             .chain(e.end_date.map(|d| ("end-date".to_string(), d)))
             .collect(),
     })
+}
+
+/// An agricultural land classification grade as a category: `Grade 3a` is `3a`, `Non
+/// Agricultural` is `non_agricultural`, `Urban` is `urban`.
+pub fn alc_grade(g: &str) -> String {
+    let g = g.trim().to_ascii_lowercase();
+    let g = g.strip_prefix("grade").map_or(g.as_str(), str::trim);
+    g.replace([' ', '-'], "_")
 }
 
 /// Opens a planning.data.gov.uk file, CSV or GeoJSON (told apart by its first character).
@@ -165,6 +176,7 @@ pub fn read(path: &Path) -> io::Result<Box<dyn Iterator<Item = Parsed<SpatialRow
         ));
     }
     let col = |n: &str| h.find(&[n]);
+    let alc = col("agricultural-land-classification-grade");
     let (dataset, name, reference, org, entry, end, grade, level) = (
         col("dataset"),
         col("name"),
@@ -204,6 +216,7 @@ pub fn read(path: &Path) -> io::Result<Box<dyn Iterator<Item = Parsed<SpatialRow
                 end_date: get(end),
                 grade: get(grade),
                 flood_level: get(level),
+                alc_grade: get(alc),
                 attributes,
             },
             file_dataset,
@@ -266,6 +279,7 @@ fn feature_row(feature: Value, crs_is_wgs84: Option<bool>) -> Result<(Entry, Sha
             end_date: p("end-date"),
             grade: p("listed-building-grade"),
             flood_level: p("flood-risk-level"),
+            alc_grade: p("agricultural-land-classification-grade"),
             attributes: other_props(&props, SKIP),
         },
         shape,
@@ -323,6 +337,26 @@ tree,,9\n",
         assert_eq!(lines, vec![6, 7, 8, 9, 10], "{bad:?}");
         assert!(bad[0].reason.contains("not one Terrace reads"));
         assert!(bad[4].reason.contains("columns"));
+    }
+
+    #[test]
+    fn agricultural_land_grades() {
+        for (g, want) in [
+            ("Grade 1", "1"),
+            ("Grade 3a", "3a"),
+            ("grade 3b", "3b"),
+            ("Non Agricultural", "non_agricultural"),
+            ("Urban", "urban"),
+        ] {
+            assert_eq!(alc_grade(g), want, "{g}");
+        }
+        let f = temp_file(
+            b"dataset,entity,geometry,agricultural-land-classification-grade\n\
+agricultural-land-classification,1,\"POLYGON ((-3.54 50.72,-3.52 50.72,-3.52 50.73,-3.54 50.72))\",Grade 2\n",
+        );
+        let (ok, bad) = split(read(f.path()).unwrap());
+        assert!(bad.is_empty(), "{bad:?}");
+        assert_eq!(ok[0].1.category.as_deref(), Some("2"));
     }
 
     #[test]
