@@ -634,11 +634,14 @@ impl AreaIndex {
         }
     }
 
-    /// The boundaries of kinds coarser than `kind` containing a BNG point, finest first.
+    /// The boundaries of kinds coarser than `kind` containing a BNG point, finest first (built-up
+    /// areas and planning authorities excepted).
     fn containing(&self, point: (f64, f64), coarser_than: AreaKind) -> Vec<Parent> {
         let mut out: Vec<(u8, Parent)> = Vec::new();
         for (&k, idx) in &self.polys {
-            if rank(k) <= rank(coarser_than) {
+            // Built-up areas and planning authorities overlap the statistical hierarchy (a
+            // national park's authority spans several districts): never parents.
+            if rank(k) <= rank(coarser_than) || matches!(k, AreaKind::Bua | AreaKind::Lpa) {
                 continue;
             }
             for &i in idx.containing(point) {
