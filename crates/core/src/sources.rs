@@ -63,6 +63,28 @@ pub fn confidence_of(source: &str) -> Option<f64> {
     SOURCES.iter().find(|d| d.id == s).map(|d| d.confidence)
 }
 
+/// The planning.data.gov.uk datasets Terrace reads (the loader's list and the designation types
+/// of the planning lookups), in the order answers list them.
+pub const PLANNING_DATA_DATASETS: [&str; 17] = [
+    "conservation-area",
+    "article-4-direction-area",
+    "listed-building",
+    "listed-building-outline",
+    "tree-preservation-zone",
+    "tree",
+    "brownfield-land",
+    "green-belt",
+    "scheduled-monument",
+    "ancient-woodland",
+    "site-of-special-scientific-interest",
+    "area-of-outstanding-natural-beauty",
+    "national-park",
+    "air-quality-management-area",
+    "flood-risk-zone",
+    "heritage-at-risk",
+    "agricultural-land-classification",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

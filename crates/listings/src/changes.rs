@@ -160,18 +160,6 @@ pub struct ChangesPage {
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnknownCursor(pub i64);
 
-impl UnknownCursor {
-    /// The rule it breaks, located at the request's `cursor`.
-    pub fn violation(&self) -> Violation {
-        Violation::new(
-            &["cursor"],
-            "value_error",
-            "Value error, the cursor is not an event id of the change log",
-        )
-        .with_input(self.0.to_string())
-    }
-}
-
 pub fn coverage() -> Coverage {
     Coverage {
         event_types: EVENT_TYPES.to_vec(),

@@ -18,26 +18,9 @@ use terrace_core::{AreaId, AreaKind, Postcode, Uprn, Violation};
 use terrace_layers::{Designation, LayerCache, Scope};
 use terrace_store::{Db, LookupError, address};
 
-/// The designation datasets (planning.data.gov.uk names), in the order answers list them.
-pub const TYPES: [&str; 17] = [
-    "conservation-area",
-    "article-4-direction-area",
-    "listed-building",
-    "listed-building-outline",
-    "tree-preservation-zone",
-    "tree",
-    "brownfield-land",
-    "green-belt",
-    "scheduled-monument",
-    "ancient-woodland",
-    "site-of-special-scientific-interest",
-    "area-of-outstanding-natural-beauty",
-    "national-park",
-    "air-quality-management-area",
-    "flood-risk-zone",
-    "heritage-at-risk",
-    "agricultural-land-classification",
-];
+/// The designation datasets (planning.data.gov.uk names), in the order answers list them: the
+/// datasets the planning.data loader reads.
+pub const TYPES: [&str; 17] = terrace_core::sources::PLANNING_DATA_DATASETS;
 
 /// The largest `buffer_m`.
 pub const MAX_BUFFER_M: u32 = 1_000;

@@ -26,25 +26,7 @@ use std::path::Path;
 use terrace_geo::Shape;
 
 /// The planning.data.gov.uk datasets the risk report reads.
-pub const DATASETS: &[&str] = &[
-    "conservation-area",
-    "article-4-direction-area",
-    "listed-building",
-    "listed-building-outline",
-    "tree-preservation-zone",
-    "tree",
-    "brownfield-land",
-    "green-belt",
-    "scheduled-monument",
-    "ancient-woodland",
-    "site-of-special-scientific-interest",
-    "area-of-outstanding-natural-beauty",
-    "national-park",
-    "air-quality-management-area",
-    "flood-risk-zone",
-    "heritage-at-risk",
-    "agricultural-land-classification",
-];
+pub const DATASETS: &[&str] = &terrace_core::sources::PLANNING_DATA_DATASETS;
 
 /// The dataset a file's name names (`conservation-area.csv`, `tree-preservation-zone.geojson`,
 /// `planning_data_listed-building-outline_flattened.csv`): the longest known name in it.
