@@ -11,6 +11,12 @@
 3. One rule JSON Schema cannot state: a period range's first month is not after its last
    (`start`/`end`, `from`/`to`; 422 otherwise). Generated cases that break only that rule are
    left out; the rule has its own tests (crates/market, gateway/tests/it/market.rs).
+4. The rules of a polygon (`area_geojson` of planning designations) that JSON Schema cannot
+   state: each ring closed (its first position repeated as its last), every position inside
+   Great Britain, at most 1,000 vertices over all rings, an area above zero and at most
+   100 km2. Generated bodies whose polygon may break them are left out, with margins (a
+   conservative box for Great Britain, an approximate area); the server's 422 for each is
+   tested in gateway/tests/it/planning_lookups.rs.
 """
 
 import re
@@ -40,9 +46,56 @@ def _ordered(values) -> bool:
     return True
 
 
+# A box inside the extent of the OSTN15 transformation the server uses for Great Britain.
+GB_LON = (-7.5, 1.7)
+GB_LAT = (50.0, 60.8)
+
+
+def _ring_km2(ring) -> float:
+    """The ring's area in km2, signed, on a local equirectangular projection (an approximation
+    good to a few per cent over Great Britain: enough with the margins below)."""
+    import math
+
+    lat0 = math.radians(sum(p[1] for p in ring) / len(ring))
+    xs = [p[0] * 111.32 * math.cos(lat0) for p in ring]
+    ys = [p[1] * 110.57 for p in ring]
+    return sum(xs[i] * ys[i + 1] - xs[i + 1] * ys[i] for i in range(len(ring) - 1)) / 2
+
+
+def _polygon_ok(area) -> bool:
+    if not isinstance(area, dict):
+        return True
+    coords = area.get("coordinates")
+    if not isinstance(coords, list):
+        return True
+    polygons = [coords] if area.get("type") == "Polygon" else coords
+    vertices, km2 = 0, 0.0
+    for rings in polygons:
+        if not isinstance(rings, list) or not rings:
+            return True
+        own = 0.0
+        for i, ring in enumerate(rings):
+            if not isinstance(ring, list) or len(ring) < 4:
+                return True
+            if any(not isinstance(p, list) or len(p) != 2 for p in ring):
+                return True
+            if any(not all(isinstance(v, (int, float)) for v in p) for p in ring):
+                return True
+            if ring[0] != ring[-1]:
+                return False
+            if not all(GB_LON[0] <= p[0] <= GB_LON[1] and GB_LAT[0] <= p[1] <= GB_LAT[1] for p in ring):
+                return False
+            vertices += len(ring)
+            a = abs(_ring_km2(ring))
+            own += a if i == 0 else -a
+        km2 += abs(own)
+    return vertices <= 1000 and 0.01 < km2 < 90
+
+
 @schemathesis.hook
 def filter_body(ctx, body):
-    return _ordered(body)
+    polygon = body.get("area_geojson") if isinstance(body, dict) else None
+    return _ordered(body) and _polygon_ok(polygon)
 
 
 def _one_group(ctx, query) -> bool:

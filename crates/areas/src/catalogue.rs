@@ -238,6 +238,26 @@ pub enum DirectoryKind {
     Properties,
 }
 
+impl DirectoryKind {
+    /// The kind's name in the path.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DirectoryKind::Postcodes => "postcodes",
+            DirectoryKind::Streets => "streets",
+            DirectoryKind::Properties => "properties",
+        }
+    }
+
+    /// What a cursor of this kind's listing is (the last item of the previous page).
+    pub fn cursor_form(self) -> &'static str {
+        match self {
+            DirectoryKind::Postcodes => "the last postcode of the previous page",
+            DirectoryKind::Streets => "the last street name of the previous page",
+            DirectoryKind::Properties => "the last UPRN of the previous page",
+        }
+    }
+}
+
 /// One item of a district directory: a postcode, a street or a property.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct DirectoryItem {
@@ -407,6 +427,19 @@ pub enum RecordKind {
     Title,
     /// A company's titles: not available until the ownership family lands (404).
     Company,
+}
+
+impl RecordKind {
+    /// The kind's name in the path.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecordKind::Postcode => "postcode",
+            RecordKind::Property => "property",
+            RecordKind::Area => "area",
+            RecordKind::Title => "title",
+            RecordKind::Company => "company",
+        }
+    }
 }
 
 /// A record's identifier, read for its kind.

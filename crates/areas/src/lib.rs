@@ -166,7 +166,7 @@ pub struct AreaQuery {
     /// A name or a code: an area id (`lad:E09000024`), a postcode in any form, a sector
     /// (`SW19 1`), a district (`SW19`), an area (`SW`), a GSS code, a local authority, ward or
     /// other area name, a place name (OS Open Names), an OS Open Names id, or an H3 cell.
-    #[schemars(regex(pattern = r"\S"))]
+    #[schemars(regex(pattern = terrace_core::patterns::NON_BLANK))]
     pub query: String,
 }
 
@@ -174,13 +174,13 @@ impl AreaQuery {
     /// The rules of the body: a query with some text, and an area id whose kind is known must
     /// have a valid code.
     pub fn violations(&self) -> Vec<Violation> {
-        let q = self.query.trim();
-        if q.is_empty() {
+        if terrace_core::patterns::is_blank(&self.query) {
             return vec![
                 Violation::new(&["query"], "string_too_short", "query must not be empty")
                     .with_input(self.query.clone()),
             ];
         }
+        let q = self.query.trim();
         if let Some((kind, _)) = q.split_once(':')
             && AreaKind::from_prefix(kind).is_some()
             && let Err(e) = AreaId::parse(q)

@@ -32,6 +32,7 @@ fn default_limit() -> i64 {
 /// The body of `POST /v1/planning/applications`: `postcode`, or `lat` and `lon`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = one_location)]
 pub struct ApplicationsInput {
     /// A postcode (its directory position)
     #[serde(default)]
@@ -52,6 +53,11 @@ pub struct ApplicationsInput {
     #[serde(default = "default_limit")]
     #[schemars(range(min = 1, max = 100))]
     pub limit: i64,
+}
+
+/// The schema states the location rule: exactly one of `postcode`, or `lat` with `lon`.
+fn one_location(schema: &mut schemars::Schema) {
+    terrace_core::patterns::exactly_one_of(schema, &[&["postcode"], &["lat", "lon"]]);
 }
 
 impl ApplicationsInput {

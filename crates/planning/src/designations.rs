@@ -26,6 +26,8 @@ pub const TYPES: [&str; 17] = terrace_core::sources::PLANNING_DATA_DATASETS;
 pub const MAX_BUFFER_M: u32 = 1_000;
 /// The most vertices an `area_geojson` may have, over all its rings.
 pub const MAX_VERTICES: usize = 1_000;
+/// The most polygons of a MultiPolygon, and the most rings of one polygon.
+pub const MAX_PARTS: usize = 100;
 /// The largest `area_geojson`, in square kilometres.
 pub const MAX_AREA_KM2: f64 = 100.0;
 /// The most designations one answer lists (`truncated` says when more matched).
@@ -46,7 +48,38 @@ pub struct LatLon {
 /// One linear ring: `[lon, lat]` positions, the first repeated as the last.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(transparent)]
-pub struct Ring(#[schemars(length(min = 4, max = 1000))] pub Vec<[f64; 2]>);
+pub struct Ring(#[schemars(schema_with = "ring_schema")] pub Vec<[f64; 2]>);
+
+/// A MultiPolygon's coordinates: 1 to 100 polygons, each 1 to 100 rings.
+fn polygons_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let ring = g.subschema_for::<Ring>();
+    schemars::json_schema!({
+        "type": "array",
+        "minItems": 1,
+        "maxItems": MAX_PARTS,
+        "items": {"type": "array", "minItems": 1, "maxItems": MAX_PARTS, "items": ring}
+    })
+}
+
+/// A ring's schema: 4 to 1,000 positions, each `[lon, lat]` with WGS84's ranges. That the
+/// first position is repeated as the last, that the positions lie in Great Britain and the
+/// limits over all rings cannot be stated in JSON Schema; [`area_bng`] checks them.
+fn ring_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "minItems": 4,
+        "maxItems": MAX_VERTICES,
+        "items": {
+            "type": "array",
+            "minItems": 2,
+            "maxItems": 2,
+            "prefixItems": [
+                {"type": "number", "minimum": -180.0, "maximum": 180.0},
+                {"type": "number", "minimum": -90.0, "maximum": 90.0}
+            ]
+        }
+    })
+}
 
 /// A GeoJSON Polygon or MultiPolygon in WGS84 (`[lon, lat]` positions), at most 1,000 vertices
 /// over all rings and 100 km².
@@ -60,7 +93,7 @@ pub enum AreaGeoJson {
     },
     MultiPolygon {
         /// The polygons, each its exterior ring then any holes.
-        #[schemars(length(min = 1, max = 100))]
+        #[schemars(schema_with = "polygons_schema")]
         coordinates: Vec<Vec<Ring>>,
     },
 }
@@ -103,6 +136,7 @@ enum DesignationType {
 /// `area_geojson` or `lpa_code`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = one_scope)]
 pub struct DesignationsInput {
     /// A point, WGS84
     #[serde(default)]
@@ -131,6 +165,20 @@ pub struct DesignationsInput {
     #[serde(default)]
     #[schemars(range(min = 0, max = 1000))]
     pub buffer_m: i64,
+}
+
+/// The schema states the scope rule: exactly one of the five scopes.
+fn one_scope(schema: &mut schemars::Schema) {
+    terrace_core::patterns::exactly_one_of(
+        schema,
+        &[
+            &["location"],
+            &["postcode"],
+            &["uprn"],
+            &["area_geojson"],
+            &["lpa_code"],
+        ],
+    );
 }
 
 fn range(path: &[&str], v: f64, lo: f64, hi: f64) -> Option<Violation> {
@@ -220,6 +268,14 @@ impl DesignationsInput {
 /// position outside WGS84's ranges or Great Britain, too many vertices, too large, or no area.
 pub fn area_bng(a: &AreaGeoJson) -> Result<MultiPolygon<f64>, String> {
     let polygons = a.polygons();
+    if polygons.is_empty() || polygons.len() > MAX_PARTS {
+        return Err(format!("1 to {MAX_PARTS} polygons are allowed"));
+    }
+    if polygons.iter().any(|p| p.is_empty() || p.len() > MAX_PARTS) {
+        return Err(format!(
+            "each polygon has 1 to {MAX_PARTS} rings: its exterior, then any holes"
+        ));
+    }
     let vertices: usize = polygons
         .iter()
         .flat_map(|p| p.iter())
@@ -584,5 +640,23 @@ mod tests {
                 .unwrap_err()
                 .contains("outside Great Britain")
         );
+        // At most 100 polygons, each of 1 to 100 rings (the schema's limits, enforced too).
+        let ring = |i: usize| match square(-3.53 + i as f64 * 1e-3, 50.72, 1e-4) {
+            AreaGeoJson::Polygon { mut coordinates } => coordinates.remove(0),
+            AreaGeoJson::MultiPolygon { .. } => unreachable!(),
+        };
+        let parts = |n: usize| AreaGeoJson::MultiPolygon {
+            coordinates: (0..n).map(|i| vec![ring(i)]).collect(),
+        };
+        assert!(area_bng(&parts(100)).is_ok());
+        assert!(area_bng(&parts(101)).unwrap_err().contains("polygons"));
+        let no_ring = AreaGeoJson::MultiPolygon {
+            coordinates: vec![Vec::new()],
+        };
+        assert!(area_bng(&no_ring).unwrap_err().contains("rings"));
+        let holes = AreaGeoJson::Polygon {
+            coordinates: (0..101).map(ring).collect(),
+        };
+        assert!(area_bng(&holes).unwrap_err().contains("rings"));
     }
 }

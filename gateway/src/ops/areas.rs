@@ -108,7 +108,7 @@ pub struct CoverageParams {
     /// A local authority district: its GSS code (`E06000001`, or the area id `lad:E06000001`) or
     /// its name
     #[validate(length(min = 1, max = 200))]
-    #[schemars(regex(pattern = r"\S"))]
+    #[schemars(regex(pattern = terrace_core::patterns::NON_BLANK))]
     pub area: String,
 }
 
@@ -121,7 +121,7 @@ impl Operation for Coverage {
     type Output = areas::coverage::CoverageRegister;
 
     fn check(p: CoverageParams, _: crate::registry::NoBody) -> Result<String, ApiError> {
-        if p.area.trim().is_empty() {
+        if terrace_core::patterns::is_blank(&p.area) {
             return Err(invalid(
                 In::Query,
                 vec![

@@ -10,7 +10,7 @@ use terrace_areas::catalogue::{
     self as catalogue, After, DirectoryKind, DirectoryPage, MarketAreaKind, MarketAreasPage,
     RecordId, RecordKind, RecordPreview,
 };
-use terrace_core::{AreaId, AreaKind, Postcode, Uprn, Violation};
+use terrace_core::{AreaId, AreaKind, Postcode, Uprn, Violation, patterns};
 use validator::Validate;
 
 const TAG: &str = "catalogue";
@@ -93,9 +93,11 @@ pub struct DirectoryParams {
     /// What to list: the district's postcodes, streets or properties
     pub kind: DirectoryKind,
     /// The `next_cursor` of the previous page (the last postcode, street name or UPRN listed);
-    /// absent for the first page
+    /// absent for the first page. A cursor this listing could not have issued (not a postcode
+    /// for `postcodes`, not a UPRN for `properties`) is a 404: its form depends on `kind`.
     #[serde(default)]
     #[validate(length(min = 1, max = 100))]
+    #[schemars(regex(pattern = terrace_core::patterns::NON_BLANK))]
     pub cursor: Option<String>,
     /// How many items at most (1 to 500)
     #[serde(default = "default_limit")]
@@ -134,20 +136,19 @@ impl Operation for Directory {
         }
         let after = match (&p.cursor, p.kind) {
             (None, _) => Some(After::Start),
+            (Some(c), _) if patterns::is_blank(c) => None,
             (Some(c), DirectoryKind::Postcodes) => {
                 Postcode::parse(c).ok().map(|pc| After::Key(pc.to_string()))
             }
-            (Some(c), DirectoryKind::Streets) => {
-                (!c.trim().is_empty()).then(|| After::Key(c.clone()))
-            }
+            (Some(c), DirectoryKind::Streets) => Some(After::Key(c.clone())),
             (Some(c), DirectoryKind::Properties) => {
                 Uprn::parse(c).ok().map(|u| After::Uprn(u.get()))
             }
         };
-        if after.is_none() {
+        if after.is_none() && p.cursor.as_deref().is_some_and(patterns::is_blank) {
             query.push(value_error(
                 "cursor",
-                "the cursor is the next_cursor of a previous page: a postcode (postcodes), a street name (streets) or a UPRN (properties)",
+                "the cursor is the next_cursor of a previous page, never blank",
                 p.cursor.as_deref().unwrap_or_default(),
             ));
         }
@@ -158,6 +159,14 @@ impl Operation for Directory {
                 after,
                 limit: p.limit,
             }),
+            // A well-formed cursor of another kind's form: no page of this listing starts there.
+            (Some(_), None) if query.is_empty() => Err(ApiError::NotFound(format!(
+                "a page of {} after cursor {:?} (a {} cursor is {})",
+                p.kind.as_str(),
+                p.cursor.as_deref().unwrap_or_default(),
+                p.kind.as_str(),
+                p.kind.cursor_form()
+            ))),
             (None, _) | (_, None) => {
                 let mut errors: Vec<crate::error::FieldError> = path
                     .into_iter()
@@ -182,7 +191,7 @@ pub(crate) static DIRECTORY: OpDecl = OpDecl {
     id: "catalogue_directory",
     path: "/v1/catalogue/directory/{district}/{kind}",
     summary: "A postcode district's postcodes, streets or properties",
-    description: "Lists a postcode district's postcodes (each with its number of addresses), streets (each with its number of addresses) or properties (UPRN, address line, postcode, classification) from the address register, in order, in pages of `limit` following `next_cursor` (null on the last page). No sale, valuation or index figure is shown. A district with no address in the register is a 404; a malformed district or cursor is a 422.",
+    description: "Lists a postcode district's postcodes (each with its number of addresses), streets (each with its number of addresses) or properties (UPRN, address line, postcode, classification) from the address register, in order, in pages of `limit` following `next_cursor` (null on the last page). No sale, valuation or index figure is shown. A district with no address in the register is a 404; a malformed district or a blank cursor is a 422; a cursor this listing could not have issued (not a postcode for `postcodes`, not a UPRN for `properties`) is a 404.",
     ..OpDecl::of::<Directory>(TAG)
 };
 
@@ -195,7 +204,9 @@ pub struct RecordParams {
     pub kind: RecordKind,
     /// The record's identifier: a postcode (`SW19 1AA`), a UPRN, an area id (`district:SW19`,
     /// `lad:E09000024`), a title number or a company number
+    /// (an identifier not of its kind's form names no record: 404, with the form expected)
     #[validate(length(min = 1, max = 100))]
+    #[schemars(regex(pattern = terrace_core::patterns::NON_BLANK))]
     pub identifier: String,
 }
 
@@ -236,7 +247,16 @@ impl Operation for Records {
                 "a company number is 1 to 20 letters and digits",
             ),
         };
-        id.ok_or_else(|| invalid(In::Path, vec![value_error("identifier", rule, s)]))
+        // The identifier's form depends on `kind`, which one parameter's schema cannot state:
+        // a non-blank identifier of another form names no record of this kind (404, with the
+        // form expected); a blank one is malformed (422).
+        if patterns::is_blank(s) {
+            return Err(invalid(
+                In::Path,
+                vec![value_error("identifier", "the identifier is not blank", s)],
+            ));
+        }
+        id.ok_or_else(|| ApiError::NotFound(format!("a {} record {s:?} ({rule})", p.kind.as_str())))
     }
 
     async fn run(ctx: &Ctx, id: RecordId) -> Result<RecordPreview, ApiError> {
@@ -248,6 +268,6 @@ pub(crate) static RECORDS: OpDecl = OpDecl {
     id: "catalogue_record",
     path: "/v1/catalogue/records/{kind}/{identifier}",
     summary: "A record preview",
-    description: "Previews one record without the priced analytics: a postcode (its district, sector, local authority, position, address count and streets), a property by UPRN (address line, postcode, classification, district and local authority) or an area by area id (the resolved area with its parents, and its market directory counts). Each preview names the operations that answer more. `title` and `company` records are not available until the ownership family lands: 404 with that reason. An unknown record is a 404; an identifier of the wrong form for its kind is a 422.",
+    description: "Previews one record without the priced analytics: a postcode (its district, sector, local authority, position, address count and streets), a property by UPRN (address line, postcode, classification, district and local authority) or an area by area id (the resolved area with its parents, and its market directory counts). Each preview names the operations that answer more. `title` and `company` records are not available until the ownership family lands: 404 with that reason. An unknown record is a 404, and so is an identifier not of its kind's form (the answer says the form expected, since it depends on `kind`); a blank identifier is a 422.",
     ..OpDecl::of::<Records>(TAG)
 };
