@@ -679,6 +679,9 @@ pub fn evidence_class(avail: [bool; 3]) -> &'static str {
     }
 }
 
+/// A calibration sale: the three estimates (log) and the log price.
+pub type CalRow = ([Option<f64>; 3], f64);
+
 /// The blend and interval learned on the calibration sales.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Calibration {
@@ -747,7 +750,7 @@ fn normalise(mut w: [f64; 3]) -> [f64; 3] {
 /// `y - l_r = sum over the others of w_k (l_k - l_r)` (errors clipped at
 /// [`WEIGHT_ERROR_CLIP`]); negative weights are set to 0 and the rest renormalised. `None`
 /// with fewer than [`MIN_WEIGHT_ERRORS`] rows.
-fn stacked_weights(rows: &[&([Option<f64>; 3], f64)], avail: [bool; 3]) -> Option<[f64; 3]> {
+fn stacked_weights(rows: &[&CalRow], avail: [bool; 3]) -> Option<[f64; 3]> {
     let ks: Vec<usize> = (0..3).filter(|k| avail[*k]).collect();
     let (&r, others) = ks.split_first()?;
     if rows.len() < MIN_WEIGHT_ERRORS {
@@ -913,7 +916,7 @@ pub fn calibrate(errs: &[([Option<f64>; 3], f64)]) -> Calibration {
             }
         }
     }
-    let mut by_pattern: HashMap<u8, Vec<&([Option<f64>; 3], f64)>> = HashMap::new();
+    let mut by_pattern: HashMap<u8, Vec<&CalRow>> = HashMap::new();
     for e in errs {
         let avail = [e.0[0].is_some(), e.0[1].is_some(), e.0[2].is_some()];
         by_pattern.entry(pattern_key(avail)).or_default().push(e);
