@@ -336,6 +336,18 @@ impl From<terrace_areas::AreasError> for ApiError {
     }
 }
 
+impl From<terrace_valuation::ValuationError> for ApiError {
+    fn from(e: terrace_valuation::ValuationError) -> Self {
+        match e {
+            terrace_valuation::ValuationError::NotFound(what) => ApiError::NotFound(what),
+            terrace_valuation::ValuationError::Invalid(v) => {
+                crate::input::invalid(crate::input::In::Query, v)
+            }
+            terrace_valuation::ValuationError::Store(s) => s.into(),
+        }
+    }
+}
+
 impl From<LookupError> for ApiError {
     fn from(e: LookupError) -> Self {
         match e {

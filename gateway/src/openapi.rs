@@ -141,6 +141,7 @@ pub fn document() -> Value {
             {"name": "market", "description": "House price indices, forecasts, volumes and rankings by area"},
             {"name": "catalogue", "description": "The public directories: market areas, a district's postcodes, streets and properties, record previews (free)"},
             {"name": "planning", "description": "Planning checks at a location"},
+            {"name": "valuation", "description": "Valuations from the latest AVM vintage, the forward-measured accuracy table, and equity"},
             {"name": "areas", "description": "Area ids, resolving names and codes, reverse geocoding, the coverage register"},
             {"name": "account", "description": "Balance, usage and API keys (free)"},
         ],

@@ -16,6 +16,7 @@
 //!
 //! The store is chosen as the service chooses it: DATABASE_URL, else TERRACE_DATA_DIR/terrace.sqlite3.
 
+mod backtest;
 mod bench;
 mod bench_areas;
 mod bench_market;
@@ -26,11 +27,15 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use terrace_ingest::{Dataset, Progress};
 
-const USAGE: &str = "usage: cargo xtask <fixtures|load|build|validate|migrate|openapi|bench> ...
+const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|migrate|openapi|bench> ...
   fixtures [--seed N] [--out DIR]      generate the synthetic fixture world into fixtures/
   load DATASET FILE...                 load files; DATASET is a name or alias `cargo xtask load --list` lists
   load --list                          list the datasets (name, provenance source, aliases)
-  build                                derive each address's area, link sales to UPRNs, build the market indices and volumes
+  build                                derive each address's area, link sales to UPRNs, build the market indices and volumes, then the valuation vintage
+  backtest avm [--months N] [--simulated] [FILES]
+                                       replay the valuation model month by month (only sales registered by each vintage)
+                                       beside two baselines; writes the accuracy rows. FILES: Price Paid files loaded into
+                                       a fresh SQLite store; --simulated: the simulated market; else the configured store
   validate index                       compare the local authority indices with the loaded UK HPI (correlation, largest annual gap)
   migrate                              apply pending migrations
   openapi [--check]                    write docs/openapi.json and docs/mcp-tools.json (or fail if they differ from the code)
@@ -217,6 +222,7 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        ["backtest", "avm", rest @ ..] => backtest::avm(rest).await,
         ["bench", "market", rest @ ..] => {
             let flag = |name: &str, default: f64| -> anyhow::Result<f64> {
                 match rest.iter().position(|a| *a == name) {

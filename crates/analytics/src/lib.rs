@@ -8,6 +8,7 @@
 //! Architecture Invariant: no database, no async, no I/O, no framework; inputs are plain structs.
 
 mod adjust;
+mod avm;
 mod decision;
 mod error;
 mod forecast;
@@ -23,6 +24,12 @@ mod smooth;
 mod stats;
 
 pub use adjust::{TimeAdjustment, time_adjustment};
+pub use avm::{
+    AVM_COVERAGE, Accuracy, AnchorEvidence, AvmSale, AvmValue, CALIBRATION_MONTHS, Calibration,
+    CompLine, CompsEvidence, Estimates, Estimator, HedonicModel, HedonicSet, History, IndexSet,
+    LogIndex, Refusal, Subject, Vintage, accuracy, calibrate, estimates, evidence_class,
+    fit_hedonic_set, fit_vintage, value,
+};
 pub use decision::{
     IndexConfig, IndexDecision, MIN_PAIRS_PER_PERIOD, MIN_PAIRS_REPEAT_SALES, MIN_SALES_HEDONIC,
     MIN_SALES_PER_PERIOD, PublishedIndex, Shrunk, TAU_PER_MONTH, build_index, shrink_toward_parent,

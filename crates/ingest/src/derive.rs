@@ -1,6 +1,6 @@
 //! The derived steps after loading: each address's local authority and LSOA, its
 //! resolution-8 H3 cell, the UPRN links
-//! the address matcher makes, and the market tables. [`derive_all`] runs them all; it is called
+//! the address matcher makes, the market tables and the valuation vintage. [`derive_all`] runs them all; it is called
 //! by `cargo xtask build` and by the manifest loader (which the embedded default's first start
 //! runs).
 
@@ -29,6 +29,8 @@ pub const FAMILY_STEPS: &[(&str, Step)] = &[];
 pub struct Derived {
     /// The market build's report (its national backtest is printed by `cargo xtask build`).
     pub market: terrace_market::build::BuildReport,
+    /// The valuation vintage's report.
+    pub valuation: terrace_valuation::build::BuildReport,
 }
 
 /// Runs every derived step, in order: areas, H3 cells, UPRN links, the families' steps, the
@@ -45,8 +47,13 @@ pub async fn derive_all(db: &Db, progress: &mut Progress) -> Result<Derived, Ing
         progress.say_line(s)
     })
     .await?;
+    // The valuation vintage reads the district indices the market build just wrote.
+    let valuation = terrace_valuation::build::build(db, chrono::Utc::now().naive_utc(), &mut |s| {
+        progress.say_line(s)
+    })
+    .await?;
     crate::catalogue::derive_catalogue(db, progress).await?;
-    Ok(Derived { market })
+    Ok(Derived { market, valuation })
 }
 
 async fn polygon_index(db: &Db, kind: &str) -> Result<PolygonIndex<String>, IngestError> {

@@ -33,6 +33,8 @@ pub enum IngestError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Market(#[from] terrace_market::MarketError),
+    #[error(transparent)]
+    Valuation(#[from] terrace_valuation::ValuationError),
 }
 
 /// One dataset's loader: its parser and its merge into the store. A dataset module implements

@@ -16,6 +16,7 @@
 //! - [`rating`]: the VOA non-domestic rating lists and UARN links;
 //! - [`spatial`]: the spatial risk layers and their coverage;
 //! - [`market`]: the derived market tables and the UK HPI reference;
+//! - [`valuation`]: the valuation vintage, the vintages built and the accuracy rows;
 //! - [`catalogue`]: the coverage register, the market area directory and the district directories;
 //! - [`accounts`], [`oauth`]: accounts, keys, the credit ledger, OAuth clients and grants;
 //! - [`loads`]: load accounting; [`meta`]: the typed key-value facts.
@@ -63,6 +64,7 @@ pub mod sales;
 pub mod schema;
 pub mod spatial;
 pub mod testing;
+pub mod valuation;
 
 pub use db::{Backend, Db, DbOptions, Location, StoreConfig, StoreError, StoreResult};
 pub use lookup::LookupError;

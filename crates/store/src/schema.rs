@@ -664,3 +664,72 @@ diesel::table! {
         updated_at -> Timestamp,
     }
 }
+
+diesel::table! {
+    valuations (uprn) {
+        uprn -> BigInt,
+        model_version -> Text,
+        as_of -> Text,
+        district -> Nullable<Text>,
+        property_type -> Nullable<Text>,
+        tenure -> Nullable<Text>,
+        floor_area -> Nullable<Double>,
+        floor_area_source -> Nullable<Text>,
+        value -> Nullable<Double>,
+        lo -> Nullable<Double>,
+        hi -> Nullable<Double>,
+        coverage -> Nullable<Double>,
+        evidence_class -> Nullable<Text>,
+        weight_anchor -> Nullable<Double>,
+        weight_comparables -> Nullable<Double>,
+        weight_hedonic -> Nullable<Double>,
+        estimate_anchor -> Nullable<Double>,
+        estimate_comparables -> Nullable<Double>,
+        estimate_hedonic -> Nullable<Double>,
+        n_comparables -> Nullable<BigInt>,
+        n_comparables_fenced -> Nullable<BigInt>,
+        n_hedonic -> Nullable<BigInt>,
+        hedonic_pooled -> Nullable<Bool>,
+        last_sale_price -> Nullable<BigInt>,
+        last_sale_date -> Nullable<Date>,
+        refusal -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    valuation_vintages (vintage_key) {
+        vintage_key -> Text,
+        model_version -> Text,
+        as_of -> Text,
+        n_valued -> BigInt,
+        n_refused -> BigInt,
+        n_calibration -> BigInt,
+        calibration_coverage -> Nullable<Double>,
+        calibration_json -> Text,
+        built_at -> Timestamp,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    valuation_accuracy (accuracy_key) {
+        accuracy_key -> Text,
+        basis -> Text,
+        model_version -> Text,
+        month -> Text,
+        asset_class -> Text,
+        property_type -> Text,
+        estimator -> Text,
+        n -> BigInt,
+        mdape -> Double,
+        ppe10 -> Double,
+        ppe20 -> Double,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(valuations, valuation_vintages, valuation_accuracy,);

@@ -10,6 +10,7 @@ pub mod changes;
 pub mod market;
 pub mod planning;
 pub mod property;
+pub mod valuation;
 
 use crate::registry::OpDecl;
 use std::sync::OnceLock;
@@ -21,6 +22,7 @@ pub static FAMILIES: &[&[&OpDecl]] = &[
     market::OPS,
     catalogue::OPS,
     planning::OPS,
+    valuation::OPS,
     areas::OPS,
     account::OPS,
 ];

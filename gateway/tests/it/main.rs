@@ -39,3 +39,4 @@ mod risk;
 mod security;
 mod surface;
 mod validation;
+mod valuation;

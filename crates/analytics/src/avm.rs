@@ -1,0 +1,1001 @@
+//! The automated valuation model: three estimators of a dwelling's log value at a vintage month,
+//! blended with weights learned from their measured errors on held-out sales, with an interval
+//! whose half-width is the measured quantile of held-out log errors (split conformal).
+//!
+//! 1. Anchor: the dwelling's own last sale carried to the vintage by its area's index.
+//! 2. Comparables: same-building sales first, then same-street sales of the same type, each
+//!    carried by the index and adjusted for floor area and type by the hedonic coefficients,
+//!    fenced by the interquartile range; the median of what is left.
+//! 3. Hedonic: log price (carried to the vintage) on type, tenure, new build and log floor area,
+//!    per area (pooled when the area is thin), plus a shrunk street effect.
+//!
+//! Everything an estimator reads was registered by the vintage month: the caller passes the
+//! history it may use, and [`fit_vintage`] calibrates on sales completed in the year before the
+//! vintage with evidence registered before that year began. Every constant is in
+//! `docs/METHODS.md` ("Valuation").
+
+use std::collections::HashMap;
+
+use crate::linalg::NormalEquations;
+use crate::period::Month;
+use crate::sales::{PropertyType, Tenure};
+use crate::stats::{median, quantile};
+
+/// The nominal coverage of the published interval.
+pub const AVM_COVERAGE: f64 = 0.80;
+/// Calibration window: sales completed in the this many months before the vintage are valued
+/// with evidence registered before the window began.
+pub const CALIBRATION_MONTHS: i32 = 12;
+/// Comparables older than this many months at the vintage are not used.
+pub const COMPS_MAX_AGE_MONTHS: i32 = 36;
+/// At most this many comparables (most recent first) enter the fence.
+pub const MAX_COMPS: usize = 12;
+/// The comparable estimator needs this many comparables left after the fence.
+pub const MIN_COMPS: usize = 2;
+/// The fence applies from this many comparables (Tukey's 1.5 IQR).
+pub const FENCE_MIN_COMPS: usize = 4;
+pub const FENCE_IQR: f64 = 1.5;
+/// An area gets its own hedonic fit from this many sales in the window; below, the pooled fit.
+pub const MIN_AREA_SALES: usize = 60;
+/// Hedonic training window: sales completed in the this many months before the vintage.
+pub const HEDONIC_WINDOW_MONTHS: i32 = 120;
+/// Shrinkage of location effects: effect = sum of residuals / (n + k).
+pub const STREET_SHRINK: f64 = 5.0;
+pub const AREA_SHRINK: f64 = 20.0;
+/// Errors beyond this (log) are clipped before the mean squares that set the weights.
+pub const WEIGHT_ERROR_CLIP: f64 = 1.0;
+/// An evidence class gets its own interval quantile from this many calibration errors.
+pub const MIN_CLASS_ERRORS: usize = 30;
+/// A measured weight needs this many calibration errors per estimator; below, equal weights.
+pub const MIN_WEIGHT_ERRORS: usize = 20;
+
+/// A complete monthly log index (ln(level / 100)) from `first`. Months before `first` take the
+/// first level and months after the last take the last level (held flat: no forecast).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogIndex {
+    pub first: Month,
+    pub logs: Vec<f64>,
+}
+
+impl LogIndex {
+    /// The log level in month `m` (clamped to the series).
+    pub fn at(&self, m: Month) -> f64 {
+        if self.logs.is_empty() {
+            return 0.0;
+        }
+        let i = m
+            .months_since(self.first)
+            .clamp(0, self.logs.len() as i32 - 1);
+        self.logs[i as usize]
+    }
+
+    pub fn last(&self) -> Month {
+        self.first
+            .add_months(self.logs.len().saturating_sub(1) as i32)
+    }
+
+    /// From monthly `(month, log level)` points; gaps carry the previous level. `None` if empty.
+    pub fn from_points(points: &[(Month, f64)]) -> Option<LogIndex> {
+        let first = points.iter().map(|p| p.0).min()?;
+        let last = points.iter().map(|p| p.0).max()?;
+        let mut logs: Vec<Option<f64>> = vec![None; (last.months_since(first) + 1) as usize];
+        for (m, l) in points {
+            logs[m.months_since(first) as usize] = Some(*l);
+        }
+        let mut prev = logs.iter().flatten().next().copied().unwrap_or(0.0);
+        let logs = logs
+            .into_iter()
+            .map(|l| {
+                prev = l.unwrap_or(prev);
+                prev
+            })
+            .collect();
+        Some(LogIndex { first, logs })
+    }
+}
+
+/// The indices of the areas, with a fallback (the nation) for an area without its own.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IndexSet {
+    pub areas: HashMap<u32, LogIndex>,
+    pub fallback: Option<LogIndex>,
+}
+
+impl IndexSet {
+    /// The index of `area` and whether it is the fallback.
+    pub fn of(&self, area: u32) -> Option<(&LogIndex, bool)> {
+        match self.areas.get(&area) {
+            Some(i) => Some((i, false)),
+            None => self.fallback.as_ref().map(|f| (f, true)),
+        }
+    }
+
+    /// ln(index(to) / index(from)) in `area`; 0 when no index is held.
+    pub fn log_factor(&self, area: u32, from: Month, to: Month) -> f64 {
+        self.of(area).map_or(0.0, |(i, _)| i.at(to) - i.at(from))
+    }
+}
+
+/// One category A sale the model may read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AvmSale {
+    /// The dwelling (UPRN or normalised-address key).
+    pub property: u64,
+    /// The index geography (postcode district) the sale lies in.
+    pub area: u32,
+    /// The parent building, when the register knows it.
+    pub building: Option<u64>,
+    /// The street (postcode district and street name), when written.
+    pub street: Option<u64>,
+    pub month: Month,
+    /// The month the sale became public (completion plus registration lag).
+    pub registered: Month,
+    pub price: i64,
+    pub property_type: PropertyType,
+    pub tenure: Tenure,
+    pub new_build: bool,
+    pub floor_area_m2: Option<f64>,
+}
+
+/// The dwelling to value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Subject {
+    pub property: u64,
+    pub area: u32,
+    pub building: Option<u64>,
+    pub street: Option<u64>,
+    pub property_type: PropertyType,
+    pub tenure: Tenure,
+    pub floor_area_m2: Option<f64>,
+}
+
+impl Subject {
+    /// The subject a sale describes (its own attributes as sold).
+    pub fn of_sale(s: &AvmSale) -> Subject {
+        Subject {
+            property: s.property,
+            area: s.area,
+            building: s.building,
+            street: s.street,
+            property_type: s.property_type,
+            tenure: s.tenure,
+            floor_area_m2: s.floor_area_m2,
+        }
+    }
+}
+
+/// The three estimators, in the order of every `[_; 3]` array here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Estimator {
+    Anchor,
+    Comparables,
+    Hedonic,
+}
+
+impl Estimator {
+    pub const ALL: [Estimator; 3] = [
+        Estimator::Anchor,
+        Estimator::Comparables,
+        Estimator::Hedonic,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Estimator::Anchor => "transaction_anchor",
+            Estimator::Comparables => "comparables",
+            Estimator::Hedonic => "hedonic",
+        }
+    }
+}
+
+const N_COEF: usize = 9;
+const COEF_NAMES: [&str; N_COEF] = [
+    "intercept",
+    "semi_detached",
+    "terraced",
+    "flat",
+    "other",
+    "leasehold",
+    "tenure_unknown",
+    "new_build",
+    "log_floor_area",
+];
+
+fn type_col(t: PropertyType) -> Option<usize> {
+    match t {
+        PropertyType::Detached => None,
+        PropertyType::SemiDetached => Some(1),
+        PropertyType::Terraced => Some(2),
+        PropertyType::Flat => Some(3),
+        PropertyType::Other => Some(4),
+    }
+}
+
+/// One hedonic fit (an area's, or the pooled one).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HedonicModel {
+    /// Coefficients in the order of `COEF_NAMES` (0 where aliased).
+    pub beta: Vec<f64>,
+    /// Mean ln(floor area) subtracted before fitting.
+    pub mean_log_area: f64,
+    /// Sales fitted per property type (detached, semi, terraced, flat, other).
+    pub type_counts: [usize; 5],
+    pub n: usize,
+    /// Street effects (shrunk mean residuals).
+    pub streets: HashMap<u64, f64>,
+    /// Area effects (pooled fit only).
+    pub areas: HashMap<u32, f64>,
+}
+
+impl HedonicModel {
+    pub fn coefficient(&self, name: &str) -> Option<f64> {
+        COEF_NAMES
+            .iter()
+            .position(|n| *n == name)
+            .map(|i| self.beta[i])
+    }
+
+    fn row(&self, t: PropertyType, tenure: Tenure, new_build: bool, area_m2: f64) -> [f64; N_COEF] {
+        let mut r = [0.0; N_COEF];
+        r[0] = 1.0;
+        if let Some(c) = type_col(t) {
+            r[c] = 1.0;
+        }
+        match tenure {
+            Tenure::Freehold => {}
+            Tenure::Leasehold => r[5] = 1.0,
+            Tenure::Unknown => r[6] = 1.0,
+        }
+        if new_build {
+            r[7] = 1.0;
+        }
+        r[8] = area_m2.ln() - self.mean_log_area;
+        r
+    }
+
+    /// The log value (at the fit's vintage) of a dwelling; `None` when its type was not fitted.
+    fn predict(&self, s: &Subject, area_m2: f64) -> Option<f64> {
+        if self.type_counts[type_slot(s.property_type)] == 0 {
+            return None;
+        }
+        let r = self.row(s.property_type, s.tenure, false, area_m2);
+        let base: f64 = r.iter().zip(&self.beta).map(|(x, b)| x * b).sum();
+        let street = s
+            .street
+            .and_then(|k| self.streets.get(&k))
+            .copied()
+            .unwrap_or(0.0);
+        let area = self.areas.get(&s.area).copied().unwrap_or(0.0);
+        Some(base + street + area)
+    }
+}
+
+fn type_slot(t: PropertyType) -> usize {
+    match t {
+        PropertyType::Detached => 0,
+        PropertyType::SemiDetached => 1,
+        PropertyType::Terraced => 2,
+        PropertyType::Flat => 3,
+        PropertyType::Other => 4,
+    }
+}
+
+/// Fits one hedonic model on `(sale, log price carried to the vintage)` with a known floor area.
+fn fit_hedonic(rows: &[(&AvmSale, f64)], pooled: bool) -> Option<HedonicModel> {
+    let with_area: Vec<&(&AvmSale, f64)> = rows
+        .iter()
+        .filter(|(s, _)| s.floor_area_m2.is_some_and(|a| a > 0.0))
+        .collect();
+    if with_area.len() <= N_COEF {
+        return None;
+    }
+    let mean_log_area = with_area
+        .iter()
+        .map(|(s, _)| s.floor_area_m2.unwrap_or(1.0).ln())
+        .sum::<f64>()
+        / with_area.len() as f64;
+    let mut m = HedonicModel {
+        beta: vec![0.0; N_COEF],
+        mean_log_area,
+        type_counts: [0; 5],
+        n: with_area.len(),
+        streets: HashMap::new(),
+        areas: HashMap::new(),
+    };
+    let mut ne = NormalEquations::new(N_COEF);
+    for (s, y) in &with_area {
+        let r = m.row(
+            s.property_type,
+            s.tenure,
+            s.new_build,
+            s.floor_area_m2.unwrap_or(1.0),
+        );
+        let sparse: Vec<(usize, f64)> = r
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| **x != 0.0)
+            .map(|(i, x)| (i, *x))
+            .collect();
+        ne.add(&sparse, *y, 1.0);
+        m.type_counts[type_slot(s.property_type)] += 1;
+    }
+    let sol = ne.solve(false);
+    m.beta = sol.beta;
+    let resid = |m: &HedonicModel, s: &AvmSale, y: f64| {
+        let r = m.row(
+            s.property_type,
+            s.tenure,
+            s.new_build,
+            s.floor_area_m2.unwrap_or(1.0),
+        );
+        y - r.iter().zip(&m.beta).map(|(x, b)| x * b).sum::<f64>()
+    };
+    if pooled {
+        let mut acc: HashMap<u32, (f64, f64)> = HashMap::new();
+        for (s, y) in &with_area {
+            let e = acc.entry(s.area).or_default();
+            e.0 += resid(&m, s, *y);
+            e.1 += 1.0;
+        }
+        m.areas = acc
+            .into_iter()
+            .map(|(k, (sum, n))| (k, sum / (n + AREA_SHRINK)))
+            .collect();
+    }
+    let mut acc: HashMap<u64, (f64, f64)> = HashMap::new();
+    for (s, y) in &with_area {
+        if let Some(k) = s.street {
+            let area = m.areas.get(&s.area).copied().unwrap_or(0.0);
+            let e = acc.entry(k).or_default();
+            e.0 += resid(&m, s, *y) - area;
+            e.1 += 1.0;
+        }
+    }
+    m.streets = acc
+        .into_iter()
+        .map(|(k, (sum, n))| (k, sum / (n + STREET_SHRINK)))
+        .collect();
+    Some(m)
+}
+
+/// The sales of a history, indexed for the estimators.
+pub struct History<'a> {
+    sales: &'a [AvmSale],
+    by_property: HashMap<u64, Vec<usize>>,
+    by_building: HashMap<u64, Vec<usize>>,
+    by_street_type: HashMap<(u64, PropertyType), Vec<usize>>,
+}
+
+impl<'a> History<'a> {
+    /// Indexes `sales` (each list newest first).
+    pub fn new(sales: &'a [AvmSale]) -> History<'a> {
+        let mut h = History {
+            sales,
+            by_property: HashMap::new(),
+            by_building: HashMap::new(),
+            by_street_type: HashMap::new(),
+        };
+        for (i, s) in sales.iter().enumerate() {
+            h.by_property.entry(s.property).or_default().push(i);
+            if let Some(b) = s.building {
+                h.by_building.entry(b).or_default().push(i);
+            }
+            if let Some(k) = s.street {
+                h.by_street_type
+                    .entry((k, s.property_type))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        let order = |v: &mut Vec<usize>| {
+            v.sort_by(|a, b| {
+                (sales[*b].month, sales[*b].price).cmp(&(sales[*a].month, sales[*a].price))
+            })
+        };
+        h.by_property.values_mut().for_each(order);
+        h.by_building.values_mut().for_each(order);
+        h.by_street_type.values_mut().for_each(order);
+        h
+    }
+
+    pub fn sale(&self, i: usize) -> &AvmSale {
+        &self.sales[i]
+    }
+
+    /// The dwelling's sales, newest first, registered by `by` and completed before `before`.
+    pub fn sales_of(&self, property: u64, by: Month, before: Month) -> Vec<&AvmSale> {
+        self.by_property
+            .get(&property)
+            .map(|v| {
+                v.iter()
+                    .map(|i| &self.sales[*i])
+                    .filter(|s| s.registered <= by && s.month < before)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// The fitted hedonic models of a vintage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HedonicSet {
+    pub areas: HashMap<u32, HedonicModel>,
+    pub pooled: Option<HedonicModel>,
+}
+
+impl HedonicSet {
+    /// The model for `area`: its own, else the pooled one (and whether it is pooled).
+    pub fn of(&self, area: u32) -> Option<(&HedonicModel, bool)> {
+        match self.areas.get(&area) {
+            Some(m) => Some((m, false)),
+            None => self.pooled.as_ref().map(|m| (m, true)),
+        }
+    }
+}
+
+/// Fits the hedonic models at `vintage` on sales registered by `by` (completed in the window).
+pub fn fit_hedonic_set(
+    sales: &[AvmSale],
+    index: &IndexSet,
+    vintage: Month,
+    by: Month,
+) -> HedonicSet {
+    let from = vintage.add_months(-HEDONIC_WINDOW_MONTHS);
+    let rows: Vec<(&AvmSale, f64)> = sales
+        .iter()
+        .filter(|s| s.registered <= by && s.month >= from && s.month <= vintage && s.price > 0)
+        .map(|s| {
+            (
+                s,
+                (s.price as f64).ln() + index.log_factor(s.area, s.month, vintage),
+            )
+        })
+        .collect();
+    let mut per_area: HashMap<u32, Vec<(&AvmSale, f64)>> = HashMap::new();
+    for r in &rows {
+        per_area.entry(r.0.area).or_default().push(*r);
+    }
+    let mut areas = HashMap::new();
+    for (a, rs) in per_area {
+        let known = rs.iter().filter(|(s, _)| s.floor_area_m2.is_some()).count();
+        if known >= MIN_AREA_SALES
+            && let Some(m) = fit_hedonic(&rs, false)
+        {
+            areas.insert(a, m);
+        }
+    }
+    HedonicSet {
+        areas,
+        pooled: fit_hedonic(&rows, true),
+    }
+}
+
+/// One line of a comparable's adjustment ledger.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompLine {
+    pub property: u64,
+    pub month: Month,
+    pub price: i64,
+    pub property_type: PropertyType,
+    /// `same_building` or `same_street`.
+    pub tier: &'static str,
+    /// index(vintage) / index(sale month).
+    pub time_factor: f64,
+    /// exp(floor-area and type adjustment); 1 when none could be made.
+    pub size_factor: f64,
+    pub adjusted: f64,
+    /// False when the interquartile-range fence dropped it.
+    pub kept: bool,
+}
+
+/// The comparable estimator's working.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CompsEvidence {
+    pub lines: Vec<CompLine>,
+    pub n_before_fence: usize,
+    pub n_after_fence: usize,
+    /// The fence (adjusted prices), when applied.
+    pub fence: Option<(f64, f64)>,
+}
+
+/// The anchor estimator's working.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnchorEvidence {
+    pub month: Month,
+    pub price: i64,
+    pub factor: f64,
+    pub value: f64,
+    /// True when the area had no index and the fallback's was used.
+    pub fallback_index: bool,
+}
+
+/// Why no value is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// No floor area on record and no comparable basis (no earlier sale, no comparables).
+    NoFloorAreaNoComparables,
+    /// No earlier sale or comparables, and the hedonic model was not fitted on the type.
+    TypeNotFitted(PropertyType),
+}
+
+impl Refusal {
+    pub fn reason(self) -> String {
+        match self {
+            Refusal::NoFloorAreaNoComparables => "no floor area on record and no comparable basis (no earlier sale of the property, no same-building or same-street sales)".to_string(),
+            Refusal::TypeNotFitted(t) => format!(
+                "the model was not fitted on this property type ({t:?}) and there is no comparable basis"
+            ),
+        }
+    }
+}
+
+/// The three estimates of one dwelling (log values) and their evidence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimates {
+    pub logs: [Option<f64>; 3],
+    pub anchor: Option<AnchorEvidence>,
+    pub comps: CompsEvidence,
+    /// Sales behind the hedonic model used, and whether it was the pooled fit.
+    pub hedonic: Option<(usize, bool)>,
+}
+
+/// The three estimates of `subject` at `vintage` from sales registered by `by` (and completed
+/// before `vintage`), with `hed` fitted at `vintage`.
+pub fn estimates(
+    subject: &Subject,
+    hist: &History,
+    hed: &HedonicSet,
+    index: &IndexSet,
+    vintage: Month,
+    by: Month,
+) -> Estimates {
+    let fallback = index.of(subject.area).is_some_and(|(_, f)| f);
+    // 1. Anchor.
+    let own = hist.sales_of(subject.property, by, vintage.add_months(1));
+    let anchor = own.first().map(|s| {
+        let lf = index.log_factor(subject.area, s.month, vintage);
+        AnchorEvidence {
+            month: s.month,
+            price: s.price,
+            factor: lf.exp(),
+            value: s.price as f64 * lf.exp(),
+            fallback_index: fallback,
+        }
+    });
+    // 2. Comparables.
+    let model = hed.of(subject.area).map(|m| m.0);
+    let oldest = vintage.add_months(-COMPS_MAX_AGE_MONTHS);
+    let usable = |s: &&AvmSale| {
+        s.property != subject.property
+            && s.registered <= by
+            && s.month <= vintage
+            && s.month >= oldest
+            && s.price > 0
+    };
+    let mut picked: Vec<(&AvmSale, &'static str)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    if let Some(b) = subject.building
+        && let Some(v) = hist.by_building.get(&b)
+    {
+        for s in v.iter().map(|i| &hist.sales[*i]).filter(usable) {
+            if picked.len() < MAX_COMPS && seen.insert(s as *const AvmSale) {
+                picked.push((s, "same_building"));
+            }
+        }
+    }
+    if let Some(k) = subject.street
+        && let Some(v) = hist.by_street_type.get(&(k, subject.property_type))
+    {
+        for s in v.iter().map(|i| &hist.sales[*i]).filter(usable) {
+            if picked.len() < MAX_COMPS && seen.insert(s as *const AvmSale) {
+                picked.push((s, "same_street"));
+            }
+        }
+    }
+    let mut lines: Vec<CompLine> = picked
+        .iter()
+        .map(|(s, tier)| {
+            let lf = index.log_factor(s.area, s.month, vintage);
+            let mut adj = 0.0;
+            if let Some(m) = model {
+                if let (Some(a), Some(b)) = (subject.floor_area_m2, s.floor_area_m2)
+                    && a > 0.0
+                    && b > 0.0
+                {
+                    adj += m.beta[8] * (a.ln() - b.ln());
+                }
+                let t = |p: PropertyType| type_col(p).map_or(0.0, |c| m.beta[c]);
+                adj += t(subject.property_type) - t(s.property_type);
+                if s.new_build {
+                    adj -= m.beta[7];
+                }
+            }
+            CompLine {
+                property: s.property,
+                month: s.month,
+                price: s.price,
+                property_type: s.property_type,
+                tier,
+                time_factor: lf.exp(),
+                size_factor: adj.exp(),
+                adjusted: s.price as f64 * (lf + adj).exp(),
+                kept: true,
+            }
+        })
+        .collect();
+    let n_before = lines.len();
+    let mut fence = None;
+    if n_before >= FENCE_MIN_COMPS {
+        let logs: Vec<f64> = lines.iter().map(|l| l.adjusted.ln()).collect();
+        if let (Some(q1), Some(q3)) = (quantile(&logs, 0.25), quantile(&logs, 0.75)) {
+            let (lo, hi) = (q1 - FENCE_IQR * (q3 - q1), q3 + FENCE_IQR * (q3 - q1));
+            for l in &mut lines {
+                l.kept = (lo..=hi).contains(&l.adjusted.ln());
+            }
+            fence = Some((lo.exp(), hi.exp()));
+        }
+    }
+    let kept: Vec<f64> = lines
+        .iter()
+        .filter(|l| l.kept)
+        .map(|l| l.adjusted.ln())
+        .collect();
+    let comps = CompsEvidence {
+        n_before_fence: n_before,
+        n_after_fence: kept.len(),
+        lines,
+        fence,
+    };
+    // 3. Hedonic (needs a floor area).
+    let hedonic_fit = hed.of(subject.area);
+    let hedonic_log = subject
+        .floor_area_m2
+        .filter(|a| *a > 0.0)
+        .zip(hedonic_fit)
+        .and_then(|(a, (m, _))| m.predict(subject, a));
+    Estimates {
+        logs: [
+            anchor.as_ref().map(|a| a.value.ln()),
+            (kept.len() >= MIN_COMPS).then(|| median(&kept)).flatten(),
+            hedonic_log,
+        ],
+        anchor,
+        comps,
+        hedonic: hedonic_log
+            .is_some()
+            .then(|| hedonic_fit.map(|(m, p)| (m.n, p)))
+            .flatten(),
+    }
+}
+
+/// The evidence class of a set of available estimators (the interval is measured per class).
+pub fn evidence_class(avail: [bool; 3]) -> &'static str {
+    if avail[0] {
+        "with_previous_sale"
+    } else if avail[1] {
+        "comparables"
+    } else {
+        "hedonic_only"
+    }
+}
+
+/// A calibration sale: the three estimates (log) and the log price.
+pub type CalRow = ([Option<f64>; 3], f64);
+
+/// The blend and interval learned on the calibration sales.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Calibration {
+    /// Mean squared log error (clipped) of each estimator where it was available.
+    pub mse: [Option<f64>; 3],
+    pub n_errors: [usize; 3],
+    /// Stacked weights per availability pattern (`pattern_key`), learned by least squares.
+    pub stacked: HashMap<u8, [f64; 3]>,
+    /// Interval half-widths (log) per evidence class, and the all-class one.
+    pub half_width: HashMap<&'static str, f64>,
+    pub half_width_all: Option<f64>,
+    /// Share of calibration sales inside their interval (per construction about the nominal).
+    pub calibration_coverage: Option<f64>,
+    pub n_calibration: usize,
+}
+
+/// The availability pattern as three bits (anchor 1, comparables 2, hedonic 4).
+pub fn pattern_key(avail: [bool; 3]) -> u8 {
+    u8::from(avail[0]) | (u8::from(avail[1]) << 1) | (u8::from(avail[2]) << 2)
+}
+
+impl Calibration {
+    /// Weights of the available estimators: the stacked weights of the pattern when it had
+    /// enough calibration sales; else proportional to 1 / mse, normalised; else equal.
+    pub fn weights(&self, avail: [bool; 3]) -> [f64; 3] {
+        if let Some(w) = self.stacked.get(&pattern_key(avail)) {
+            return *w;
+        }
+        self.inverse_mse_weights(avail)
+    }
+
+    fn inverse_mse_weights(&self, avail: [bool; 3]) -> [f64; 3] {
+        let measured = (0..3)
+            .filter(|k| avail[*k])
+            .all(|k| self.n_errors[k] >= MIN_WEIGHT_ERRORS && self.mse[k].is_some());
+        let mut w = [0.0; 3];
+        for k in 0..3 {
+            if avail[k] {
+                w[k] = if measured {
+                    1.0 / self.mse[k].unwrap_or(1.0).max(1e-6)
+                } else {
+                    1.0
+                };
+            }
+        }
+        normalise(w)
+    }
+
+    pub fn half_width_for(&self, class: &str) -> Option<f64> {
+        self.half_width.get(class).copied().or(self.half_width_all)
+    }
+}
+
+fn normalise(mut w: [f64; 3]) -> [f64; 3] {
+    let total: f64 = w.iter().sum();
+    if total > 0.0 {
+        for x in &mut w {
+            *x /= total;
+        }
+    }
+    w
+}
+
+/// Least-squares weights summing to one for the estimators available in `pattern`, from the
+/// calibration rows with exactly that pattern: with r the first available estimator,
+/// `y - l_r = sum over the others of w_k (l_k - l_r)` (errors clipped at
+/// [`WEIGHT_ERROR_CLIP`]); negative weights are set to 0 and the rest renormalised. `None`
+/// with fewer than [`MIN_WEIGHT_ERRORS`] rows.
+fn stacked_weights(rows: &[&CalRow], avail: [bool; 3]) -> Option<[f64; 3]> {
+    let ks: Vec<usize> = (0..3).filter(|k| avail[*k]).collect();
+    let (&r, others) = ks.split_first()?;
+    if rows.len() < MIN_WEIGHT_ERRORS {
+        return None;
+    }
+    let mut w = [0.0; 3];
+    if others.is_empty() {
+        w[r] = 1.0;
+        return Some(w);
+    }
+    let mut ne = NormalEquations::new(others.len());
+    for (logs, y) in rows {
+        let lr = logs[r]?;
+        let x: Vec<(usize, f64)> = others
+            .iter()
+            .enumerate()
+            .map(|(j, k)| {
+                (
+                    j,
+                    (logs[*k].unwrap_or(lr) - lr).clamp(-WEIGHT_ERROR_CLIP, WEIGHT_ERROR_CLIP),
+                )
+            })
+            .collect();
+        ne.add(
+            &x,
+            (y - lr).clamp(-WEIGHT_ERROR_CLIP, WEIGHT_ERROR_CLIP),
+            1.0,
+        );
+    }
+    let sol = ne.solve(false);
+    let mut rest = 1.0;
+    for (j, k) in others.iter().enumerate() {
+        w[*k] = sol.beta[j].clamp(0.0, 1.0);
+        rest -= w[*k];
+    }
+    w[r] = rest.max(0.0);
+    Some(normalise(w))
+}
+
+fn blend(logs: &[Option<f64>; 3], w: &[f64; 3]) -> Option<f64> {
+    let mut v = 0.0;
+    let mut any = false;
+    for k in 0..3 {
+        if let Some(l) = logs[k] {
+            v += w[k] * l;
+            any = true;
+        }
+    }
+    any.then_some(v)
+}
+
+/// A valuation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AvmValue {
+    pub value: f64,
+    /// The interval at [`AVM_COVERAGE`]; `None` when no calibration errors were measured.
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    pub weights: [f64; 3],
+    pub class: &'static str,
+    pub estimates: Estimates,
+}
+
+/// A fitted vintage: the models and the calibration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Vintage {
+    pub month: Month,
+    pub hedonic: HedonicSet,
+    pub calibration: Calibration,
+}
+
+/// Values `subject` with a fitted vintage; `history` holds what was registered by the vintage.
+pub fn value(
+    v: &Vintage,
+    subject: &Subject,
+    hist: &History,
+    index: &IndexSet,
+) -> Result<AvmValue, Refusal> {
+    let est = estimates(subject, hist, &v.hedonic, index, v.month, v.month);
+    combine(&v.calibration, est, subject)
+}
+
+fn combine(cal: &Calibration, est: Estimates, subject: &Subject) -> Result<AvmValue, Refusal> {
+    let avail = [
+        est.logs[0].is_some(),
+        est.logs[1].is_some(),
+        est.logs[2].is_some(),
+    ];
+    if !avail.iter().any(|a| *a) {
+        return Err(if subject.floor_area_m2.is_some_and(|a| a > 0.0) {
+            Refusal::TypeNotFitted(subject.property_type)
+        } else {
+            Refusal::NoFloorAreaNoComparables
+        });
+    }
+    let w = cal.weights(avail);
+    let log_v = blend(&est.logs, &w).unwrap_or_default();
+    let class = evidence_class(avail);
+    let hw = cal.half_width_for(class);
+    Ok(AvmValue {
+        value: log_v.exp(),
+        lo: hw.map(|h| (log_v - h).exp()),
+        hi: hw.map(|h| (log_v + h).exp()),
+        weights: w,
+        class,
+        estimates: est,
+    })
+}
+
+/// Fits a vintage at `vintage` from `sales` (any registered later are ignored): calibration on
+/// the sales completed in the [`CALIBRATION_MONTHS`] before it, valued with what was registered
+/// before that window (hedonic refitted at each calibration sale's month is approximated by one
+/// fit at the window's start carried by the index), then the hedonic refit on everything
+/// registered by the vintage. At most `max_calibration` calibration sales are used (a
+/// deterministic spread).
+pub fn fit_vintage(
+    sales: &[AvmSale],
+    index: &IndexSet,
+    vintage: Month,
+    max_calibration: usize,
+) -> Vintage {
+    let origin = vintage.add_months(-CALIBRATION_MONTHS);
+    let known: Vec<AvmSale> = sales
+        .iter()
+        .filter(|s| s.registered <= vintage)
+        .cloned()
+        .collect();
+    let hist = History::new(&known);
+    let hed_origin = fit_hedonic_set(&known, index, origin, origin);
+    let targets: Vec<&AvmSale> = known
+        .iter()
+        .filter(|s| s.month > origin && s.month <= vintage && s.price > 0)
+        .collect();
+    let step = (targets.len() / max_calibration.max(1)).max(1);
+    let mut errs: Vec<([Option<f64>; 3], f64)> = Vec::new();
+    for t in targets.iter().step_by(step) {
+        let subject = Subject::of_sale(t);
+        let mut e = estimates(&subject, &hist, &hed_origin, index, origin, origin);
+        // Carry the origin estimates to the sale month.
+        let lf = index.log_factor(t.area, origin, t.month);
+        for l in e.logs.iter_mut().flatten() {
+            *l += lf;
+        }
+        errs.push((e.logs, (t.price as f64).ln()));
+    }
+    let calibration = calibrate(&errs);
+    Vintage {
+        month: vintage,
+        hedonic: fit_hedonic_set(&known, index, vintage, vintage),
+        calibration,
+    }
+}
+
+/// Learns the weights and interval widths from `(estimates, actual log price)` pairs.
+pub fn calibrate(errs: &[([Option<f64>; 3], f64)]) -> Calibration {
+    let mut sums = [0.0; 3];
+    let mut n = [0usize; 3];
+    for (logs, y) in errs {
+        for k in 0..3 {
+            if let Some(l) = logs[k] {
+                sums[k] += (l - y).clamp(-WEIGHT_ERROR_CLIP, WEIGHT_ERROR_CLIP).powi(2);
+                n[k] += 1;
+            }
+        }
+    }
+    let mut by_pattern: HashMap<u8, Vec<&CalRow>> = HashMap::new();
+    for e in errs {
+        let avail = [e.0[0].is_some(), e.0[1].is_some(), e.0[2].is_some()];
+        by_pattern.entry(pattern_key(avail)).or_default().push(e);
+    }
+    let stacked = by_pattern
+        .iter()
+        .filter_map(|(p, rows)| {
+            let avail = [p & 1 != 0, p & 2 != 0, p & 4 != 0];
+            Some((*p, stacked_weights(rows, avail)?))
+        })
+        .collect();
+    let mut cal = Calibration {
+        mse: [0, 1, 2].map(|k| (n[k] > 0).then(|| sums[k] / n[k] as f64)),
+        n_errors: n,
+        stacked,
+        half_width: HashMap::new(),
+        half_width_all: None,
+        calibration_coverage: None,
+        n_calibration: 0,
+    };
+    let mut by_class: HashMap<&'static str, Vec<f64>> = HashMap::new();
+    let mut all = Vec::new();
+    for (logs, y) in errs {
+        let avail = [logs[0].is_some(), logs[1].is_some(), logs[2].is_some()];
+        let w = cal.weights(avail);
+        if let Some(b) = blend(logs, &w) {
+            let e = (b - y).abs();
+            by_class.entry(evidence_class(avail)).or_default().push(e);
+            all.push(e);
+        }
+    }
+    cal.n_calibration = all.len();
+    cal.half_width_all = quantile(&all, AVM_COVERAGE);
+    for (c, v) in &by_class {
+        if v.len() >= MIN_CLASS_ERRORS
+            && let Some(q) = quantile(v, AVM_COVERAGE)
+        {
+            cal.half_width.insert(c, q);
+        }
+    }
+    let inside = by_class
+        .iter()
+        .map(|(c, v)| {
+            let h = cal.half_width_for(c).unwrap_or(0.0);
+            v.iter().filter(|e| **e <= h).count()
+        })
+        .sum::<usize>();
+    cal.calibration_coverage = (!all.is_empty()).then(|| inside as f64 / all.len() as f64);
+    cal
+}
+
+/// Accuracy of a set of valuations against the prices later paid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Accuracy {
+    pub n: usize,
+    /// Median absolute percentage error, in per cent.
+    pub mdape: f64,
+    /// Share (per cent) of valuations within 10% and 20% of the price.
+    pub ppe10: f64,
+    pub ppe20: f64,
+}
+
+/// MdAPE, PPE10 and PPE20 of `(value, price)` pairs; `None` when empty.
+pub fn accuracy(pairs: &[(f64, f64)]) -> Option<Accuracy> {
+    let ape: Vec<f64> = pairs
+        .iter()
+        .filter(|(_, p)| *p > 0.0)
+        .map(|(v, p)| (v - p).abs() / p)
+        .collect();
+    let n = ape.len();
+    let within = |t: f64| 100.0 * ape.iter().filter(|a| **a <= t).count() as f64 / n as f64;
+    Some(Accuracy {
+        n,
+        mdape: 100.0 * median(&ape)?,
+        ppe10: within(0.10),
+        ppe20: within(0.20),
+    })
+}
+
+#[cfg(test)]
+#[path = "avm_tests.rs"]
+mod tests;
