@@ -132,7 +132,7 @@ pub async fn replace_vintage(
         valuation_vintages::table,
         valuation_vintages::vintage_key,
         key,
-        vec![vintage]
+        [vintage]
     );
     Ok(())
 }
