@@ -8,6 +8,7 @@ pub mod areas;
 pub mod catalogue;
 pub mod changes;
 pub mod market;
+pub mod ownership;
 pub mod planning;
 pub mod property;
 
@@ -22,6 +23,7 @@ pub static FAMILIES: &[&[&OpDecl]] = &[
     catalogue::OPS,
     planning::OPS,
     areas::OPS,
+    ownership::OPS,
     account::OPS,
 ];
 
