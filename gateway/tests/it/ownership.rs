@@ -149,8 +149,8 @@ async fn ownership_on_the_fixture_world() {
     let mut cursor: Option<String> = None;
     loop {
         let path = match &cursor {
-            Some(c) => format!("/v1/ownership/company/9900001?limit=3&cursor={c}"),
-            None => "/v1/ownership/company/9900001?limit=3".to_string(),
+            Some(c) => format!("/v1/ownership/company/9900001?limit=50&cursor={c}"),
+            None => "/v1/ownership/company/9900001?limit=50".to_string(),
         };
         let r = send(&svc, get(&path, &key)).await;
         assert_eq!(r.status, 200, "{}", r.json);
@@ -170,7 +170,7 @@ async fn ownership_on_the_fixture_world() {
     want.sort();
     want.dedup();
     assert_eq!(seen, want);
-    let pages = want.len().div_ceil(3) as i64;
+    let pages = want.len().div_ceil(50) as i64;
     assert_eq!(balance(&t.db, acct).await, before - 3 * pages);
 
     // A dissolved company's titles say so.
