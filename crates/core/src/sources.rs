@@ -51,6 +51,9 @@ sources! {
     COAL_AUTHORITY_DEVELOPMENT_HIGH_RISK_AREAS = "coal_authority_development_high_risk_areas", 0.9;
     DNO_SUBSTATION_HEADROOM = "dno_substation_headroom", 0.8;
     DESNZ_REPD = "desnz_repd", 0.9;
+    HMLR_CCOD = "hmlr_ccod", 0.95;
+    HMLR_OCOD = "hmlr_ocod", 0.95;
+    COMPANIES_HOUSE_BASIC = "companies_house_basic_company_data", 0.95;
 }
 
 /// The confidence of a source no row names.

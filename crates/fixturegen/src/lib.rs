@@ -22,6 +22,7 @@ mod lha;
 mod listings;
 mod names;
 mod out;
+mod ownership;
 mod planning;
 mod ppd;
 mod risk;
@@ -32,6 +33,7 @@ mod world;
 pub use index::TrueIndex;
 pub use lha::{LOOKUP_FILE as BRMA_LOOKUP_FILE, LhaCases, RATES_FILE as LHA_RATES_FILE};
 pub use listings::{LISTINGS_FILE, ListingCases};
+pub use ownership::{CCOD_FILE, COMPANIES_FILE, OCOD_FILE, OwnershipCases};
 pub use risk::RiskCases;
 pub use rng::Rng;
 pub use tenure::{
@@ -237,6 +239,8 @@ pub struct Manifest {
     pub risk_cases: RiskCases,
     /// Place names the gazetteer pins (an ambiguous name, a name not found, a town).
     pub area_cases: AreaCases,
+    /// Company-owned titles and companies the ownership tests pin (`ownership/`).
+    pub ownership_cases: OwnershipCases,
 }
 
 pub const ABP_FILE: &str = "addressbase/addressbase_plus_fixture.csv";
@@ -613,6 +617,8 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let mut planning = planning::Planning::create(out_dir, cfg.seed, end, &names::LADS)?;
     // So do the listings, written after everything else.
     let mut listings = listings::Listings::default();
+    // So do the company-owned titles (no PRNG at all).
+    let mut ownership = ownership::Ownership::create(out_dir, areas::REGION_NAME)?;
 
     let mut rejections = Vec::new();
     let mut epc_bad = Sabotage::new(
@@ -669,6 +675,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
                     uprn_first = uprn_first.min(r.uprn);
                     uprn_last = uprn_last.max(r.uprn);
                     tenure.address(r, &lad_upper[dp.lad])?;
+                    ownership.address(r, &lad_upper[dp.lad])?;
                     planning.address(r)?;
                     if let Some(dw) = &r.dwelling {
                         sites.push(risk::Site {
@@ -747,6 +754,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let ppd_stat = ppd.finish()?;
     let (lease_stat, ct_stat, lease_cases, council_tax_cases) = tenure.finish()?;
     let (apps_stat, cov_stat, list_stats, links_stat, planning_cases) = planning.finish()?;
+    let (ccod_stat, ocod_stat, ch_stat, ownership_cases) = ownership.finish(out_dir)?;
 
     // The report-builder export of a few recent sales (same transactions, other layout).
     if recent.is_empty() {
@@ -962,6 +970,21 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     files.extend(risk.files.iter().map(|(s, ds, fmt)| entry(s, ds, fmt)));
     files.extend(gazetteer_files.iter().map(|(s, ds, fmt)| entry(s, ds, fmt)));
     files.extend(lpa_files.iter().map(|(s, ds, fmt)| entry(s, ds, fmt)));
+    files.push(entry(
+        &ccod_stat,
+        "ccod",
+        "HM Land Registry UK companies that own property (CCOD) full file: 35 quoted columns with header Title Number,Tenure,...,Date Proprietor Added,Additional Proprietor Indicator; DD-MM-YYYY dates; up to four proprietors; trailer line \"Row Count: N\"; CRLF",
+    ));
+    files.push(entry(
+        &ocod_stat,
+        "ocod",
+        "HM Land Registry overseas companies that own property (OCOD) full file: 39 quoted columns (CCOD's with Country Incorporated (n) after each Proprietorship Category (n)); DD/MM/YYYY dates; trailer line \"Row Count: N\"; CRLF",
+    ));
+    files.push(entry(
+        &ch_stat,
+        "companies_house",
+        "Companies House BasicCompanyData CSV: 55 quoted columns, some header names with a leading space; DD/MM/YYYY dates; CRLF",
+    ));
     let manifest = Manifest {
         generator: format!("terrace-fixturegen {}", env!("CARGO_PKG_VERSION")),
         provenance: "fixture".into(),
@@ -1018,6 +1041,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         planning_cases,
         risk_cases: risk.cases,
         area_cases,
+        ownership_cases,
     };
     let json = serde_json::to_string_pretty(&manifest).map_err(io::Error::other)? + "\n";
     out::write_whole(out_dir, MANIFEST_FILE, &json)?;

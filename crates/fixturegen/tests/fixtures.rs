@@ -137,7 +137,7 @@ fn manifest_row_counts_match_the_files() {
         assert_eq!(v["seed"], 1);
         m.clone()
     };
-    assert_eq!(on_disk.files.len(), 60);
+    assert_eq!(on_disk.files.len(), 63);
     for f in &m.files {
         let text = read(dir, &f.path);
         assert_eq!(text.len() as u64, f.bytes, "{}", f.path);
@@ -166,6 +166,8 @@ fn manifest_row_counts_match_the_files() {
             p if p.starts_with("voa/list_entries") => lines,
             // Open Names tiles have no header.
             p if p.starts_with("open_names/") => lines,
+            // CCOD and OCOD end with their `Row Count:` trailer, which is not a row.
+            p if p.starts_with("ownership/") && p.contains("COD_") => lines - 2,
             "codepoint/xt.csv" | "price_paid/pp-fixture.csv" | "listings/listings_feed.jsonl" => {
                 lines
             }
@@ -908,4 +910,49 @@ fn price_paid_lacks_the_sales_not_yet_registered() {
     let before = (may_june(2024) + may_june(2025)) / 2.0;
     assert!(before >= 20.0, "{by_month:?}");
     assert!(may_june(2026) < 0.6 * before, "{by_month:?}");
+}
+
+#[test]
+fn ownership_files_are_in_the_published_layouts() {
+    let (dir, m) = default_fixture();
+    let c = &m.ownership_cases;
+    let ccod = read(dir, "ownership/CCOD_FULL_2026_06.csv");
+    let ocod = read(dir, "ownership/OCOD_FULL_2026_06.csv");
+    let ch = read(dir, "ownership/BasicCompanyData-2026-06-01-part1_1.csv");
+    let fields = |line: &str| -> Vec<String> {
+        csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(line.as_bytes())
+            .records()
+            .next()
+            .unwrap()
+            .unwrap()
+            .iter()
+            .map(str::to_string)
+            .collect()
+    };
+    for (text, columns) in [(&ccod, 35), (&ocod, 39)] {
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(text.contains("\r\n"));
+        let last = lines.last().unwrap();
+        assert_eq!(*last, format!("\"Row Count: {}\"", lines.len() - 2));
+        for l in &lines[..lines.len() - 1] {
+            assert_eq!(fields(l).len(), columns, "{l}");
+        }
+    }
+    let header = fields(ch.lines().next().unwrap());
+    assert_eq!(header.len(), 55);
+    assert_eq!(header[1], " CompanyNumber");
+    assert!(ch.contains("\"Dissolved\""));
+    // the cases the ownership tests rely on
+    assert!(c.landlord_titles.len() >= 5);
+    assert!(!c.dissolved_titles.is_empty());
+    assert_eq!(c.unlinked_titles.len(), 3);
+    assert!(!c.multiple_address_title.is_empty());
+    assert!(ocod.contains(&c.overseas_entity_title) && ocod.contains(&c.overseas_foreign_title));
+    assert!(!ccod.contains(&format!("\"{}\"", c.unknown_title)));
+    assert!(!ocod.contains(&format!("\"{}\"", c.unknown_title)));
+    assert!(!ch.contains(&c.unfiled_company) && ccod.contains(&c.unfiled_company));
+    // the landlord's number without its leading zero on some rows
+    assert!(ccod.contains("\"9900001\"") && ccod.contains("\"09900001\""));
 }

@@ -7,6 +7,7 @@
 //! by `<dataset>:<reference>`) needs only its reader in `formats` and a variant of
 //! [`SpatialFile`].
 
+use crate::formats::ccod_ocod::Register;
 use crate::load::{IngestError, Loader};
 use spatial::SpatialFile;
 use terrace_core::sources;
@@ -15,6 +16,7 @@ mod addressbase;
 mod boundaries;
 mod brma_lookup;
 mod codepoint;
+mod companies_house;
 mod council_tax;
 mod epc;
 mod leases;
@@ -32,6 +34,7 @@ mod ppd_uprn;
 mod price_paid;
 mod shared;
 mod spatial;
+mod titles;
 mod uarn_uprn;
 mod uk_hpi;
 mod voa_rating_list;
@@ -79,6 +82,12 @@ pub enum Dataset {
     LpaBoundaries,
     /// The operator's planning-portal URL per local planning authority (CSV).
     PlanningPortals,
+    /// HM Land Registry's UK companies that own property (CCOD).
+    Ccod,
+    /// HM Land Registry's overseas companies that own property (OCOD).
+    Ocod,
+    /// Companies House basic company data.
+    CompaniesHouse,
 }
 
 /// One row of the dataset table.
@@ -147,6 +156,9 @@ pub static DATASETS: &[DatasetInfo] = &[
     row!(Dataset::Repd, "repd", ["renewables", "renewable_energy_planning_database"], sources::DESNZ_REPD, 18, SpatialFile::Repd),
     row!(Dataset::LpaBoundaries, "local_planning_authority", ["lpa_boundaries", "local_planning_authorities"], sources::PLANNING_DATA_LPA_BOUNDARIES, 0, lpa_boundaries::LpaBoundaries),
     row!(Dataset::PlanningPortals, "planning_portals", ["planning_portal_urls", "lpa_portals"], sources::OPERATOR_PLANNING_PORTALS, 14, planning_portals::PlanningPortals),
+    row!(Dataset::Ccod, "ccod", ["hmlr_ccod", "uk_companies_that_own_property"], sources::HMLR_CCOD, 19, titles::Titles(Register::Ccod)),
+    row!(Dataset::Ocod, "ocod", ["hmlr_ocod", "overseas_companies_that_own_property"], sources::HMLR_OCOD, 19, titles::Titles(Register::Ocod)),
+    row!(Dataset::CompaniesHouse, "companies_house", ["basic_company_data", "companies_house_basic"], sources::COMPANIES_HOUSE_BASIC, 19, companies_house::CompaniesHouse),
 ];
 
 impl DatasetInfo {

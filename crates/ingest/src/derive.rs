@@ -8,7 +8,7 @@ use crate::load::{IngestError, Progress};
 use std::collections::HashMap;
 use terrace_geo::PolygonIndex;
 use terrace_matcher::{ResolveQuery, is_confident};
-use terrace_store::{Db, planning, rating};
+use terrace_store::{Db, planning, rating, titles};
 use terrace_store::{
     address::{self, AddressRow},
     council_tax, meta, sales,
@@ -252,7 +252,56 @@ pub async fn link_to_uprns(db: &Db, progress: &mut Progress) -> Result<(), Inges
     link_council_tax_with(db, &index, progress).await?;
     link_applications_with(db, &index, progress).await?;
     link_uarns_with(db, &index, progress).await?;
+    link_titles_with(db, &index, progress).await?;
     Ok(())
+}
+
+/// The property address of a CCOD/OCOD title without its bracketed postcode
+/// (`1 EXAMPLE STREET, MIDDLESBROUGH (TS1 2AB)` is `1 EXAMPLE STREET, MIDDLESBROUGH`).
+fn title_address(address: &str) -> String {
+    match address.rfind('(') {
+        Some(i) if address.trim_end().ends_with(')') => address[..i].trim().to_string(),
+        Some(_) | None => address.trim().to_string(),
+    }
+}
+
+/// Matches company-owned titles (CCOD/OCOD) with no UPRN to the register with the address
+/// matcher from their property address and postcode, keeping the score; only confident matches
+/// are linked, and a title with several addresses (Multiple Address Indicator `Y`) is never
+/// linked to one UPRN. Returns (linked, left unlinked).
+pub async fn link_titles_with(
+    db: &Db,
+    index: &terrace_matcher::AddressIndex,
+    progress: &mut Progress,
+) -> Result<(usize, usize), IngestError> {
+    let (mut linked, mut unlinked) = (0usize, 0usize);
+    let mut after = String::new();
+    loop {
+        let page = titles::unmatched_titles(db, &after, PAGE).await?;
+        let Some(last) = page.last() else { break };
+        after = last.title_number.clone();
+        let n = page.len();
+        let queries: Vec<(String, ResolveQuery)> = page
+            .into_iter()
+            .filter(|t| t.multiple_address != Some(true))
+            .filter_map(|t| {
+                let q = ResolveQuery {
+                    address: Some(title_address(t.property_address.as_deref()?)),
+                    postcode: t.postcode,
+                    ..ResolveQuery::default()
+                };
+                Some((t.title_number, q))
+            })
+            .collect();
+        unlinked += n - queries.len();
+        let (matches, missed) = match_all(index, queries);
+        unlinked += missed;
+        linked += titles::set_title_matches(db, MATCHER, matches).await?;
+    }
+    progress.say_line(&format!(
+        "[derive] company-owned titles linked to a UPRN: {linked}; left unlinked: {unlinked}"
+    ));
+    Ok((linked, unlinked))
 }
 
 /// Matches planning applications with no UPRN to the register with the address matcher from

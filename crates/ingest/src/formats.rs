@@ -14,7 +14,9 @@
 pub mod addressbase;
 pub mod boundaries;
 pub mod brma;
+pub mod ccod_ocod;
 pub mod codepoint;
+pub mod companies_house;
 pub mod council_tax;
 pub mod epc;
 pub mod layers;
@@ -99,6 +101,12 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
     let has = |n: &str| names.iter().any(|x| x == n);
     let has_any = |ns: &[&str]| ns.iter().any(|n| has(n));
 
+    if let Some(register) = ccod_ocod::register_of(&names) {
+        return Some(register.as_str());
+    }
+    if companies_house::is_header(&names) {
+        return Some("companies_house");
+    }
     if uarn_uprn::is_header(&names) && names.len() <= 4 {
         return Some("uarn_uprn");
     }

@@ -47,6 +47,7 @@ pub mod address;
 pub mod areas;
 pub mod bulk;
 pub mod catalogue;
+pub mod companies;
 pub mod council_tax;
 pub mod db;
 pub mod epc;
@@ -64,6 +65,7 @@ pub mod sales;
 pub mod schema;
 pub mod spatial;
 pub mod testing;
+pub mod titles;
 pub mod valuation;
 
 pub use db::{Backend, Db, DbOptions, Location, StoreConfig, StoreError, StoreResult};

@@ -733,3 +733,71 @@ diesel::table! {
 }
 
 diesel::allow_tables_to_appear_in_same_query!(valuations, valuation_vintages, valuation_accuracy,);
+
+diesel::table! {
+    titles (title_number) {
+        title_number -> Text,
+        register -> Text,
+        tenure -> Nullable<Text>,
+        property_address -> Nullable<Text>,
+        district -> Nullable<Text>,
+        county -> Nullable<Text>,
+        region -> Nullable<Text>,
+        postcode -> Nullable<Text>,
+        multiple_address -> Nullable<Bool>,
+        price_paid -> Nullable<BigInt>,
+        date_added -> Nullable<Date>,
+        additional_proprietor -> Nullable<Bool>,
+        proprietors_json -> Text,
+        file_month -> Nullable<Text>,
+        uprn -> Nullable<BigInt>,
+        match_method -> Nullable<Text>,
+        match_score -> Nullable<Double>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    title_proprietors (id) {
+        id -> Text,
+        title_number -> Text,
+        position -> Integer,
+        name -> Text,
+        name_key -> Text,
+        company_number -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    companies (company_number) {
+        company_number -> Text,
+        name -> Text,
+        category -> Nullable<Text>,
+        status -> Nullable<Text>,
+        country_of_origin -> Nullable<Text>,
+        incorporation_date -> Nullable<Date>,
+        dissolution_date -> Nullable<Date>,
+        address_care_of -> Nullable<Text>,
+        address_po_box -> Nullable<Text>,
+        address_line_1 -> Nullable<Text>,
+        address_line_2 -> Nullable<Text>,
+        post_town -> Nullable<Text>,
+        address_county -> Nullable<Text>,
+        address_country -> Nullable<Text>,
+        postcode -> Nullable<Text>,
+        sic_1 -> Nullable<Text>,
+        sic_2 -> Nullable<Text>,
+        sic_3 -> Nullable<Text>,
+        sic_4 -> Nullable<Text>,
+        charges_total -> Nullable<Integer>,
+        charges_outstanding -> Nullable<Integer>,
+        charges_part_satisfied -> Nullable<Integer>,
+        charges_satisfied -> Nullable<Integer>,
+        uri -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}

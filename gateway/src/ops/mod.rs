@@ -8,6 +8,7 @@ pub mod areas;
 pub mod catalogue;
 pub mod changes;
 pub mod market;
+pub mod ownership;
 pub mod planning;
 pub mod property;
 pub mod valuation;
@@ -24,6 +25,7 @@ pub static FAMILIES: &[&[&OpDecl]] = &[
     planning::OPS,
     valuation::OPS,
     areas::OPS,
+    ownership::OPS,
     account::OPS,
 ];
 

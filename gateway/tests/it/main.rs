@@ -25,6 +25,7 @@ mod market_world;
 mod mcp;
 mod mcp_client;
 mod oauth;
+mod ownership;
 mod planning;
 mod planning_check;
 mod planning_lookups;

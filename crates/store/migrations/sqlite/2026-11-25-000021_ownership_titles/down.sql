@@ -1,0 +1,3 @@
+DROP TABLE companies;
+DROP TABLE title_proprietors;
+DROP TABLE titles;

@@ -1,0 +1,212 @@
+//! HM Land Registry's company-owned titles (CCOD and OCOD): one row per title with its
+//! proprietors as the register lists them, and one row per proprietor slot for the look-ups by
+//! company number and by name.
+//!
+//! Invariants: a title's key is its title number; `title_proprietors` holds exactly the slots of
+//! the stored titles (the loader replaces a title's slots whenever it writes or deletes the
+//! title); `uprn`, `match_method` and `match_score` are set only by the address matcher
+//! (`set_title_matches`).
+
+use crate::db::{Db, StoreResult};
+use crate::schema::{title_proprietors, titles};
+use crate::{keyed_ops, with_conn};
+use chrono::{NaiveDate, NaiveDateTime};
+use diesel::AggregateExpressionMethods;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+
+/// One company-owned title.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = titles)]
+pub struct TitleRow {
+    pub title_number: String,
+    /// `ccod` or `ocod`.
+    pub register: String,
+    pub tenure: Option<String>,
+    pub property_address: Option<String>,
+    pub district: Option<String>,
+    pub county: Option<String>,
+    pub region: Option<String>,
+    pub postcode: Option<String>,
+    pub multiple_address: Option<bool>,
+    pub price_paid: Option<i64>,
+    pub date_added: Option<NaiveDate>,
+    pub additional_proprietor: Option<bool>,
+    /// The proprietors in register order (the ownership crate owns the JSON's shape).
+    pub proprietors_json: String,
+    /// `YYYY-MM` from the file name (`CCOD_FULL_2025_09.csv`), when it says.
+    pub file_month: Option<String>,
+    pub uprn: Option<i64>,
+    pub match_method: Option<String>,
+    pub match_score: Option<f64>,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
+keyed_ops!(
+    TitleRow,
+    titles,
+    title_number,
+    String,
+    titles_by_number,
+    replace_titles,
+    delete_titles
+);
+
+crate::matchable_ops!(
+    TitleRow,
+    titles,
+    title_number,
+    unmatched_titles,
+    set_title_matches
+);
+
+/// One proprietor slot of a title (`id` is `<title>/<position>`).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = title_proprietors)]
+pub struct ProprietorRow {
+    pub id: String,
+    pub title_number: String,
+    pub position: i32,
+    pub name: String,
+    /// The name normalised for look-up (see `terrace_ownership::name_key`).
+    pub name_key: String,
+    pub company_number: Option<String>,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
+/// Replaces the proprietor slots of `titles` with `rows` in one transaction (titles with no
+/// row in `rows` lose their slots).
+pub async fn replace_proprietors_of(
+    db: &Db,
+    titles: Vec<String>,
+    rows: Vec<ProprietorRow>,
+) -> StoreResult<usize> {
+    Ok(crate::replace_rows!(
+        db,
+        title_proprietors::table,
+        title_proprietors::title_number,
+        titles,
+        rows
+    ))
+}
+
+/// The distinct title numbers a company number holds in any proprietor slot, in title number
+/// order after `after` (keyset pages).
+pub async fn titles_of_company(
+    db: &Db,
+    company_number: &str,
+    after: &str,
+    limit: i64,
+) -> StoreResult<Vec<String>> {
+    Ok(with_conn!(db, |c| {
+        title_proprietors::table
+            .filter(title_proprietors::company_number.eq(company_number))
+            .filter(title_proprietors::title_number.gt(after))
+            .select(title_proprietors::title_number)
+            .distinct()
+            .order(title_proprietors::title_number)
+            .limit(limit)
+            .load::<String>(c)
+            .await?
+    }))
+}
+
+/// How many distinct titles a company number holds.
+pub async fn company_title_count(db: &Db, company_number: &str) -> StoreResult<i64> {
+    Ok(with_conn!(db, |c| {
+        title_proprietors::table
+            .filter(title_proprietors::company_number.eq(company_number))
+            .select(diesel::dsl::count(title_proprietors::title_number).aggregate_distinct())
+            .get_result::<i64>(c)
+            .await?
+    }))
+}
+
+/// The distinct title numbers whose proprietor has this name key, in title number order (at
+/// most `limit`).
+pub async fn titles_of_name_key(db: &Db, name_key: &str, limit: i64) -> StoreResult<Vec<String>> {
+    Ok(with_conn!(db, |c| {
+        title_proprietors::table
+            .filter(title_proprietors::name_key.eq(name_key))
+            .select(title_proprietors::title_number)
+            .distinct()
+            .order(title_proprietors::title_number)
+            .limit(limit)
+            .load::<String>(c)
+            .await?
+    }))
+}
+
+/// How many distinct titles name a proprietor with this name key.
+pub async fn name_key_title_count(db: &Db, name_key: &str) -> StoreResult<i64> {
+    Ok(with_conn!(db, |c| {
+        title_proprietors::table
+            .filter(title_proprietors::name_key.eq(name_key))
+            .select(diesel::dsl::count(title_proprietors::title_number).aggregate_distinct())
+            .get_result::<i64>(c)
+            .await?
+    }))
+}
+
+/// The distinct name keys in `[lo, hi)` (an index range, the same on both backends), at most
+/// `limit`, in order.
+pub async fn name_keys_between(
+    db: &Db,
+    lo: &str,
+    hi: &str,
+    limit: i64,
+) -> StoreResult<Vec<String>> {
+    Ok(with_conn!(db, |c| {
+        title_proprietors::table
+            .filter(title_proprietors::name_key.ge(lo))
+            .filter(title_proprietors::name_key.lt(hi))
+            .select(title_proprietors::name_key)
+            .distinct()
+            .order(title_proprietors::name_key)
+            .limit(limit)
+            .load::<String>(c)
+            .await?
+    }))
+}
+
+/// The proprietor slots with this name key (any title), at most `limit`, in title order.
+pub async fn proprietors_with_name_key(
+    db: &Db,
+    name_key: &str,
+    limit: i64,
+) -> StoreResult<Vec<ProprietorRow>> {
+    Ok(with_conn!(db, |c| {
+        title_proprietors::table
+            .filter(title_proprietors::name_key.eq(name_key))
+            .order((title_proprietors::title_number, title_proprietors::position))
+            .limit(limit)
+            .select(ProprietorRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// (titles loaded, titles linked to a UPRN).
+pub async fn title_link_counts(db: &Db) -> StoreResult<(i64, i64)> {
+    let total: i64 = with_conn!(db, |c| titles::table.count().get_result(c).await?);
+    let linked: i64 = with_conn!(db, |c| titles::table
+        .filter(titles::uprn.is_not_null())
+        .count()
+        .get_result(c)
+        .await?);
+    Ok((total, linked))
+}
+
+/// The titles linked to a UPRN, in title number order.
+pub async fn titles_for_uprn(db: &Db, uprn: i64) -> StoreResult<Vec<TitleRow>> {
+    Ok(with_conn!(db, |c| {
+        titles::table
+            .filter(titles::uprn.eq(uprn))
+            .order(titles::title_number)
+            .select(TitleRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
