@@ -41,6 +41,9 @@ KEY=$("$BIN" accounts create --name schemathesis --credits 100000000 2>/dev/null
 # - planning_designations and planning_applications: their scope rules (exactly one of five
 #   scopes; a polygon's ring closed, at most 1,000 vertices over all rings and 100 km2, inside
 #   Great Britain) are not all stated in their schemas yet; tested in gateway/tests/it.
+# - market_listing_stock and market_agents: the form of `area_code` depends on `area_type` (a
+#   district or a GSS code; none for national) and the kinds an `area_id` may have for listings
+#   are a subset of the area-id grammar; each rule is tested in gateway/tests/it/listings_market.rs.
 PYTHONPATH=.ci SCHEMATHESIS_HOOKS=schemathesis_hooks "$ST" --config-file .ci/schemathesis.toml \
   run "http://127.0.0.1:$PORT/openapi.json" \
   -H "Authorization: Bearer $KEY" \
@@ -48,4 +51,5 @@ PYTHONPATH=.ci SCHEMATHESIS_HOOKS=schemathesis_hooks "$ST" --config-file .ci/sch
   --max-examples "${TERRACE_ST_EXAMPLES:-25}" --seed 13 --no-color \
   --exclude-operation-id account_create_key --exclude-operation-id account_revoke_key \
   --exclude-operation-id catalogue_directory --exclude-operation-id catalogue_record \
-  --exclude-operation-id planning_designations --exclude-operation-id planning_applications
+  --exclude-operation-id planning_designations --exclude-operation-id planning_applications \
+  --exclude-operation-id market_listing_stock --exclude-operation-id market_agents

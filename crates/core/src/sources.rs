@@ -51,6 +51,8 @@ sources! {
     COAL_AUTHORITY_DEVELOPMENT_HIGH_RISK_AREAS = "coal_authority_development_high_risk_areas", 0.9;
     DNO_SUBSTATION_HEADROOM = "dno_substation_headroom", 0.8;
     DESNZ_REPD = "desnz_repd", 0.9;
+    RIGHTMOVE_BLM = "rightmove_blm_v3", 0.5;
+    RIGHTMOVE_RTDF = "rightmove_rtdf", 0.5;
 }
 
 /// The confidence of a source no row names.

@@ -79,6 +79,10 @@ pub enum Dataset {
     LpaBoundaries,
     /// The operator's planning-portal URL per local planning authority (CSV).
     PlanningPortals,
+    /// Rightmove BLM v3 listings files.
+    ListingsBlm,
+    /// Rightmove Real Time Data Feed requests (JSON lines).
+    ListingsRtdf,
 }
 
 /// One row of the dataset table.
@@ -147,6 +151,8 @@ pub static DATASETS: &[DatasetInfo] = &[
     row!(Dataset::Repd, "repd", ["renewables", "renewable_energy_planning_database"], sources::DESNZ_REPD, 18, SpatialFile::Repd),
     row!(Dataset::LpaBoundaries, "local_planning_authority", ["lpa_boundaries", "local_planning_authorities"], sources::PLANNING_DATA_LPA_BOUNDARIES, 0, lpa_boundaries::LpaBoundaries),
     row!(Dataset::PlanningPortals, "planning_portals", ["planning_portal_urls", "lpa_portals"], sources::OPERATOR_PLANNING_PORTALS, 14, planning_portals::PlanningPortals),
+    row!(Dataset::ListingsBlm, "listings_blm", ["blm", "rightmove_blm"], sources::RIGHTMOVE_BLM, 10, listings::ListingsBlm),
+    row!(Dataset::ListingsRtdf, "listings_rtdf", ["rtdf", "rightmove_rtdf"], sources::RIGHTMOVE_RTDF, 10, listings::ListingsRtdf),
 ];
 
 impl DatasetInfo {
