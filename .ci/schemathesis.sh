@@ -39,9 +39,13 @@ KEY=$("$BIN" accounts create --name schemathesis --credits 100000000 2>/dev/null
 #   of that kind and is a 404 saying the form expected (docs/API-DESIGN.md, "Catalogue");
 # - planning_designations: the polygon rules JSON Schema cannot state are applied by the hooks
 #   (.ci/schemathesis_hooks.py, item 4), and its coverage phase is off (.ci/schemathesis.toml).
+# - market_listing_stock and market_agents: the form of `area_code` depends on `area_type` (a
+#   district or a GSS code; none for national) and the kinds an `area_id` may have for listings
+#   are a subset of the area-id grammar; each rule is tested in gateway/tests/it/listings_market.rs.
 PYTHONPATH=.ci SCHEMATHESIS_HOOKS=schemathesis_hooks "$ST" --config-file .ci/schemathesis.toml \
   run "http://127.0.0.1:$PORT/openapi.json" \
   -H "Authorization: Bearer $KEY" \
   --checks all --exclude-checks missing_required_header \
   --max-examples "${TERRACE_ST_EXAMPLES:-25}" --seed 13 --no-color \
-  --exclude-operation-id account_create_key --exclude-operation-id account_revoke_key
+  --exclude-operation-id account_create_key --exclude-operation-id account_revoke_key \
+  --exclude-operation-id market_listing_stock --exclude-operation-id market_agents

@@ -54,6 +54,8 @@ sources! {
     HMLR_CCOD = "hmlr_ccod", 0.95;
     HMLR_OCOD = "hmlr_ocod", 0.95;
     COMPANIES_HOUSE_BASIC = "companies_house_basic_company_data", 0.95;
+    RIGHTMOVE_BLM = "rightmove_blm_v3", 0.5;
+    RIGHTMOVE_RTDF = "rightmove_rtdf", 0.5;
 }
 
 /// The confidence of a source no row names.

@@ -801,6 +801,8 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         .enumerate()
         .map(|(d, dp)| dp.base_price * index.level(d, end) / 100.0)
         .collect();
+    let base_prices: Vec<f64> = plan.districts.iter().map(|dp| dp.base_price).collect();
+    let history_stats = listings.write_history(out_dir, cfg.seed, &base_prices, &index)?;
     let (listings_stat, listing_cases) = listings.write(out_dir, cfg.seed, &codes, &value_level)?;
     let (lha_stat, brma_stat, lha_cases) = lha::write(out_dir, &codes)?;
     // The spatial layers, from their own stream, after everything else.
@@ -943,6 +945,21 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         ),
     ];
     let mut files = files;
+    for h in &history_stats {
+        files.push(if h.rel.ends_with(".blm") {
+            entry(
+                h,
+                "listings_blm",
+                "Rightmove BLM v3: #HEADER# (Version 3, EOF '^', EOR '~', Property Count, Generated Date dd-Mon-yyyy HH:MM), #DEFINITION# (column names, each followed by ^, the last by ~), #DATA# (one record a line, fields ^-separated, ending ^~), #END#; one branch's full feed at the generated date; LF",
+            )
+        } else {
+            entry(
+                h,
+                "listings_rtdf",
+                "Rightmove Real Time Data Feed requests as JSON lines: sendpropertydetails (network, branch with channel 1 sales / 2 lettings, property with agent_ref, status, property_type, new_home, update_date, address, price_information, details) and removeproperty (property.removal_reason), each stamped with the receiver's received_at (RFC 3339 UTC) and its method; in order of received_at; no UPRN; LF",
+            )
+        });
+    }
     files.push(entry(
         &cov_stat,
         "planning_coverage",

@@ -420,3 +420,358 @@ impl Listings {
         Ok((f.finish()?, cases))
     }
 }
+
+/// The Real Time Data Feed history: weekly sweeps from this Monday.
+pub const RTDF_FILE: &str = "listings/rtdf_history.jsonl";
+/// Two consecutive weekly BLM files of one branch.
+pub const BLM_FILES: [&str; 2] = [
+    "listings/blm/branch_3301_2026-11-09.blm",
+    "listings/blm/branch_3301_2026-11-16.blm",
+];
+/// From November 2021, so an index based at January 2022 has its base month observed.
+const HISTORY_START: (i32, u32, u32) = (2021, 11, 1);
+const HISTORY_WEEKS: u64 = 264;
+const HISTORY_LISTINGS: usize = 1_500;
+const HISTORY_SEED_XOR: u64 = 0x4C15_7E16_0A15_7001;
+/// RTDF branches: (network, branch, channel 1 sales / 2 lettings).
+const RTDF_BRANCHES: [(u32, u32, u8); 7] = [
+    (71, 1101, 1),
+    (71, 1102, 1),
+    (72, 1201, 1),
+    (73, 1301, 1),
+    (71, 2101, 2),
+    (72, 2201, 2),
+    (73, 2301, 2),
+];
+
+/// The Rightmove type code of a dwelling.
+fn type_code(ptype: PropertyType, bungalow: bool) -> u32 {
+    match ptype {
+        PropertyType::Flat => 8,
+        PropertyType::Terraced => 1,
+        PropertyType::SemiDetached => 3,
+        PropertyType::Detached if bungalow => 12,
+        PropertyType::Detached => 4,
+    }
+}
+
+fn type_factor(ptype: PropertyType) -> f64 {
+    match ptype {
+        PropertyType::Detached => 1.15,
+        PropertyType::SemiDetached => 1.0,
+        PropertyType::Terraced => 0.92,
+        PropertyType::Flat => 0.85,
+    }
+}
+
+/// "Flat 2, 10" / "High Street": the house name or number line and the street line.
+fn split_address(a: &str) -> (String, String, String) {
+    let parts: Vec<&str> = a.split(", ").collect();
+    let town = parts.last().copied().unwrap_or_default().to_string();
+    let head = &parts[..parts.len().saturating_sub(1)];
+    match head {
+        [] => (String::new(), String::new(), town),
+        [one] => match one.split_once(' ') {
+            Some((n, street)) if n.chars().next().is_some_and(|c| c.is_ascii_digit()) => {
+                (n.to_string(), street.to_string(), town)
+            }
+            _ => (one.to_string(), String::new(), town),
+        },
+        [first, rest @ ..] => (first.to_string(), rest.join(", "), town),
+    }
+}
+
+fn rtdf_stamp(t: NaiveDateTime) -> String {
+    t.format("%d-%m-%Y %H:%M:%S").to_string()
+}
+
+impl Listings {
+    /// Writes the industry-format history: the Real Time Data Feed requests of 1,500 listings
+    /// over 264 weekly sweeps from 2021-11-01 (sales and lettings, reductions, offers, sales,
+    /// withdrawals and relists, removals with their reasons, seven branches of three networks),
+    /// and two weekly BLM files of one branch. Asking prices are drawn from the same true values
+    /// as the sales: `base_price[d]` × the true index level of the month first listed / 100 ×
+    /// the dwelling's type and size × a lognormal spread × the asking premium. No UPRN is
+    /// written: the address matcher links them.
+    pub fn write_history(
+        &self,
+        out_dir: &Path,
+        seed: u64,
+        base_price: &[f64],
+        index: &crate::index::TrueIndex,
+    ) -> io::Result<Vec<FileStat>> {
+        let mut rng = Rng::derive(seed ^ HISTORY_SEED_XOR, "listing-history", 0);
+        let mut pool: Vec<&Candidate> = self.candidates.iter().collect();
+        rng.shuffle(&mut pool);
+        let start = NaiveDate::from_ymd_opt(HISTORY_START.0, HISTORY_START.1, HISTORY_START.2)
+            .unwrap_or_default();
+        let sweep = |w: u64, minutes: u64| {
+            (start + Days::new(7 * w))
+                .and_time(NaiveTime::from_hms_opt(6, 0, 0).unwrap_or_default())
+                + chrono::Duration::minutes(minutes as i64)
+        };
+        // (time, agent_ref, request)
+        let mut lines: Vec<(NaiveDateTime, String, serde_json::Value)> = Vec::new();
+        for (k, c) in pool.iter().take(HISTORY_LISTINGS).enumerate() {
+            let rent_p = match c.ptype {
+                PropertyType::Flat => 0.55,
+                PropertyType::Terraced => 0.4,
+                PropertyType::SemiDetached | PropertyType::Detached => 0.2,
+            };
+            let rent = rng.chance(rent_p);
+            let branches: Vec<&(u32, u32, u8)> = RTDF_BRANCHES
+                .iter()
+                .filter(|b| b.2 == if rent { 2 } else { 1 })
+                .collect();
+            let &&(network, branch, channel) = &branches[rng.below(branches.len() as u64) as usize];
+            let agent_ref = format!("{branch}_H{k:05}");
+            let w0 = rng.below(HISTORY_WEEKS - 1);
+            let listed = start + Days::new(7 * w0);
+            let e = rng.normal();
+            let value = base_price[c.district] * index.level(c.district, listed) / 100.0
+                * type_factor(c.ptype)
+                * det_pow(c.area / 90.0, 0.75)
+                * det_exp(0.12 * e)
+                * 1.03;
+            let mut price = if rent {
+                ((value * 0.05 / 12.0 / 25.0).round() * 25.0).clamp(500.0, 2_500.0) as u64
+            } else {
+                (((value / 5_000.0).round() * 5_000.0) as u64).max(50_000)
+            };
+            let weekly_rent = rent && rng.chance(0.1);
+            let flat = c.ptype == PropertyType::Flat;
+            let area_given = rng.chance(0.7);
+            let new_home = rng.chance(0.05);
+            let unexpired = if flat {
+                Some(60 + rng.below(940))
+            } else {
+                None
+            };
+            let (house, street, town) = split_address(&c.address);
+            let (pc1, pc2) = c.postcode.split_once(' ').unwrap_or((&c.postcode, ""));
+            let send = |t: NaiveDateTime, price: u64, status: u8| {
+                let mut prices = serde_json::json!({
+                    "price": if weekly_rent { (price * 12 + 26) / 52 } else { price },
+                });
+                if rent {
+                    prices["rent_frequency"] = serde_json::json!(if weekly_rent { 52 } else { 12 });
+                } else {
+                    prices["tenure_type"] = serde_json::json!(if flat { 2 } else { 1 });
+                    if let Some(y) = unexpired {
+                        prices["tenure_unexpired_years"] = serde_json::json!(y);
+                    }
+                }
+                let mut details = serde_json::json!({"bedrooms": c.bedrooms});
+                if area_given {
+                    details["internal_area"] = serde_json::json!((c.area * 10.0).round() / 10.0);
+                    details["internal_area_unit"] = serde_json::json!(2);
+                }
+                serde_json::json!({
+                    "received_at": stamp(t),
+                    "method": "sendpropertydetails",
+                    "network": {"network_id": network},
+                    "branch": {"branch_id": branch, "channel": channel},
+                    "property": {
+                        "agent_ref": agent_ref,
+                        "property_type": type_code(c.ptype, c.bungalow),
+                        "status": status,
+                        "new_home": new_home,
+                        "update_date": rtdf_stamp(t),
+                        "address": {
+                            "house_name_number": house,
+                            "address_2": street,
+                            "town": town,
+                            "postcode_1": pc1,
+                            "postcode_2": pc2,
+                        },
+                        "price_information": prices,
+                        "details": details,
+                    }
+                })
+            };
+            let remove = |t: NaiveDateTime, reason: u8| {
+                serde_json::json!({
+                    "received_at": stamp(t),
+                    "method": "removeproperty",
+                    "network": {"network_id": network},
+                    "branch": {"branch_id": branch, "channel": channel},
+                    "property": {"agent_ref": agent_ref, "removal_reason": reason},
+                })
+            };
+            let mut w = w0;
+            let mut t = sweep(w, rng.below(600));
+            lines.push((t, agent_ref.clone(), send(t, price, 1)));
+            // 1 available, 4 under offer, 2 sold STC, 6 let agreed
+            let mut status = 1u8;
+            loop {
+                w += 1 + rng.below(2);
+                if w >= HISTORY_WEEKS {
+                    break;
+                }
+                t = sweep(w, rng.below(600));
+                let u = rng.f64();
+                match status {
+                    1 => {
+                        if u < 0.12 {
+                            let cut = if rent {
+                                25 * (1 + rng.below(4))
+                            } else {
+                                5_000
+                                    * (((price as f64) * (0.02 + 0.04 * rng.f64()) / 5_000.0)
+                                        .round() as u64)
+                                        .max(1)
+                            };
+                            price = price
+                                .saturating_sub(cut)
+                                .max(if rent { 450 } else { 45_000 });
+                            lines.push((t, agent_ref.clone(), send(t, price, 1)));
+                        } else if u < 0.24 {
+                            status = if rent { 6 } else { 4 };
+                            lines.push((t, agent_ref.clone(), send(t, price, status)));
+                        } else if u < 0.27 {
+                            // withdrawn, perhaps relisted lower some weeks later
+                            lines.push((t, agent_ref.clone(), remove(t, 9)));
+                            if !rng.chance(0.5) {
+                                break;
+                            }
+                            w += 3 + rng.below(8);
+                            if w >= HISTORY_WEEKS {
+                                break;
+                            }
+                            t = sweep(w, rng.below(600));
+                            price = if rent {
+                                price.saturating_sub(50).max(450)
+                            } else {
+                                price.saturating_sub(10_000).max(45_000)
+                            };
+                            lines.push((t, agent_ref.clone(), send(t, price, 1)));
+                        }
+                    }
+                    4 => {
+                        if u < 0.4 {
+                            status = 2;
+                            lines.push((t, agent_ref.clone(), send(t, price, status)));
+                        } else if u < 0.55 {
+                            status = 1;
+                            lines.push((t, agent_ref.clone(), send(t, price, status)));
+                        }
+                    }
+                    2 => {
+                        if u < 0.3 {
+                            let reason = if rng.chance(0.9) { 7 } else { 8 };
+                            lines.push((t, agent_ref.clone(), remove(t, reason)));
+                            break;
+                        }
+                    }
+                    _ => {
+                        if u < 0.5 {
+                            lines.push((t, agent_ref.clone(), remove(t, 12)));
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        lines.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        let mut f = LineFile::create(out_dir, RTDF_FILE, Eol::Lf)?;
+        for (_, _, v) in &lines {
+            f.raw_row(&serde_json::to_string(v).map_err(io::Error::other)?)?;
+        }
+        let mut stats = vec![f.finish()?];
+
+        // One branch's full BLM feed, two weeks running: the second cuts three prices, drops
+        // two listings and adds two.
+        let columns = "AGENT_REF^ADDRESS_1^ADDRESS_2^ADDRESS_3^ADDRESS_4^TOWN^POSTCODE1^POSTCODE2^FEATURE1^SUMMARY^DESCRIPTION^BRANCH_ID^STATUS_ID^BEDROOMS^PRICE^PRICE_QUALIFIER^PROP_SUB_ID^CREATE_DATE^UPDATE_DATE^DISPLAY_ADDRESS^PUBLISHED_FLAG^LET_RENT_FREQUENCY^TRANS_TYPE_ID^NEW_HOME_FLAG^~";
+        let chosen: Vec<&Candidate> = pool
+            .iter()
+            .skip(HISTORY_LISTINGS)
+            .take(26)
+            .copied()
+            .collect();
+        let level_end =
+            |d: usize| base_price[d] * index.level(d, start + Days::new(7 * HISTORY_WEEKS)) / 100.0;
+        let prices: Vec<u64> = chosen
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let v = level_end(c.district)
+                    * type_factor(c.ptype)
+                    * det_pow(c.area / 90.0, 0.75)
+                    * 1.03;
+                if i % 3 == 2 {
+                    ((v * 0.05 / 12.0 / 25.0).round() * 25.0).clamp(500.0, 2_500.0) as u64
+                } else {
+                    (((v / 5_000.0).round() * 5_000.0) as u64).max(50_000)
+                }
+            })
+            .collect();
+        for (week, rel) in BLM_FILES.iter().enumerate() {
+            let generated = sweep(HISTORY_WEEKS - 2 + week as u64, 120);
+            let mut text = format!(
+                "#HEADER#\nVersion : 3\nEOF : '^'\nEOR : '~'\nProperty Count : {}\nGenerated Date : {}\n\n#DEFINITION#\n{columns}\n\n#DATA#\n",
+                24,
+                generated.format("%d-%b-%Y %H:%M")
+            );
+            let mut rows = 0u64;
+            for (i, c) in chosen.iter().enumerate() {
+                // the first week lists 0..24, the second 2..26
+                if (week == 0 && i >= 24) || (week == 1 && i < 2) {
+                    continue;
+                }
+                let let_ = i % 3 == 2;
+                let mut p = prices[i];
+                if week == 1 && (5..8).contains(&i) {
+                    p = if let_ { p - 50 } else { p - 5_000 };
+                }
+                let (house, street, town) = split_address(&c.address);
+                let (pc1, pc2) = c.postcode.split_once(' ').unwrap_or((&c.postcode, ""));
+                let status = if i % 7 == 3 {
+                    if let_ { 5 } else { 1 }
+                } else {
+                    0
+                };
+                let fields = [
+                    format!("3301_B{i:03}"),
+                    house.clone(),
+                    street.clone(),
+                    String::new(),
+                    String::new(),
+                    town.clone(),
+                    pc1.to_string(),
+                    pc2.to_string(),
+                    "Gas central heating".into(),
+                    format!("A {}-bedroom home", c.bedrooms),
+                    format!("A {}-bedroom home in {town}.", c.bedrooms),
+                    "3301".into(),
+                    status.to_string(),
+                    c.bedrooms.to_string(),
+                    p.to_string(),
+                    "0".into(),
+                    type_code(c.ptype, c.bungalow).to_string(),
+                    "2026-10-01 09:00:00".into(),
+                    generated.format("%Y-%m-%d %H:%M:%S").to_string(),
+                    format!("{street}, {town}"),
+                    "1".into(),
+                    if let_ { "1".into() } else { String::new() },
+                    if let_ { "2".into() } else { "1".into() },
+                    "N".into(),
+                ];
+                text.push_str(&fields.join("^"));
+                text.push_str("^~\n");
+                rows += 1;
+            }
+            text.push_str("#END#\n");
+            let path = out_dir.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&path, text.as_bytes())?;
+            stats.push(FileStat {
+                rel: (*rel).to_string(),
+                rows,
+                bytes: text.len() as u64,
+            });
+        }
+        Ok(stats)
+    }
+}

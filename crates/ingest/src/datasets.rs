@@ -88,6 +88,10 @@ pub enum Dataset {
     Ocod,
     /// Companies House basic company data.
     CompaniesHouse,
+    /// Rightmove BLM v3 listings files.
+    ListingsBlm,
+    /// Rightmove Real Time Data Feed requests (JSON lines).
+    ListingsRtdf,
 }
 
 /// One row of the dataset table.
@@ -159,6 +163,8 @@ pub static DATASETS: &[DatasetInfo] = &[
     row!(Dataset::Ccod, "ccod", ["hmlr_ccod", "uk_companies_that_own_property"], sources::HMLR_CCOD, 19, titles::Titles(Register::Ccod)),
     row!(Dataset::Ocod, "ocod", ["hmlr_ocod", "overseas_companies_that_own_property"], sources::HMLR_OCOD, 19, titles::Titles(Register::Ocod)),
     row!(Dataset::CompaniesHouse, "companies_house", ["basic_company_data", "companies_house_basic"], sources::COMPANIES_HOUSE_BASIC, 19, companies_house::CompaniesHouse),
+    row!(Dataset::ListingsBlm, "listings_blm", ["blm", "rightmove_blm"], sources::RIGHTMOVE_BLM, 10, listings::ListingsBlm),
+    row!(Dataset::ListingsRtdf, "listings_rtdf", ["rtdf", "rightmove_rtdf"], sources::RIGHTMOVE_RTDF, 10, listings::ListingsRtdf),
 ];
 
 impl DatasetInfo {

@@ -22,7 +22,48 @@ pub type Step =
     ) -> std::pin::Pin<Box<dyn Future<Output = Result<(), IngestError>> + Send + 'a>>;
 
 /// The derived steps families add (one line each), in order.
-pub const FAMILY_STEPS: &[(&str, Step)] = &[];
+pub const FAMILY_STEPS: &[(&str, Step)] =
+    &[("listing UPRN links", |db, p| Box::pin(link_listings(db, p)))];
+
+/// Matches listings that came without a UPRN to the register with the address matcher from their
+/// address and postcode, keeping the score (`uprn_method` `address_matcher`); only confident
+/// matches are linked.
+pub async fn link_listings(db: &Db, progress: &mut Progress) -> Result<(), IngestError> {
+    use terrace_store::listings;
+    let first = listings::unmatched_listings(db, "", 1).await?;
+    if first.is_empty() {
+        return Ok(());
+    }
+    let index = terrace_address::build_index(db).await?;
+    if index.is_empty() {
+        return Ok(());
+    }
+    let (mut linked, mut unlinked) = (0usize, 0usize);
+    let mut after = String::new();
+    loop {
+        let page = listings::unmatched_listings(db, &after, PAGE).await?;
+        let Some(last) = page.last() else { break };
+        after = last.listing_id.clone();
+        let queries: Vec<(String, ResolveQuery)> = page
+            .into_iter()
+            .filter_map(|l| {
+                let q = ResolveQuery {
+                    address: Some(l.address?),
+                    postcode: l.postcode,
+                    ..ResolveQuery::default()
+                };
+                Some((l.listing_id, q))
+            })
+            .collect();
+        let (matches, missed) = match_all(&index, queries);
+        unlinked += missed;
+        linked += listings::set_listing_matches(db, MATCHER, matches).await?;
+    }
+    progress.say_line(&format!(
+        "[derive] listings linked to a UPRN: {linked}; left unlinked: {unlinked}"
+    ));
+    Ok(())
+}
 
 /// What [`derive_all`] did that its callers report.
 #[derive(Debug)]

@@ -12,6 +12,7 @@
 //! Architecture Invariant: this module only parses; it never touches the store.
 
 pub mod addressbase;
+pub mod blm;
 pub mod boundaries;
 pub mod brma;
 pub mod ccod_ocod;
@@ -35,6 +36,7 @@ pub mod planning_portals;
 pub mod ppd_uprn;
 pub mod price_paid;
 pub mod repd;
+pub mod rtdf;
 pub mod spatial;
 pub mod substations;
 pub mod uarn_uprn;
@@ -91,6 +93,9 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
             return Some("planning_data");
         }
         return looks_geojson.then_some("boundaries");
+    }
+    if blm::is_blm(trimmed) {
+        return Some("listings_blm");
     }
     let first_line = trimmed.lines().next()?;
     if voa_list::is_entry_line(first_line) {

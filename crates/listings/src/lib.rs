@@ -12,6 +12,7 @@
 
 pub mod changes;
 pub mod lha;
+pub mod market;
 pub mod rental;
 
 pub use changes::{ChangesPage, PageRequest, changes_since};

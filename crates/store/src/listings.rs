@@ -6,7 +6,7 @@
 //! insertion order, so it serves as the change log's cursor.
 
 use crate::db::{Db, StoreResult};
-use crate::schema::{listing_events, listing_snapshots, listings};
+use crate::schema::{listing_events, listing_snapshots, listings, postcodes};
 use crate::{execute_all, keyed_ops, replace_rows, with_conn};
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -30,6 +30,27 @@ pub struct ListingRow {
     pub last_status: Option<String>,
     pub source: String,
     pub updated_at: NaiveDateTime,
+    /// Internal floor area in square metres, as the feed states it (converted from square feet).
+    pub floor_area_m2: Option<f64>,
+    /// `freehold`, `leasehold`, `feudal`, `commonhold`, `share_of_freehold` or `non_traditional`.
+    pub tenure: Option<String>,
+    /// Years left on the lease, as the feed states them.
+    pub unexpired_years: Option<i32>,
+    pub latitude: Option<f64>,
+    pub longitude: Option<f64>,
+    /// The agent's branch id in the feed.
+    pub branch: Option<String>,
+    pub new_home: Option<bool>,
+    /// The feed the listing last came in: `jsonl`, `blm` or `rtdf`.
+    pub feed: Option<String>,
+    /// How the UPRN was found: `feed` (the feed gave it) or `address_matcher`.
+    pub uprn_method: Option<String>,
+    /// The address matcher's score when it found the UPRN.
+    pub uprn_score: Option<f64>,
+    /// When the feed said the listing was removed (RTDF `removeproperty`).
+    pub removed_at: Option<NaiveDateTime>,
+    /// The removal reason the feed gave (`sold_by_us`, `withdrawn_from_market`, ...).
+    pub removal_reason: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
@@ -39,6 +60,8 @@ pub struct SnapshotRow {
     pub time: NaiveDateTime,
     pub price: Option<i64>,
     pub status: Option<String>,
+    /// On a removal snapshot (status `removed`), the reason the feed gave.
+    pub removal_reason: Option<String>,
 }
 
 /// One event of the append-only change log; `id` is the cursor.
@@ -192,4 +215,177 @@ pub async fn event_exists(db: &Db, id: i64) -> StoreResult<bool> {
         .get_result(c)
         .await?);
     Ok(n > 0)
+}
+
+/// The geography a market query reads listings from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListingArea {
+    /// Every listing.
+    National,
+    /// Listings whose postcode starts with this prefix followed by a space (a district, `XT1`)
+    /// or is exactly this prefix and more (a sector `XT1 2`, a unit `XT1 2AB`).
+    PostcodePrefix(String),
+    /// Listings whose postcode lies in a local authority (by the postcode directory).
+    LocalAuthority(String),
+}
+
+impl ListingArea {
+    fn pattern(prefix: &str) -> String {
+        if prefix.contains(' ') {
+            format!("{prefix}%")
+        } else {
+            format!("{prefix} %")
+        }
+    }
+}
+
+/// The listings of an area (every channel), by listing id.
+pub async fn listings_in_area(db: &Db, area: &ListingArea) -> StoreResult<Vec<ListingRow>> {
+    Ok(match area {
+        ListingArea::National => with_conn!(db, |c| {
+            listings::table
+                .order(listings::listing_id)
+                .select(ListingRow::as_select())
+                .load(c)
+                .await?
+        }),
+        ListingArea::PostcodePrefix(p) => {
+            let pattern = ListingArea::pattern(p);
+            with_conn!(db, |c| {
+                listings::table
+                    .filter(listings::postcode.like(&pattern))
+                    .order(listings::listing_id)
+                    .select(ListingRow::as_select())
+                    .load(c)
+                    .await?
+            })
+        }
+        ListingArea::LocalAuthority(code) => {
+            let pcs: Vec<String> = with_conn!(db, |c| postcodes::table
+                .filter(postcodes::lad_code.eq(code))
+                .select(postcodes::postcode)
+                .load(c)
+                .await?);
+            let mut out = Vec::new();
+            for k in pcs.chunks(crate::bulk::CHUNK) {
+                let part: Vec<ListingRow> = with_conn!(db, |c| {
+                    listings::table
+                        .filter(listings::postcode.eq_any(k))
+                        .select(ListingRow::as_select())
+                        .load(c)
+                        .await?
+                });
+                out.extend(part);
+            }
+            out.sort_by(|a, b| a.listing_id.cmp(&b.listing_id));
+            out
+        }
+    })
+}
+
+/// Whether the area is known: a postcode of the directory, an address of the register or a
+/// listing lies in it; always true for [`ListingArea::National`].
+pub async fn area_known(db: &Db, area: &ListingArea) -> StoreResult<bool> {
+    use crate::schema::addresses;
+    let n: i64 = match area {
+        ListingArea::National => return Ok(true),
+        ListingArea::PostcodePrefix(p) => {
+            let pattern = ListingArea::pattern(p);
+            let a: i64 = with_conn!(db, |c| postcodes::table
+                .filter(postcodes::postcode.like(&pattern))
+                .count()
+                .get_result(c)
+                .await?);
+            let b: i64 = with_conn!(db, |c| addresses::table
+                .filter(addresses::postcode.like(&pattern))
+                .count()
+                .get_result(c)
+                .await?);
+            let l: i64 = with_conn!(db, |c| listings::table
+                .filter(listings::postcode.like(&pattern))
+                .count()
+                .get_result(c)
+                .await?);
+            a + b + l
+        }
+        ListingArea::LocalAuthority(code) => {
+            let a: i64 = with_conn!(db, |c| postcodes::table
+                .filter(postcodes::lad_code.eq(code))
+                .count()
+                .get_result(c)
+                .await?);
+            let b: i64 = with_conn!(db, |c| addresses::table
+                .filter(addresses::lad_code.eq(code))
+                .count()
+                .get_result(c)
+                .await?);
+            a + b
+        }
+    };
+    Ok(n > 0)
+}
+
+/// Every listing of a UPRN, on either channel, most recently seen first.
+pub async fn listings_of_uprn(db: &Db, uprn: i64) -> StoreResult<Vec<ListingRow>> {
+    Ok(with_conn!(db, |c| {
+        listings::table
+            .filter(listings::uprn.eq(uprn))
+            .order((listings::last_seen.desc(), listings::listing_id))
+            .select(ListingRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// How many listings are stored, and the earliest snapshot time (when observation began).
+pub async fn feed_extent(db: &Db) -> StoreResult<(i64, Option<NaiveDateTime>)> {
+    let n: i64 = with_conn!(db, |c| listings::table.count().get_result(c).await?);
+    let first: Option<NaiveDateTime> = with_conn!(db, |c| listing_snapshots::table
+        .select(diesel::dsl::min(listing_snapshots::time))
+        .first(c)
+        .await?);
+    Ok((n, first))
+}
+
+/// The listings with no UPRN and an address, after `after` by id, at most `limit`.
+pub async fn unmatched_listings(db: &Db, after: &str, limit: i64) -> StoreResult<Vec<ListingRow>> {
+    Ok(with_conn!(db, |c| {
+        listings::table
+            .filter(listings::uprn.is_null())
+            .filter(listings::address.is_not_null())
+            .filter(listings::listing_id.gt(after))
+            .order(listings::listing_id)
+            .limit(limit)
+            .select(ListingRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// Sets the UPRN, method and score of matched listings: `(listing_id, uprn, score)`.
+pub async fn set_listing_matches(
+    db: &Db,
+    method: &str,
+    matches: Vec<(String, i64, f64)>,
+) -> StoreResult<usize> {
+    if matches.is_empty() {
+        return Ok(0);
+    }
+    let method = method.to_string();
+    Ok(execute_all!(db, matches, |m| diesel::update(
+        listings::table.filter(listings::listing_id.eq(m.0.clone()))
+    )
+    .set((
+        listings::uprn.eq(Some(m.1)),
+        listings::uprn_method.eq(Some(method.clone())),
+        listings::uprn_score.eq(Some(m.2)),
+    ))))
+}
+
+/// The feed's latest sighting: the latest `last_seen` of any listing.
+pub async fn latest_sighting(db: &Db) -> StoreResult<Option<NaiveDateTime>> {
+    Ok(with_conn!(db, |c| listings::table
+        .select(diesel::dsl::max(listings::last_seen))
+        .first(c)
+        .await?))
 }

@@ -258,6 +258,18 @@ diesel::table! {
         last_status -> Nullable<Text>,
         source -> Text,
         updated_at -> Timestamp,
+        floor_area_m2 -> Nullable<Double>,
+        tenure -> Nullable<Text>,
+        unexpired_years -> Nullable<Integer>,
+        latitude -> Nullable<Double>,
+        longitude -> Nullable<Double>,
+        branch -> Nullable<Text>,
+        new_home -> Nullable<Bool>,
+        feed -> Nullable<Text>,
+        uprn_method -> Nullable<Text>,
+        uprn_score -> Nullable<Double>,
+        removed_at -> Nullable<Timestamp>,
+        removal_reason -> Nullable<Text>,
     }
 }
 
@@ -267,6 +279,7 @@ diesel::table! {
         time -> Timestamp,
         price -> Nullable<BigInt>,
         status -> Nullable<Text>,
+        removal_reason -> Nullable<Text>,
     }
 }
 

@@ -7,6 +7,7 @@ pub mod address;
 pub mod areas;
 pub mod catalogue;
 pub mod changes;
+pub mod listings_market;
 pub mod market;
 pub mod ownership;
 pub mod planning;
@@ -21,6 +22,7 @@ pub static FAMILIES: &[&[&OpDecl]] = &[
     address::OPS,
     property::OPS,
     market::OPS,
+    listings_market::OPS,
     catalogue::OPS,
     planning::OPS,
     valuation::OPS,

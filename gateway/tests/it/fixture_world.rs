@@ -259,6 +259,39 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
     }
     let log_len = events.len();
 
+    // The industry feeds: five years of RTDF requests and two BLM files, matched to UPRNs by the
+    // address matcher (neither feed carries one), with removals and their reasons.
+    let all = listings::listings_in_area(&t.db, &listings::ListingArea::National)
+        .await
+        .unwrap();
+    let rtdf: Vec<_> = all
+        .iter()
+        .filter(|l| l.feed.as_deref() == Some("rtdf"))
+        .collect();
+    assert!(rtdf.len() >= 1_400, "{} RTDF listings", rtdf.len());
+    let matched = rtdf
+        .iter()
+        .filter(|l| l.uprn_method.as_deref() == Some("address_matcher") && l.uprn.is_some())
+        .count();
+    assert!(
+        matched * 5 >= rtdf.len() * 4,
+        "{matched} of {} matched",
+        rtdf.len()
+    );
+    for reason in ["sold_by_us", "let_by_us", "withdrawn_from_market"] {
+        assert!(
+            rtdf.iter()
+                .any(|l| l.removal_reason.as_deref() == Some(reason)),
+            "{reason}"
+        );
+    }
+    assert_eq!(
+        all.iter()
+            .filter(|l| l.feed.as_deref() == Some("blm"))
+            .count(),
+        26
+    );
+
     // Housing-benefit cap: placed by district, by sector, by unit in the split district, and
     // not_available (never a guess) for the split district's other postcodes.
     let lha = &m["lha_cases"];

@@ -19,6 +19,7 @@ mod council_tax;
 mod fixture_world;
 mod hub;
 mod lease;
+mod listings_market;
 mod market;
 mod market_files;
 mod market_world;

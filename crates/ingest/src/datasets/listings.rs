@@ -20,7 +20,12 @@ stored!(
     listings::replace_listings
 );
 
+/// The project's own JSON-lines feed.
 pub struct Listings;
+/// Rightmove BLM v3 files.
+pub struct ListingsBlm;
+/// Rightmove Real Time Data Feed requests, as JSON lines.
+pub struct ListingsRtdf;
 
 impl Load for Listings {
     type Row = format::ListingRow;
@@ -35,86 +40,214 @@ impl Load for Listings {
         rows: Vec<Self::Row>,
         counts: &mut RowCounts,
     ) -> Result<bool, StoreError> {
-        let keys: Vec<String> = rows.iter().map(|r| r.listing_id.clone()).collect();
-        // The feed is append-only: a listing's snapshots are the union of what is stored and
-        // what this file says, by time (a later line for the same time wins).
-        let mut snaps: BTreeMap<(String, NaiveDateTime), listings::SnapshotRow> =
-            listings::snapshots_of(ctx.db, &keys)
-                .await?
-                .into_iter()
-                .map(|s| ((s.listing_id.clone(), s.time), s))
-                .collect();
-        for r in &rows {
-            for s in &r.snapshots {
-                let t = s.time.naive_utc();
-                snaps.insert(
-                    (r.listing_id.clone(), t),
-                    listings::SnapshotRow {
-                        listing_id: r.listing_id.clone(),
-                        time: t,
-                        price: s.price,
-                        status: s.status.clone(),
-                    },
-                );
-            }
+        apply(ctx, rows, counts).await
+    }
+}
+
+impl Load for ListingsBlm {
+    type Row = format::ListingRow;
+
+    fn read(&self, path: &Path) -> std::io::Result<impl Iterator<Item = Parsed<Self::Row>> + Send> {
+        crate::formats::blm::read(path)
+    }
+
+    async fn apply(
+        &self,
+        ctx: &LoadCtx<'_>,
+        rows: Vec<Self::Row>,
+        counts: &mut RowCounts,
+    ) -> Result<bool, StoreError> {
+        apply(ctx, rows, counts).await
+    }
+}
+
+impl Load for ListingsRtdf {
+    type Row = format::ListingRow;
+
+    fn read(&self, path: &Path) -> std::io::Result<impl Iterator<Item = Parsed<Self::Row>> + Send> {
+        crate::formats::rtdf::read(path)
+    }
+
+    async fn apply(
+        &self,
+        ctx: &LoadCtx<'_>,
+        rows: Vec<Self::Row>,
+        counts: &mut RowCounts,
+    ) -> Result<bool, StoreError> {
+        apply(ctx, rows, counts).await
+    }
+}
+
+/// Drops every snapshot that says what the one before it said (price, status and removal
+/// reason): an unchanged re-sighting adds nothing to the history.
+fn compress(snaps: Vec<listings::SnapshotRow>) -> Vec<listings::SnapshotRow> {
+    let mut out: Vec<listings::SnapshotRow> = Vec::with_capacity(snaps.len());
+    for s in snaps {
+        let same = out.last().is_some_and(|p| {
+            p.price == s.price && p.status == s.status && p.removal_reason == s.removal_reason
+        });
+        if !same {
+            out.push(s);
         }
-        let mut events = Vec::new();
-        merge(
-            ctx.db,
-            rows,
-            counts,
-            |r| r.listing_id.clone(),
-            |r, prev: Option<&ListingRow>| {
-                let own: Vec<listings::SnapshotRow> = snaps
-                    .range(
-                        (r.listing_id.clone(), NaiveDateTime::MIN)
-                            ..=(r.listing_id.clone(), NaiveDateTime::MAX),
-                    )
-                    .map(|(_, v)| v.clone())
-                    .collect();
-                let first_seen = prev.map_or(r.first_seen.naive_utc(), |p| {
-                    p.first_seen.min(r.first_seen.naive_utc())
-                });
-                let first_price = own.iter().find_map(|s| s.price).or(r.price);
-                events.extend(listing_events(&r.listing_id, first_seen, first_price, &own));
-                let last = own.last();
-                Change::Put(ListingRow {
-                    listing_id: r.listing_id,
-                    channel: r.channel,
-                    address: r.address,
-                    postcode: r.postcode,
-                    uprn: r.uprn,
-                    price: last.and_then(|s| s.price).or(r.price),
-                    bedrooms: r.bedrooms,
-                    property_type: r.property_type,
-                    agent: r.agent,
-                    first_seen,
-                    last_seen: last.map(|s| s.time),
-                    last_status: last.and_then(|s| s.status.clone()),
-                    source: ctx.source.to_string(),
-                    updated_at: ctx.now,
-                })
-            },
-        )
-        .await?;
-        listings::replace_snapshots(ctx.db, keys.clone(), snaps.into_values().collect()).await?;
-        // Append only the events the log does not hold yet, in time order.
-        let held: HashSet<(String, String, NaiveDateTime)> = listings::events_of(ctx.db, &keys)
+    }
+    out
+}
+
+/// Merges rows of any listings feed: a listing's snapshots are the union of what is stored and
+/// what the rows say, by time (a later row for the same time wins), without the unchanged
+/// re-sightings; its latest state is the last row's fields (a removal keeps the stored ones),
+/// seen until the latest sighting. Events the log does not hold yet are appended.
+async fn apply(
+    ctx: &LoadCtx<'_>,
+    rows: Vec<format::ListingRow>,
+    counts: &mut RowCounts,
+) -> Result<bool, StoreError> {
+    let keys: Vec<String> = rows.iter().map(|r| r.listing_id.clone()).collect();
+    let mut snaps: BTreeMap<(String, NaiveDateTime), listings::SnapshotRow> =
+        listings::snapshots_of(ctx.db, &keys)
             .await?
             .into_iter()
-            .map(|e| (e.listing_id, e.event_type, e.time))
+            .map(|s| ((s.listing_id.clone(), s.time), s))
             .collect();
-        let mut fresh: Vec<listings::NewEvent> = events
-            .into_iter()
-            .filter(|e| !held.contains(&(e.listing_id.clone(), e.event_type.clone(), e.time)))
-            .collect();
-        fresh.sort_by(|a, b| (a.time, &a.listing_id).cmp(&(b.time, &b.listing_id)));
-        if !fresh.is_empty() {
-            ctx.note(format!("{} change-log events appended", fresh.len()));
+    // The latest sighting of each listing in these rows.
+    let mut sighted: BTreeMap<String, NaiveDateTime> = BTreeMap::new();
+    for r in &rows {
+        for s in &r.snapshots {
+            let t = s.time.naive_utc();
+            let e = sighted.entry(r.listing_id.clone()).or_insert(t);
+            *e = (*e).max(t);
+            snaps.insert(
+                (r.listing_id.clone(), t),
+                listings::SnapshotRow {
+                    listing_id: r.listing_id.clone(),
+                    time: t,
+                    price: s.price,
+                    status: s.status.clone(),
+                    removal_reason: s.removal_reason.clone(),
+                },
+            );
         }
-        listings::append_events(ctx.db, fresh).await?;
-        Ok(false)
     }
+    let mut own_of: BTreeMap<String, Vec<listings::SnapshotRow>> = BTreeMap::new();
+    for ((id, _), s) in snaps {
+        own_of.entry(id).or_default().push(s);
+    }
+    let own_of: BTreeMap<String, Vec<listings::SnapshotRow>> =
+        own_of.into_iter().map(|(k, v)| (k, compress(v))).collect();
+    let mut events = Vec::new();
+    merge(
+        ctx.db,
+        rows,
+        counts,
+        |r| r.listing_id.clone(),
+        |r, prev: Option<&ListingRow>| {
+            let own: &[listings::SnapshotRow] =
+                own_of.get(&r.listing_id).map_or(&[], Vec::as_slice);
+            let first_seen = prev.map_or(r.first_seen.naive_utc(), |p| {
+                p.first_seen.min(r.first_seen.naive_utc())
+            });
+            let first_price = own.iter().find_map(|s| s.price).or(r.price);
+            events.extend(listing_events(&r.listing_id, first_seen, first_price, own));
+            let last = own.last();
+            let last_seen = [
+                prev.and_then(|p| p.last_seen),
+                sighted.get(&r.listing_id).copied(),
+                last.map(|s| s.time),
+            ]
+            .into_iter()
+            .flatten()
+            .max();
+            let removal = own
+                .iter()
+                .rev()
+                .find(|s| s.status.as_deref() == Some("removed"))
+                .filter(|s| Some(s.time) == last.map(|l| l.time));
+            let (removed_at, removal_reason) = match removal {
+                Some(s) => (Some(s.time), s.removal_reason.clone()),
+                None => (None, None),
+            };
+            let latest_price = own.iter().rev().find_map(|s| s.price);
+            let uprn_method = r.uprn.map(|_| "feed".to_string());
+            let d = r.details;
+            let row = match (r.removal_only, prev) {
+                (true, Some(p)) => ListingRow {
+                    last_seen,
+                    last_status: last.and_then(|s| s.status.clone()),
+                    removed_at,
+                    removal_reason,
+                    first_seen,
+                    branch: p.branch.clone().or(d.branch),
+                    source: ctx.source.to_string(),
+                    updated_at: ctx.now,
+                    ..p.clone()
+                },
+                _ => {
+                    // A matcher's UPRN stays until the feed gives one of its own.
+                    let (uprn, uprn_method, uprn_score) = match (r.uprn, prev) {
+                        (Some(u), _) => (Some(u), uprn_method, None),
+                        (None, Some(p)) if p.address == r.address && p.postcode == r.postcode => {
+                            (p.uprn, p.uprn_method.clone(), p.uprn_score)
+                        }
+                        (None, _) => (None, None, None),
+                    };
+                    ListingRow {
+                        listing_id: r.listing_id,
+                        channel: r.channel,
+                        address: r.address,
+                        postcode: r.postcode,
+                        uprn,
+                        price: latest_price.or(r.price),
+                        bedrooms: r.bedrooms,
+                        property_type: r.property_type,
+                        agent: r.agent,
+                        first_seen,
+                        last_seen,
+                        last_status: last.and_then(|s| s.status.clone()),
+                        source: ctx.source.to_string(),
+                        updated_at: ctx.now,
+                        floor_area_m2: d.floor_area_m2,
+                        tenure: d.tenure,
+                        unexpired_years: d.unexpired_years,
+                        latitude: d.latitude,
+                        longitude: d.longitude,
+                        branch: d.branch,
+                        new_home: d.new_home,
+                        feed: Some(r.feed.to_string()),
+                        uprn_method,
+                        uprn_score,
+                        removed_at,
+                        removal_reason,
+                    }
+                }
+            };
+            Change::Put(row)
+        },
+    )
+    .await?;
+    listings::replace_snapshots(
+        ctx.db,
+        keys.clone(),
+        own_of.into_values().flatten().collect(),
+    )
+    .await?;
+    // Append only the events the log does not hold yet, in time order.
+    let held: HashSet<(String, String, NaiveDateTime)> = listings::events_of(ctx.db, &keys)
+        .await?
+        .into_iter()
+        .map(|e| (e.listing_id, e.event_type, e.time))
+        .collect();
+    // A listing with several rows in one chunk implies its events once per row: keep one.
+    let mut seen = held;
+    let mut fresh: Vec<listings::NewEvent> = events
+        .into_iter()
+        .filter(|e| seen.insert((e.listing_id.clone(), e.event_type.clone(), e.time)))
+        .collect();
+    fresh.sort_by(|a, b| (a.time, &a.listing_id).cmp(&(b.time, &b.listing_id)));
+    if !fresh.is_empty() {
+        ctx.note(format!("{} change-log events appended", fresh.len()));
+    }
+    listings::append_events(ctx.db, fresh).await?;
+    Ok(false)
 }
 
 /// The change-log events a listing's snapshots imply: the new listing, then every price

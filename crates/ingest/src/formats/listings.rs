@@ -38,6 +38,22 @@ pub struct Snapshot {
     pub price: Option<i64>,
     /// One of [`STATUSES`].
     pub status: Option<String>,
+    /// On a `removed` snapshot, the reason the feed gave (RTDF `removeproperty`).
+    pub removal_reason: Option<String>,
+}
+
+/// What the industry feeds say about a listing beyond the project's own feed's fields; every
+/// field optional (the JSON-lines feed leaves them all empty).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Details {
+    pub floor_area_m2: Option<f64>,
+    /// `freehold`, `leasehold`, `feudal`, `commonhold`, `share_of_freehold`, `non_traditional`.
+    pub tenure: Option<String>,
+    pub unexpired_years: Option<i32>,
+    pub latitude: Option<f64>,
+    pub longitude: Option<f64>,
+    pub branch: Option<String>,
+    pub new_home: Option<bool>,
 }
 
 /// One sale or rental listing.
@@ -58,6 +74,12 @@ pub struct ListingRow {
     pub first_seen: DateTime<Utc>,
     /// Sorted by time.
     pub snapshots: Vec<Snapshot>,
+    pub details: Details,
+    /// The feed format the row came in: `jsonl`, `blm` or `rtdf`.
+    pub feed: &'static str,
+    /// A removal message (RTDF `removeproperty`): only the id, channel, branch and the removal
+    /// snapshot are known, and the stored listing keeps everything else.
+    pub removal_only: bool,
 }
 
 /// The listing channels, canonical spelling.
@@ -70,6 +92,8 @@ pub const STATUSES: &[&str] = &[
     "sold_stc",
     "let_agreed",
     "withdrawn",
+    "reserved",
+    "removed",
 ];
 
 /// Opens a listings JSON-lines feed (see the module documentation for the fields).
@@ -177,6 +201,9 @@ fn parse_line(text: &str) -> Result<ListingRow, String> {
         agent: optional_text(&obj, "agent")?,
         first_seen,
         snapshots,
+        details: Details::default(),
+        feed: "jsonl",
+        removal_only: false,
     })
 }
 
@@ -209,16 +236,17 @@ fn snapshot(v: &Value) -> Result<Snapshot, String> {
         time: time(obj, "time")?,
         price: price(obj)?,
         status,
+        removal_reason: None,
     })
 }
 
 /// The field's value; `null` counts as absent.
-fn get<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+pub(crate) fn get<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     obj.get(key).filter(|v| !v.is_null())
 }
 
 /// A JSON type's name, for messages.
-fn kind(v: &Value) -> &'static str {
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -249,7 +277,7 @@ fn optional_text(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, 
 }
 
 /// A JSON number that is a whole number (`250000`, also `250000.0`).
-fn whole(v: &Value) -> Option<i64> {
+pub(crate) fn whole(v: &Value) -> Option<i64> {
     let n = v.as_number()?;
     n.as_i64().or_else(|| {
         let f = n.as_f64()?;
@@ -301,7 +329,7 @@ fn time(obj: &Map<String, Value>, key: &str) -> Result<DateTime<Utc>, String> {
     parse_time(s).ok_or_else(|| format!("{key} {s:?} is not an RFC 3339 timestamp or a date"))
 }
 
-fn parse_time(s: &str) -> Option<DateTime<Utc>> {
+pub(crate) fn parse_time(s: &str) -> Option<DateTime<Utc>> {
     if let Ok(t) = DateTime::parse_from_rfc3339(s) {
         return Some(t.with_timezone(&Utc));
     }
@@ -359,21 +387,27 @@ mod tests {
                     property_type: Some("flat".into()),
                     agent: Some("Acme Lettings".into()),
                     first_seen: utc(2024, 5, 1, 8, 30, 0),
+                    details: Details::default(),
+                    feed: "jsonl",
+                    removal_only: false,
                     snapshots: vec![
                         Snapshot {
                             time: utc(2024, 5, 1, 0, 0, 0),
                             price: Some(1250),
                             status: Some("available".into()),
+                            removal_reason: None,
                         },
                         Snapshot {
                             time: utc(2024, 5, 20, 12, 0, 0),
                             price: None,
                             status: None,
+                            removal_reason: None,
                         },
                         Snapshot {
                             time: utc(2024, 6, 1, 0, 0, 0),
                             price: Some(1200),
                             status: Some("let_agreed".into()),
+                            removal_reason: None,
                         },
                     ],
                 }
@@ -404,6 +438,9 @@ mod tests {
             agent: None,
             first_seen: utc(2024, 5, 1, 0, 0, 0),
             snapshots: vec![],
+            details: Details::default(),
+            feed: "jsonl",
+            removal_only: false,
         };
         assert_eq!(ok[0], (1, minimal.clone()));
         assert_eq!(

@@ -1,0 +1,13 @@
+ALTER TABLE listing_snapshots DROP COLUMN removal_reason;
+ALTER TABLE listings DROP COLUMN removal_reason;
+ALTER TABLE listings DROP COLUMN removed_at;
+ALTER TABLE listings DROP COLUMN uprn_score;
+ALTER TABLE listings DROP COLUMN uprn_method;
+ALTER TABLE listings DROP COLUMN feed;
+ALTER TABLE listings DROP COLUMN new_home;
+ALTER TABLE listings DROP COLUMN branch;
+ALTER TABLE listings DROP COLUMN longitude;
+ALTER TABLE listings DROP COLUMN latitude;
+ALTER TABLE listings DROP COLUMN unexpired_years;
+ALTER TABLE listings DROP COLUMN tenure;
+ALTER TABLE listings DROP COLUMN floor_area_m2;

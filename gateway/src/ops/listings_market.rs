@@ -1,0 +1,288 @@
+//! The listings market (issue 17): a property's listing history, live stock by day and the
+//! agents of an area, read from the snapshots the listings loaders keep. Without a listings feed
+//! each answers `not_available` with the reason (the free ones with 200, the history uncharged).
+
+use crate::error::ApiError;
+use crate::input::{In, invalid};
+use crate::registry::{Ctx, NoBody, OpDecl, Operation, Price};
+use chrono::NaiveDate;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use terrace_core::{AreaId, AreaKind, Uprn, Violation};
+use terrace_listings::market::{
+    self, AgentsResult, Answer, BedroomBand, Channel, ListingHistory, ListingStock, StockRequest,
+};
+use terrace_store::listings::ListingArea;
+use validator::Validate;
+
+/// The listings market's operations, in the order of the specification.
+pub static OPS: &[&OpDecl] = &[&LISTING_STOCK, &AGENTS, &HISTORY];
+
+fn value_error(field: &str, msg: &str, input: &str) -> Violation {
+    Violation::new(&[field], "value_error", format!("Value error, {msg}")).with_input(input)
+}
+
+/// The listing area of an area id, for the kinds listings are kept by.
+fn listing_area(id: &AreaId) -> Option<ListingArea> {
+    match id.kind() {
+        AreaKind::Unit | AreaKind::Sector | AreaKind::District => {
+            Some(ListingArea::PostcodePrefix(id.code().to_string()))
+        }
+        AreaKind::Lad => Some(ListingArea::LocalAuthority(id.code().to_string())),
+        AreaKind::Area
+        | AreaKind::Lsoa
+        | AreaKind::Msoa
+        | AreaKind::Ward
+        | AreaKind::County
+        | AreaKind::Region
+        | AreaKind::Country
+        | AreaKind::Bua
+        | AreaKind::Lpa
+        | AreaKind::H3
+        | AreaKind::Place => None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// What `area_code` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AreaType {
+    /// A postcode district (`area_code` an outward code such as XT1).
+    District,
+    /// A local authority (`area_code` its GSS code, E06000046).
+    Lad,
+    /// Every listing (no `area_code`).
+    National,
+}
+
+fn national() -> AreaType {
+    AreaType::National
+}
+
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StockParams {
+    /// `district`, `lad` or `national` (the default)
+    #[serde(default = "national")]
+    pub area_type: AreaType,
+    /// The district's outward code or the local authority's GSS code; absent for `national`
+    #[validate(length(min = 1, max = 20))]
+    pub area_code: Option<String>,
+    /// Only `sale` or only `rent` listings (both when absent)
+    pub channel: Option<Channel>,
+    /// Only listings with this many bedrooms: `studio`, `1`, `2`, `3` or `4_plus`
+    pub bedroom_band: Option<BedroomBand>,
+    /// First day, YYYY-MM-DD (default: when observation began)
+    #[schemars(regex(pattern = r"^\d{4}-\d{2}-\d{2}$"))]
+    pub start: Option<String>,
+    /// Last day, YYYY-MM-DD, not before `start` (default: the feed's latest sighting)
+    #[schemars(regex(pattern = r"^\d{4}-\d{2}-\d{2}$"))]
+    pub end: Option<String>,
+}
+
+fn day(field: &str, given: Option<&str>, found: &mut Vec<Violation>) -> Option<NaiveDate> {
+    let s = given?;
+    match NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+        Ok(d) if s.len() == 10 => Some(d),
+        _ => {
+            found.push(value_error(field, "a day is YYYY-MM-DD", s));
+            None
+        }
+    }
+}
+
+pub struct ListingStockOp;
+
+impl Operation for ListingStockOp {
+    type Params = StockParams;
+    type Body = NoBody;
+    type Input = StockRequest;
+    type Output = ListingStock;
+
+    fn check(p: StockParams, _: NoBody) -> Result<StockRequest, ApiError> {
+        let mut found = Vec::new();
+        let code = p.area_code.as_deref().map(str::trim);
+        let area = match (p.area_type, code) {
+            (AreaType::National, None) => Some((ListingArea::National, "national".to_string())),
+            (AreaType::National, Some(c)) => {
+                found.push(value_error(
+                    "area_code",
+                    "area_code is not given with area_type national",
+                    c,
+                ));
+                None
+            }
+            (AreaType::District | AreaType::Lad, None) => {
+                found.push(
+                    Violation::new(
+                        &["area_code"],
+                        "missing",
+                        "Field required: area_code names the district or local authority",
+                    )
+                    .with_input(serde_json::Value::Null),
+                );
+                None
+            }
+            (AreaType::District, Some(c)) => match AreaId::new(AreaKind::District, c) {
+                Ok(id) => Some((
+                    ListingArea::PostcodePrefix(id.code().to_string()),
+                    id.to_string(),
+                )),
+                Err(_) => {
+                    found.push(value_error(
+                        "area_code",
+                        "a postcode district is an outward code such as XT1 or EX1",
+                        c,
+                    ));
+                    None
+                }
+            },
+            (AreaType::Lad, Some(c)) => match AreaId::new(AreaKind::Lad, c) {
+                Ok(id) => Some((
+                    ListingArea::LocalAuthority(id.code().to_string()),
+                    id.to_string(),
+                )),
+                Err(_) => {
+                    found.push(value_error(
+                        "area_code",
+                        "a local authority is its GSS code, such as E06000046",
+                        c,
+                    ));
+                    None
+                }
+            },
+        };
+        let start = day("start", p.start.as_deref(), &mut found);
+        let end = day("end", p.end.as_deref(), &mut found);
+        if let (Some(s), Some(e)) = (start, end)
+            && s > e
+        {
+            found.push(value_error(
+                "start",
+                "start is not after end",
+                p.start.as_deref().unwrap_or_default(),
+            ));
+        }
+        match area {
+            Some((area, area_label)) if found.is_empty() => Ok(StockRequest {
+                area,
+                area_label,
+                channel: p.channel,
+                bedroom_band: p.bedroom_band,
+                start,
+                end,
+            }),
+            _ => Err(invalid(In::Query, found)),
+        }
+    }
+
+    async fn run(ctx: &Ctx, r: StockRequest) -> Result<ListingStock, ApiError> {
+        Ok(market::listing_stock(&ctx.state.db, &r).await?)
+    }
+}
+
+pub(crate) static LISTING_STOCK: OpDecl = OpDecl {
+    id: "market_listing_stock",
+    path: "/v1/market/listing-stock",
+    summary: "Live listings by day in an area (free)",
+    description: "One point a day: the listings live on the market (any status but withdrawn or removed) and, of those, the ones available, for `area_type` `district` or `lad` with `area_code`, or `national`; optionally one `channel` (`sale`, `rent`) and one `bedroom_band`, between `start` and `end` (YYYY-MM-DD). Observed forwards only from the first snapshot any feed gave (`observed_since`): the portals keep no exit dates, so a short series is expected and the past is not reconstructed. Without a listings feed the answer is `status: not_available` with the reason and no points. An unknown area is a 404.",
+    ..OpDecl::of::<ListingStockOp>("market")
+};
+
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AgentsParams {
+    /// An area id: `district:XT1`, `sector:XT1 2`, `unit:XT1 2AB` or `lad:E06000046`
+    #[validate(length(min = 1, max = 40))]
+    pub area_id: String,
+}
+
+/// A checked agents request.
+pub struct AgentsInput {
+    area: ListingArea,
+    id: String,
+}
+
+pub struct AgentsOp;
+
+impl Operation for AgentsOp {
+    type Params = AgentsParams;
+    type Body = NoBody;
+    type Input = AgentsInput;
+    type Output = AgentsResult;
+
+    fn check(p: AgentsParams, _: NoBody) -> Result<AgentsInput, ApiError> {
+        AreaId::parse(p.area_id.trim())
+            .ok()
+            .and_then(|id| listing_area(&id).map(|area| AgentsInput { area, id: id.to_string() }))
+            .ok_or_else(|| {
+                invalid(
+                    In::Path,
+                    vec![value_error(
+                        "area_id",
+                        "listings are kept by postcode and local authority: an area id of kind district, sector, unit or lad, such as district:XT1 or lad:E06000046",
+                        &p.area_id,
+                    )],
+                )
+            })
+    }
+
+    async fn run(ctx: &Ctx, i: AgentsInput) -> Result<AgentsResult, ApiError> {
+        Ok(market::agents(&ctx.state.db, &i.area, &i.id).await?)
+    }
+}
+
+pub(crate) static AGENTS: OpDecl = OpDecl {
+    id: "market_agents",
+    path: "/v1/market/agents/{area_id}",
+    summary: "Agents of an area ranked by listing count (free)",
+    description: "The agents with listings in the area (an area id of kind district, sector, unit or lad) in the twelve months to the feed's latest sighting, ranked by listing count, each with its sale and letting counts, the median latest asking price of its sales and asking rent (per calendar month) of its lettings, and its share of the area's listings. BLM files and the Real Time Data Feed name the branch, not the agent: their listings are grouped as `branch <id>`. Without a listings feed the answer is `status: not_available` with the reason. An unknown area is a 404.",
+    ..OpDecl::of::<AgentsOp>("market")
+};
+
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryPath {
+    /// Unique Property Reference Number
+    pub uprn: Uprn,
+}
+
+pub struct HistoryOp;
+
+impl Operation for HistoryOp {
+    type Params = HistoryPath;
+    type Body = NoBody;
+    type Input = Uprn;
+    type Output = ListingHistory;
+
+    fn check(p: HistoryPath, _: NoBody) -> Result<Uprn, ApiError> {
+        Ok(p.uprn)
+    }
+
+    async fn run(ctx: &Ctx, uprn: Uprn) -> Result<ListingHistory, ApiError> {
+        Ok(market::history(&ctx.state.db, uprn.get()).await?)
+    }
+
+    /// Nothing is charged when no listings feed is loaded.
+    fn charged_items(out: &ListingHistory) -> Option<i64> {
+        match out.status {
+            Answer::Ok => None,
+            Answer::NotAvailable => Some(0),
+        }
+    }
+}
+
+pub(crate) static HISTORY: OpDecl = OpDecl {
+    id: "listings_history",
+    path: "/v1/listings/history/{uprn}",
+    summary: "Every listing snapshot of a property",
+    description: "Every listing of the property (sale and letting, from every loaded feed) with its agent, branch, floor area, tenure and unexpired years, coordinates, new-home flag, first and last sighting, removal and its reason, and how its UPRN was found (`feed` or `address_matcher` with the score); a `price_trajectory` where two or more snapshots carry a price; and every snapshot, newest first. `observed_since` is when the feed's first snapshot was taken: nothing earlier was observed. A property never listed since then has empty lists. Without a listings feed the answer is `status: not_available` with the reason and is not charged. A UPRN neither in the register nor in any listing is a 404.",
+    price: Price::PerCall(3),
+    ..OpDecl::of::<HistoryOp>("property")
+};
