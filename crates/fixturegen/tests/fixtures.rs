@@ -350,13 +350,15 @@ fn council_tax_lists_the_dwellings_with_a_few_gaps() {
     }
 }
 
+/// The fixture world is committed and loaded on every first start, so its size is bounded; five
+/// years of weekly listing history (the RTDF file, about 3 MB) took it past the earlier 8 MB.
 #[test]
-fn default_output_stays_under_8_mb() {
+fn default_output_stays_under_12_mb() {
     let (dir, m) = default_fixture();
     let total: usize = all_files(dir).values().map(Vec::len).sum();
     let listed: u64 = m.files.iter().map(|f| f.bytes).sum();
     println!("total {total} bytes ({listed} in listed files)");
-    assert!(total < 8_000_000, "{total} bytes");
+    assert!(total < 12_000_000, "{total} bytes");
 }
 
 #[test]

@@ -132,8 +132,9 @@ pub struct ChangeEvent {
 pub struct Coverage {
     /// The kinds of event this log records.
     pub event_types: Vec<&'static str>,
-    /// Changes that are not observed as events: a listing that disappears from the feed is not
-    /// reported as withdrawn.
+    /// Changes that are not observed as events: a listing that disappears from a BLM file or the
+    /// JSON-lines feed is not reported as withdrawn (an RTDF `removeproperty` is: a
+    /// `status_change` to `removed`).
     pub not_observed: Vec<&'static str>,
     /// Change kinds with no feed yet.
     pub not_yet_fed: Vec<&'static str>,
@@ -165,7 +166,7 @@ pub fn coverage() -> Coverage {
         event_types: EVENT_TYPES.to_vec(),
         not_observed: vec!["withdrawal"],
         not_yet_fed: NOT_YET_FED.to_vec(),
-        note: "Events come from the listings feed only. Read an empty page together with `event_types`: a withdrawal is not observed, and the kinds under `not_yet_fed` have no feed.",
+        note: "Events come from the listings feed only. Read an empty page together with `event_types`: a listing that merely stops appearing in a BLM file or the JSON-lines feed is not observed as withdrawn (an RTDF removal is, as a status_change to removed), and the kinds under `not_yet_fed` have no feed.",
     }
 }
 

@@ -75,10 +75,10 @@ pub struct StockParams {
     /// Only listings with this many bedrooms: `studio`, `1`, `2`, `3` or `4_plus`
     pub bedroom_band: Option<BedroomBand>,
     /// First day, YYYY-MM-DD (default: when observation began)
-    #[schemars(regex(pattern = r"^\d{4}-\d{2}-\d{2}$"))]
+    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]
     pub start: Option<String>,
     /// Last day, YYYY-MM-DD, not before `start` (default: the feed's latest sighting)
-    #[schemars(regex(pattern = r"^\d{4}-\d{2}-\d{2}$"))]
+    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]
     pub end: Option<String>,
 }
 

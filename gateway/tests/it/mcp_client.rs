@@ -145,6 +145,16 @@ async fn the_mcp_python_sdk_drives_every_tool_and_signs_in_like_the_common_hosts
     valid["planning_check"] = json!({"uprn": uprn, "checks": ["conservation_area", "green_belt"]});
     valid["planning_designations"] = json!({"uprn": uprn, "buffer_m": 50});
     valid["planning_applications"] = json!({"postcode": "XT1 1AB", "radius_m": 500, "limit": 5});
+    valid["listings_history"] = by_uprn.clone();
+    valid["market_listing_stock"] = json!({"area_type": "district", "area_code": "XT1"});
+    valid["market_agents"] = json!({"area_id": "district:XT1"});
+    valid["valuation_estimate"] = by_uprn.clone();
+    valid["valuation_transaction_anchor"] = by_uprn.clone();
+    valid["valuation_accuracy"] = json!({});
+    valid["equity_estimate"] = json!({"uprns": few});
+    valid["ownership_by_title"] = json!({"title_number": "XT100001"});
+    valid["ownership_by_company"] = json!({"company_number": "09900001", "limit": 5});
+    valid["ownership_proprietor"] = json!({"company_number": "09900001"});
     let hosts: Vec<Value> = crate::oauth::host_registrations()
         .into_iter()
         .map(|(name, body)| json!([name, body]))
