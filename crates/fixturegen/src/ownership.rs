@@ -272,7 +272,7 @@ impl Ownership {
     pub fn address(&mut self, r: &AddressRecord, district: &str) -> io::Result<()> {
         self.seen += 1;
         let commercial = r.class.starts_with('C');
-        let landlord_dwelling = r.dwelling.is_some() && self.seen % 40 == 0;
+        let landlord_dwelling = r.dwelling.is_some() && self.seen.is_multiple_of(40);
         let property = format!("{} ({})", council_address(r), r.postcode);
         if commercial && self.seen > 200 && self.ocod_done < 4 {
             self.ocod_done += 1;
@@ -292,8 +292,8 @@ impl Ownership {
             } else {
                 "Freehold"
             };
-            let second = (self.next_title % 7 == 0).then_some(TAMBER_S);
-            let price = if self.next_title % 3 == 0 {
+            let second = self.next_title.is_multiple_of(7).then_some(TAMBER_S);
+            let price = if self.next_title.is_multiple_of(3) {
                 format!("{}", 150_000 + (self.next_title % 50) * 5_000)
             } else {
                 String::new()
@@ -439,7 +439,7 @@ impl Ownership {
             }
         }
         f.push(date_dashes(n));
-        f.push(if n % 11 == 0 { "Y" } else { "N" }.into());
+        f.push(if n.is_multiple_of(11) { "Y" } else { "N" }.into());
         self.ccod.row_quoted(&f)
     }
 

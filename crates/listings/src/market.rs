@@ -516,7 +516,7 @@ pub fn median(mut v: Vec<i64>) -> Option<i64> {
         return None;
     }
     v.sort_unstable();
-    Some(v[(v.len() + 1) / 2 - 1])
+    Some(v[v.len().div_ceil(2) - 1])
 }
 
 /// The agents of an area, ranked by how many listings they had in the twelve months to the

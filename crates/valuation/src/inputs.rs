@@ -17,6 +17,9 @@ use crate::ValuationError;
 /// Dwellings without a UPRN are keyed by a hash with this bit set (UPRNs are below 2^40).
 const ADDRESS_KEY_BIT: u64 = 1 << 63;
 
+/// A register row's facts: (parent UPRN, postcode, street).
+pub type RegisterFacts = (Option<i64>, Option<String>, Option<String>);
+
 /// What the build and the backtest read.
 #[derive(Debug, Default)]
 pub struct Inputs {
@@ -33,8 +36,8 @@ pub struct Inputs {
     /// Newest certificate with a floor area per UPRN: (floor area, EPC type, built form,
     /// postcode).
     pub epc: HashMap<i64, EpcAttrs>,
-    /// Register facts per UPRN: (parent UPRN, postcode, street).
-    pub register: HashMap<i64, (Option<i64>, Option<String>, Option<String>)>,
+    /// Register facts per UPRN.
+    pub register: HashMap<i64, RegisterFacts>,
     /// The latest completion month of the sales.
     pub through: Option<an::Month>,
 }
@@ -257,8 +260,10 @@ pub async fn gather(db: &Db) -> Result<Inputs, ValuationError> {
 
 /// The published indices of the districts (falling back to the nation), from the market build.
 pub async fn published_indices(db: &Db, inp: &Inputs) -> Result<an::IndexSet, ValuationError> {
-    let mut set = an::IndexSet::default();
-    set.fallback = load_index(db, "national:UK").await?;
+    let mut set = an::IndexSet {
+        fallback: load_index(db, "national:UK").await?,
+        ..Default::default()
+    };
     for (i, d) in inp.districts.iter().enumerate() {
         if let Some(ix) = load_index(db, &format!("district:{d}")).await? {
             set.areas.insert(i as u32, ix);
