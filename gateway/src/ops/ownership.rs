@@ -22,12 +22,16 @@ fn value_error(field: &str, msg: &str, input: &str) -> Violation {
 
 const TITLE_RULE: &str =
     "a title number is up to three letters then one to seven digits, such as DN123456 or TGL12345";
+/// [`company_number_ok`] as a pattern.
+const COMPANY_NUMBER: &str = "^ *(?:[A-Za-z] *){0,2}(?:[0-9] *){1,8}$";
+
 const COMPANY_RULE: &str =
     "a company number is up to two letters then digits, such as 01234567, SC012345 or OE000123";
 
-/// A company number as the caller may write it: up to two letters then digits, spaces allowed.
+/// A company number as the caller may write it: up to two letters then one to eight digits,
+/// spaces allowed anywhere ([`COMPANY_NUMBER`] states the same).
 fn company_number_ok(s: &str) -> bool {
-    let n: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+    let n: String = s.chars().filter(|c| *c != ' ').collect();
     let letters = n.chars().take_while(char::is_ascii_alphabetic).count();
     let digits = &n[letters..];
     letters <= 2 && (1..=8).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit())
@@ -85,7 +89,7 @@ pub struct CompanyParams {
     /// The company's registry number (`01234567`, `SC012345`, `OE000123`; leading zeros may be
     /// left out)
     #[validate(length(min = 1, max = 12))]
-    #[schemars(regex(pattern = r"^[A-Za-z]{0,2}[0-9 ]{1,10}$"))]
+    #[schemars(regex(pattern = COMPANY_NUMBER))]
     pub company_number: String,
     /// The `next_cursor` of the previous page (the last title number listed); absent for the
     /// first page
@@ -166,6 +170,7 @@ pub(crate) static COMPANY: OpDecl = OpDecl {
 /// The query of `GET /v1/ownership/proprietor`: exactly one of `name` and `company_number`.
 #[derive(Debug, Deserialize, Validate, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = one_key)]
 pub struct ProprietorParams {
     /// The proprietor's name as registered (normalised; small typos are tolerated and several
     /// close names are returned as candidates)
@@ -175,8 +180,13 @@ pub struct ProprietorParams {
     /// The proprietor's company number: the exact look-up
     #[serde(default)]
     #[validate(length(min = 1, max = 12))]
-    #[schemars(regex(pattern = r"^[A-Za-z]{0,2}[0-9 ]{1,10}$"))]
+    #[schemars(regex(pattern = COMPANY_NUMBER))]
     pub company_number: Option<String>,
+}
+
+/// The schema states the rule: exactly one of `name` and `company_number`.
+fn one_key(schema: &mut schemars::Schema) {
+    terrace_core::patterns::exactly_one_of(schema, &[&["name"], &["company_number"]]);
 }
 
 /// A checked proprietor request.
@@ -196,15 +206,12 @@ impl Operation for Proprietor {
     fn check(p: ProprietorParams, _: NoBody) -> Result<ProprietorInput, ApiError> {
         match (p.name, p.company_number) {
             (Some(name), None) => {
+                // A name with no letter or digit names no proprietor (its schema cannot say
+                // "a letter or digit" in every script the normalisation keeps).
                 if terrace_ownership::name_key(&name).is_empty() {
-                    return Err(invalid(
-                        In::Query,
-                        vec![value_error(
-                            "name",
-                            "the name has no letters or digits",
-                            &name,
-                        )],
-                    ));
+                    return Err(ApiError::NotFound(format!(
+                        "a proprietor named {name:?} (the name has no letters or digits)"
+                    )));
                 }
                 Ok(ProprietorInput::Name(name))
             }

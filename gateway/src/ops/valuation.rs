@@ -95,6 +95,7 @@ pub struct AccuracyParams {
     pub model_version: Option<String>,
     /// Only months from this one on, as `YYYY-MM`
     #[validate(length(min = 7, max = 7))]
+    #[schemars(regex(pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])$"))]
     pub since: Option<String>,
 }
 

@@ -400,11 +400,6 @@ async fn every_validation_rule_is_a_free_422() {
             "string_too_short",
         ),
         (
-            "/v1/ownership/proprietor?name=%21%21%21",
-            &["query", "name"],
-            "value_error",
-        ),
-        (
             "/v1/ownership/proprietor?company_number=XYZ1",
             &["query", "company_number"],
             "value_error",
@@ -414,6 +409,15 @@ async fn every_validation_rule_is_a_free_422() {
         let r = send(&svc, get(path, &key)).await;
         check_422(&r, loc, kind);
     }
+    // A name with no letter or digit names no proprietor: 404, free.
+    let r = send(&svc, get("/v1/ownership/proprietor?name=%21%21%21", &key)).await;
+    assert_eq!(r.status, 404, "{}", r.json);
+    assert!(
+        r.json["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no letters or digits")
+    );
     assert_eq!(balance(&t.db, acct).await, 100);
 }
 
