@@ -96,6 +96,8 @@ pub(crate) struct Figures {
     requests_per_sec: f64,
     p50_ms: f64,
     p99_ms: f64,
+    /// All requests wrk completed, and those answered with another status than 2xx or 3xx.
+    requests: u64,
     non_2xx: u64,
 }
 
@@ -146,6 +148,7 @@ pub(crate) fn wrk(
         requests_per_sec: 0.0,
         p50_ms: f64::NAN,
         p99_ms: f64::NAN,
+        requests: 0,
         non_2xx: 0,
     };
     for line in out.lines() {
@@ -155,13 +158,24 @@ pub(crate) fn wrk(
             ["50%", v] => f.p50_ms = ms(v),
             ["99%", v] => f.p99_ms = ms(v),
             ["Non-2xx", "or", "3xx", "responses:", v] => f.non_2xx = v.parse().unwrap_or(0),
+            [n, "requests", "in", ..] => f.requests = n.parse().unwrap_or(0),
             _ => {}
         }
     }
     eprintln!(
-        "{name:<28} {:>10.0} req/s   p50 {:>7.2} ms   p99 {:>7.2} ms   non-2xx {}",
-        f.requests_per_sec, f.p50_ms, f.p99_ms, f.non_2xx
+        "{name:<28} {:>10.0} req/s   p50 {:>7.2} ms   p99 {:>7.2} ms   non-2xx {} ({:.1}%)",
+        f.requests_per_sec,
+        f.p50_ms,
+        f.p99_ms,
+        f.non_2xx,
+        100.0 * f.non_2xx as f64 / f.requests.max(1) as f64
     );
+    // A route answering errors measures the error path, not the route: say so where it is read.
+    if f.non_2xx * 100 > f.requests {
+        eprintln!(
+            "  warning: more than 1% of {name}'s answers were not 2xx; check the server's log (a rate limit, a missing key) before quoting these figures"
+        );
+    }
     Ok(f)
 }
 
@@ -266,6 +280,8 @@ pub(crate) fn bench_env(c: &mut Command, store: &BenchStore) {
         .env("TERRACE_ADDR", API)
         .env("TERRACE_RATE_LIMIT", "10000000")
         .env("TERRACE_RATE_BURST", "10000000")
+        .env("TERRACE_ACCOUNT_RATE_LIMIT", "10000000")
+        .env("TERRACE_ACCOUNT_RATE_BURST", "10000000")
         .env("RUST_LOG", &store.log);
     match &store.database_url {
         Some(url) => c.env("DATABASE_URL", url),

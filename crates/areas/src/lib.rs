@@ -52,6 +52,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
 use terrace_core::{AreaId, AreaKind, GssCode, Nation, Postcode, Violation};
 use terrace_geo::{PointIndex, PolygonIndex};
 use terrace_store::areas::PlaceRow;
@@ -95,8 +96,12 @@ impl AreasCtx {
     }
 }
 
-/// An index with the register version it was built from.
-type Versioned = (Option<String>, Arc<AreaIndex>);
+/// An index with the register version it was built from, and when that version was last read.
+type Versioned = (Option<String>, Arc<AreaIndex>, Instant);
+
+/// The register version is read again at most this often: a load in another process shows
+/// within a second, and a busy service does not pay a store read per call for it.
+const VERSION_RECHECK: Duration = Duration::from_secs(1);
 
 /// The in-memory area index, rebuilt when the register version changes.
 #[derive(Clone, Default)]
@@ -105,18 +110,26 @@ pub struct AreaCache {
 }
 
 impl AreaCache {
-    /// The current index (one `meta` read; a rebuild when a load changed the register).
+    /// The current index: the one held when its version was read less than a second ago, else
+    /// one `meta` read, and a rebuild when a load changed the register.
     pub async fn current(&self, db: &Db) -> Result<Arc<AreaIndex>, StoreError> {
-        let version = meta::get(db, meta::Key::AddressRegisterVersion).await?;
         if let Ok(guard) = self.inner.read()
-            && let Some((v, index)) = guard.as_ref()
+            && let Some((_, index, checked)) = guard.as_ref()
+            && checked.elapsed() < VERSION_RECHECK
+        {
+            return Ok(index.clone());
+        }
+        let version = meta::get(db, meta::Key::AddressRegisterVersion).await?;
+        if let Ok(mut guard) = self.inner.write()
+            && let Some((v, index, checked)) = guard.as_mut()
             && *v == version
         {
+            *checked = Instant::now();
             return Ok(index.clone());
         }
         let index = Arc::new(AreaIndex::build(db).await?);
         if let Ok(mut guard) = self.inner.write() {
-            *guard = Some((version, index.clone()));
+            *guard = Some((version, index.clone(), Instant::now()));
         }
         Ok(index)
     }
