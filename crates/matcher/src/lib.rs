@@ -286,7 +286,17 @@ impl AddressIndex {
         if pq.is_empty() {
             return Vec::new();
         }
-        let plan = matcher::Plan::new(self, pq);
+        let first = self.resolve_plan(matcher::Plan::new(self, pq.clone()), max);
+        if is_confident(&first) {
+            return first;
+        }
+        // No confident answer: look again with the rare words' spelling neighbours, and keep
+        // the second look only when it finds one.
+        let second = self.resolve_plan(matcher::Plan::with_neighbours(self, pq, true), max);
+        if is_confident(&second) { second } else { first }
+    }
+
+    fn resolve_plan(&self, plan: matcher::Plan<'_>, max: usize) -> Vec<Candidate> {
         let mut seen = HashSet::new();
         let mut out = Vec::new();
         for (s, e) in plan.run() {

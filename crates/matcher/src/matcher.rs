@@ -67,6 +67,15 @@ const Q_ALT: f32 = 0.9;
 const Q_PREFIX: f32 = 0.9;
 const Q_FUZZY1: f32 = 0.8;
 const Q_FUZZY2: f32 = 0.7;
+/// One edit in a word of at least this many letters (`Colombus`, `Sadler`) is about as likely a
+/// spelling of the register's word as an abbreviation is.
+const FUZZY1_LONG: usize = 6;
+const Q_FUZZY1_LONG: f32 = 0.9;
+/// A known word on at most this many addresses also reaches its one-edit neighbours.
+const RARE_KNOWN_DF: usize = 16;
+/// ... at a quality below a typo of an unknown word: the register's own spelling may be another
+/// street (`Wonford` and `Wynford`).
+const Q_FUZZY_KNOWN: f32 = 0.6;
 const Q_FUZZY_PREFIX: f32 = 0.7;
 /// The weight of postcode agreement beside the text (4) and the numbers (3).
 const POSTCODE_WEIGHT: f32 = 2.0;
@@ -183,10 +192,25 @@ pub(crate) struct Plan<'a> {
 }
 
 impl<'a> Plan<'a> {
-    pub(crate) fn new(idx: &'a AddressIndex, mut q: ParsedQuery) -> Plan<'a> {
+    pub(crate) fn new(idx: &'a AddressIndex, q: ParsedQuery) -> Plan<'a> {
+        Plan::with_neighbours(idx, q, false)
+    }
+
+    /// A plan whose long, rare words the register knows also reach their one-edit neighbours
+    /// (see [`RARE_KNOWN_DF`]): a second look for a query the first plan found no confident
+    /// answer to, since the neighbour search costs about ten times the rest of a query.
+    pub(crate) fn with_neighbours(
+        idx: &'a AddressIndex,
+        mut q: ParsedQuery,
+        known_neighbours: bool,
+    ) -> Plan<'a> {
         join_compounds(idx, &mut q.words);
         q.words.truncate(MAX_WORDS);
-        let words: Vec<WordPlan> = q.words.iter().map(|w| expand(idx, w)).collect();
+        let words: Vec<WordPlan> = q
+            .words
+            .iter()
+            .map(|w| expand(idx, w, known_neighbours))
+            .collect();
         let total_weight = words.iter().map(|w| w.weight).sum();
         let pc_id = q.postcode.as_deref().and_then(|p| {
             idx.postcodes
@@ -742,7 +766,7 @@ pub(crate) fn postcode_starts(canonical: &str, prefix: &str) -> bool {
     prefix.bytes().all(|p| it.next() == Some(p))
 }
 
-fn expand(idx: &AddressIndex, w: &QWord) -> WordPlan {
+fn expand(idx: &AddressIndex, w: &QWord, known_neighbours: bool) -> WordPlan {
     let mut ranges: Vec<(u32, u32, f32)> = Vec::new();
     let mut points: Vec<(u32, f32)> = Vec::new();
     if let Some(t) = idx.terms.find(&w.text) {
@@ -761,11 +785,25 @@ fn expand(idx: &AddressIndex, w: &QWord) -> WordPlan {
             }
         }
     }
-    // Edit-distance neighbours only for a word the register does not know as it stands.
+    // Edit-distance neighbours for a word the register does not know as it stands, and, one
+    // edit away, for a long word it knows on only a few addresses (`Colombus` written on five
+    // flats of a block the rest of whose register says `Columbus`).
     let known = !ranges.is_empty();
     let len = w.text.len();
-    if !known && (4..=MAX_FUZZY_LEN).contains(&len) {
-        let d = if len >= 8 { 2 } else { 1 };
+    let rare_known = known_neighbours
+        && known
+        && len >= FUZZY1_LONG
+        && ranges.first().is_some_and(|r| {
+            r.2 == Q_EXACT && idx.entry_post.rows(r.0, r.1).len() <= RARE_KNOWN_DF
+        });
+    if (!known || rare_known) && (4..=MAX_FUZZY_LEN).contains(&len) {
+        let d = if rare_known {
+            1
+        } else if len >= 8 {
+            2
+        } else {
+            1
+        };
         let mut stream = idx
             .fst
             .search(Osa::new(w.text.as_bytes(), d, false))
@@ -774,8 +812,14 @@ fn expand(idx: &AddressIndex, w: &QWord) -> WordPlan {
             if k == w.text.as_bytes() {
                 continue;
             }
-            let q = if osa_distance(k, w.text.as_bytes()) <= 1 {
-                Q_FUZZY1
+            let q = if rare_known {
+                Q_FUZZY_KNOWN
+            } else if osa_distance(k, w.text.as_bytes()) <= 1 {
+                if len >= FUZZY1_LONG {
+                    Q_FUZZY1_LONG
+                } else {
+                    Q_FUZZY1
+                }
             } else {
                 Q_FUZZY2
             };

@@ -875,3 +875,38 @@ fn profile_queries() {
         t.elapsed().as_secs_f64() * 1e3 / (2000 * qs.len()) as f64
     );
 }
+
+/// A word the register knows on a few addresses only (`Colombus`, written on two flats of a block
+/// the register otherwise spells `Columbus`) still reaches its one-edit neighbour when the first
+/// look finds no confident answer; the flats spelled as asked still win.
+#[test]
+fn resolve_spelling_variant_of_a_known_word() {
+    let entry = |uprn: i64, paon: &str| AddressEntry {
+        uprn,
+        paon: s(paon),
+        street: s("THURSBY WALK"),
+        town: s("EXETER"),
+        postcode: s("EX4 8FN"),
+        ..Default::default()
+    };
+    let mut register: Vec<AddressEntry> = (1..=12)
+        .filter(|n| ![5, 7].contains(n))
+        .map(|n| entry(100 + n, &format!("{n} COLUMBUS HOUSE")))
+        .collect();
+    register.push(entry(105, "5 COLOMBUS HOUSE"));
+    register.push(entry(107, "7 COLOMBUS HOUSE"));
+    register.extend((1..=12).map(|n| entry(200 + n, &format!("{n} RALEIGH HOUSE"))));
+    let index = AddressIndex::build(register);
+    for (q, want) in [
+        ("4 Colombus House, Thursby Walk", 104),
+        ("5 Colombus House, Thursby Walk", 105),
+        ("9 Columbus House, Thursby Walk", 109),
+        ("4 Raleigh House, Thursby Walk", 204),
+    ] {
+        let got = index.resolve(&text(q), 5);
+        assert!(
+            got.first().is_some_and(|c| c.uprn == want) && is_confident(&got),
+            "{q}: want confident {want}, got {got:?}"
+        );
+    }
+}
