@@ -23,6 +23,11 @@
 //! query is a candidate with or without a postcode. That lookup is bounded too: at most three
 //! words per query number, at most 64 addresses kept per word, chosen among at most 4,096.
 //!
+//! A resolve that finds no confident answer looks a second time with the long, rare words the
+//! register knows (on at most 16 addresses) also reaching their one-edit neighbours, and keeps
+//! the second look only when it is confident: a block the register spells two ways (`Colombus`
+//! and `Columbus`) is found either way, and a query that is confident at once pays nothing more.
+//!
 //! The score is a similarity in [0, 1], not a probability; how often a top score is right is
 //! measured on real addresses by `cargo xtask bench resolve --real DIR` (its calibration table),
 //! and [`CONFIDENT_SCORE`] and [`CONFIDENT_MARGIN`] are set from it so that confident answers are
