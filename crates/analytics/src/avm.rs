@@ -48,6 +48,9 @@ pub const WEIGHT_ERROR_CLIP: f64 = 1.0;
 pub const MIN_CLASS_ERRORS: usize = 30;
 /// A measured weight needs this many calibration errors per estimator; below, equal weights.
 pub const MIN_WEIGHT_ERRORS: usize = 20;
+/// An anchor sale older than this many months at the valuation month makes its own evidence
+/// configuration, with its own blend weights (an old sale has drifted further from today).
+pub const ANCHOR_OLD_MONTHS: i32 = 60;
 
 /// A complete monthly log index (ln(level / 100)) from `first`. Months before `first` take the
 /// first level and months after the last take the last level (held flat: no forecast).
@@ -477,6 +480,12 @@ pub struct CompLine {
     pub month: Month,
     pub price: i64,
     pub property_type: PropertyType,
+    /// The comparable's floor area, when its certificate gives one.
+    pub floor_area_m2: Option<f64>,
+    /// The index geography (area id) that carried it in time.
+    pub area: u32,
+    /// True when `area` had no index and the fallback's carried it.
+    pub fallback_index: bool,
     /// `same_building` or `same_street`.
     pub tier: &'static str,
     /// index(vintage) / index(sale month).
@@ -615,6 +624,9 @@ pub fn estimates(
                 month: s.month,
                 price: s.price,
                 property_type: s.property_type,
+                floor_area_m2: s.floor_area_m2,
+                area: s.area,
+                fallback_index: index.of(s.area).is_none_or(|(_, f)| f),
                 tier,
                 time_factor: lf.exp(),
                 size_factor: adj.exp(),
@@ -679,8 +691,9 @@ pub fn evidence_class(avail: [bool; 3]) -> &'static str {
     }
 }
 
-/// A calibration sale: the three estimates (log) and the log price.
-pub type CalRow = ([Option<f64>; 3], f64);
+/// A calibration sale: the three estimates (log), the log price, and whether the anchor sale
+/// was older than [`ANCHOR_OLD_MONTHS`].
+pub type CalRow = ([Option<f64>; 3], f64, bool);
 
 /// The blend and interval learned on the calibration sales.
 #[derive(Debug, Clone, PartialEq)]
@@ -698,16 +711,30 @@ pub struct Calibration {
     pub n_calibration: usize,
 }
 
-/// The availability pattern as three bits (anchor 1, comparables 2, hedonic 4).
-pub fn pattern_key(avail: [bool; 3]) -> u8 {
-    u8::from(avail[0]) | (u8::from(avail[1]) << 1) | (u8::from(avail[2]) << 2)
+/// The evidence configuration as four bits: anchor 1, comparables 2, hedonic 4, and 8 when the
+/// anchor sale is older than [`ANCHOR_OLD_MONTHS`].
+pub fn pattern_key(avail: [bool; 3], old_anchor: bool) -> u8 {
+    u8::from(avail[0])
+        | (u8::from(avail[1]) << 1)
+        | (u8::from(avail[2]) << 2)
+        | (u8::from(avail[0] && old_anchor) << 3)
+}
+
+/// Whether an anchor sale of `sold` is old at `at`.
+pub fn is_old_anchor(sold: Month, at: Month) -> bool {
+    at.months_since(sold) > ANCHOR_OLD_MONTHS
 }
 
 impl Calibration {
-    /// Weights of the available estimators: the stacked weights of the pattern when it had
-    /// enough calibration sales; else proportional to 1 / mse, normalised; else equal.
-    pub fn weights(&self, avail: [bool; 3]) -> [f64; 3] {
-        if let Some(w) = self.stacked.get(&pattern_key(avail)) {
+    /// Weights of the available estimators: the stacked weights of the configuration when it
+    /// had enough calibration sales (an old anchor's configuration falls back to the same
+    /// estimators' with a recent anchor); else proportional to 1 / mse, normalised; else equal.
+    pub fn weights(&self, avail: [bool; 3], old_anchor: bool) -> [f64; 3] {
+        if let Some(w) = self
+            .stacked
+            .get(&pattern_key(avail, old_anchor))
+            .or_else(|| self.stacked.get(&pattern_key(avail, false)))
+        {
             return *w;
         }
         self.inverse_mse_weights(avail)
@@ -762,7 +789,7 @@ fn stacked_weights(rows: &[&CalRow], avail: [bool; 3]) -> Option<[f64; 3]> {
         return Some(w);
     }
     let mut ne = NormalEquations::new(others.len());
-    for (logs, y) in rows {
+    for (logs, y, _) in rows {
         let lr = logs[r]?;
         let x: Vec<(usize, f64)> = others
             .iter()
@@ -830,10 +857,15 @@ pub fn value(
     index: &IndexSet,
 ) -> Result<AvmValue, Refusal> {
     let est = estimates(subject, hist, &v.hedonic, index, v.month, v.month);
-    combine(&v.calibration, est, subject)
+    combine(&v.calibration, est, subject, v.month)
 }
 
-fn combine(cal: &Calibration, est: Estimates, subject: &Subject) -> Result<AvmValue, Refusal> {
+fn combine(
+    cal: &Calibration,
+    est: Estimates,
+    subject: &Subject,
+    at: Month,
+) -> Result<AvmValue, Refusal> {
     let avail = [
         est.logs[0].is_some(),
         est.logs[1].is_some(),
@@ -846,7 +878,11 @@ fn combine(cal: &Calibration, est: Estimates, subject: &Subject) -> Result<AvmVa
             Refusal::NoFloorAreaNoComparables
         });
     }
-    let w = cal.weights(avail);
+    let old = est
+        .anchor
+        .as_ref()
+        .is_some_and(|a| is_old_anchor(a.month, at));
+    let w = cal.weights(avail, old);
     let log_v = blend(&est.logs, &w).unwrap_or_default();
     let class = evidence_class(avail);
     let hw = cal.half_width_for(class);
@@ -885,7 +921,7 @@ pub fn fit_vintage(
         .filter(|s| s.month > origin && s.month <= vintage && s.price > 0)
         .collect();
     let step = (targets.len() / max_calibration.max(1)).max(1);
-    let mut errs: Vec<([Option<f64>; 3], f64)> = Vec::new();
+    let mut errs: Vec<CalRow> = Vec::new();
     for t in targets.iter().step_by(step) {
         let subject = Subject::of_sale(t);
         let mut e = estimates(&subject, &hist, &hed_origin, index, origin, origin);
@@ -894,7 +930,11 @@ pub fn fit_vintage(
         for l in e.logs.iter_mut().flatten() {
             *l += lf;
         }
-        errs.push((e.logs, (t.price as f64).ln()));
+        let old = e
+            .anchor
+            .as_ref()
+            .is_some_and(|a| is_old_anchor(a.month, t.month));
+        errs.push((e.logs, (t.price as f64).ln(), old));
     }
     let calibration = calibrate(&errs);
     Vintage {
@@ -905,10 +945,10 @@ pub fn fit_vintage(
 }
 
 /// Learns the weights and interval widths from `(estimates, actual log price)` pairs.
-pub fn calibrate(errs: &[([Option<f64>; 3], f64)]) -> Calibration {
+pub fn calibrate(errs: &[CalRow]) -> Calibration {
     let mut sums = [0.0; 3];
     let mut n = [0usize; 3];
-    for (logs, y) in errs {
+    for (logs, y, _) in errs {
         for k in 0..3 {
             if let Some(l) = logs[k] {
                 sums[k] += (l - y).clamp(-WEIGHT_ERROR_CLIP, WEIGHT_ERROR_CLIP).powi(2);
@@ -919,7 +959,10 @@ pub fn calibrate(errs: &[([Option<f64>; 3], f64)]) -> Calibration {
     let mut by_pattern: HashMap<u8, Vec<&CalRow>> = HashMap::new();
     for e in errs {
         let avail = [e.0[0].is_some(), e.0[1].is_some(), e.0[2].is_some()];
-        by_pattern.entry(pattern_key(avail)).or_default().push(e);
+        by_pattern
+            .entry(pattern_key(avail, e.2))
+            .or_default()
+            .push(e);
     }
     let stacked = by_pattern
         .iter()
@@ -939,9 +982,9 @@ pub fn calibrate(errs: &[([Option<f64>; 3], f64)]) -> Calibration {
     };
     let mut by_class: HashMap<&'static str, Vec<f64>> = HashMap::new();
     let mut all = Vec::new();
-    for (logs, y) in errs {
+    for (logs, y, old) in errs {
         let avail = [logs[0].is_some(), logs[1].is_some(), logs[2].is_some()];
-        let w = cal.weights(avail);
+        let w = cal.weights(avail, *old);
         if let Some(b) = blend(logs, &w) {
             let e = (b - y).abs();
             by_class.entry(evidence_class(avail)).or_default().push(e);

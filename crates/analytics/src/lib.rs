@@ -25,10 +25,10 @@ mod stats;
 
 pub use adjust::{TimeAdjustment, time_adjustment};
 pub use avm::{
-    AVM_COVERAGE, Accuracy, AnchorEvidence, AvmSale, AvmValue, CALIBRATION_MONTHS, Calibration,
-    CompLine, CompsEvidence, Estimates, Estimator, HedonicModel, HedonicSet, History, IndexSet,
-    LogIndex, Refusal, Subject, Vintage, accuracy, calibrate, estimates, evidence_class,
-    fit_hedonic_set, fit_vintage, value,
+    ANCHOR_OLD_MONTHS, AVM_COVERAGE, Accuracy, AnchorEvidence, AvmSale, AvmValue,
+    CALIBRATION_MONTHS, Calibration, CompLine, CompsEvidence, Estimates, Estimator, HedonicModel,
+    HedonicSet, History, IndexSet, LogIndex, Refusal, Subject, Vintage, accuracy, calibrate,
+    estimates, evidence_class, fit_hedonic_set, fit_vintage, value,
 };
 pub use decision::{
     IndexConfig, IndexDecision, MIN_PAIRS_PER_PERIOD, MIN_PAIRS_REPEAT_SALES, MIN_SALES_HEDONIC,

@@ -230,7 +230,8 @@ pub enum ListingArea {
 }
 
 impl ListingArea {
-    fn pattern(prefix: &str) -> String {
+    /// The `LIKE` pattern of a postcode prefix.
+    pub(crate) fn pattern(prefix: &str) -> String {
         if prefix.contains(' ') {
             format!("{prefix}%")
         } else {

@@ -745,7 +745,34 @@ diesel::table! {
     }
 }
 
-diesel::allow_tables_to_appear_in_same_query!(valuations, valuation_vintages, valuation_accuracy,);
+diesel::table! {
+    valuation_comparables (uprn, line) {
+        uprn -> BigInt,
+        line -> Integer,
+        comp_uprn -> Nullable<BigInt>,
+        sale_month -> Text,
+        price -> BigInt,
+        property_type -> Text,
+        floor_area -> Nullable<Double>,
+        tier -> Text,
+        index_geography -> Text,
+        time_factor -> Double,
+        size_factor -> Double,
+        adjusted -> Double,
+        kept -> Bool,
+        fence_lo -> Nullable<Double>,
+        fence_hi -> Nullable<Double>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(
+    valuations,
+    valuation_vintages,
+    valuation_accuracy,
+    valuation_comparables,
+);
 
 diesel::table! {
     titles (title_number) {

@@ -6,7 +6,11 @@
 //! are only written from valuations compared with prices paid later (never zero-filled).
 
 use crate::db::{Db, StoreResult};
-use crate::schema::{epc_certificates, valuation_accuracy, valuation_vintages, valuations};
+use crate::listings::ListingArea;
+use crate::schema::{
+    addresses, epc_certificates, valuation_accuracy, valuation_comparables, valuation_vintages,
+    valuations,
+};
 use crate::{replace_rows, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
@@ -93,6 +97,38 @@ pub struct AccuracyRow {
 }
 
 /// What the valuation build reads of an energy certificate.
+/// One comparable of a UPRN's comparable ledger, as the vintage's build considered it.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = valuation_comparables)]
+pub struct ComparableRow {
+    /// The valued UPRN.
+    pub uprn: i64,
+    /// The comparable's place in the ledger (0 first: same building, newest first).
+    pub line: i32,
+    /// The comparable's UPRN when its sale is linked to one.
+    pub comp_uprn: Option<i64>,
+    /// `YYYY-MM`.
+    pub sale_month: String,
+    pub price: i64,
+    /// Price Paid type code (`D`, `S`, `T`, `F`, `O`).
+    pub property_type: String,
+    pub floor_area: Option<f64>,
+    /// `same_building` or `same_street`.
+    pub tier: String,
+    /// The index that carried it in time (`district:PO30`, `national:UK`).
+    pub index_geography: String,
+    pub time_factor: f64,
+    pub size_factor: f64,
+    pub adjusted: f64,
+    /// False when the interquartile-range fence dropped it.
+    pub kept: bool,
+    /// The fence (adjusted pounds), when one was applied.
+    pub fence_lo: Option<f64>,
+    pub fence_hi: Option<f64>,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = epc_certificates)]
 pub struct EpcAttrRow {
@@ -123,9 +159,11 @@ pub async fn epc_page(db: &Db, after: &str, limit: i64) -> StoreResult<Vec<EpcAt
 pub async fn replace_vintage(
     db: &Db,
     rows: Vec<ValuationRow>,
+    comparables: Vec<ComparableRow>,
     vintage: VintageRow,
 ) -> StoreResult<()> {
     replace_vintage_rows(db, rows).await?;
+    replace_comparables(db, comparables).await?;
     let key = vec![vintage.vintage_key.clone()];
     replace_rows!(
         db,
@@ -223,6 +261,19 @@ pub async fn replace_accuracy(
 }
 
 /// Accuracy rows, optionally filtered, by month then asset class, type and estimator.
+/// Writes `rows`, replacing only the rows with the same keys (live vintages accumulate).
+pub async fn upsert_accuracy(db: &Db, rows: Vec<AccuracyRow>) -> StoreResult<usize> {
+    let keys: Vec<String> = rows.iter().map(|r| r.accuracy_key.clone()).collect();
+    let n = replace_rows!(
+        db,
+        valuation_accuracy::table,
+        valuation_accuracy::accuracy_key,
+        keys,
+        rows
+    );
+    Ok(n)
+}
+
 pub async fn accuracy_rows(
     db: &Db,
     asset_class: Option<&str>,
@@ -265,4 +316,87 @@ pub async fn valuations_page(db: &Db, after: i64, limit: i64) -> StoreResult<Vec
             .load(c)
             .await?
     }))
+}
+
+/// Replaces the whole comparable ledger with `rows` (the latest vintage's).
+pub async fn replace_comparables(db: &Db, rows: Vec<ComparableRow>) -> StoreResult<()> {
+    let mut keys: Vec<i64> = with_conn!(db, |c| {
+        valuation_comparables::table
+            .select(valuation_comparables::uprn)
+            .distinct()
+            .load::<i64>(c)
+            .await?
+    });
+    keys.extend(rows.iter().map(|r| r.uprn));
+    keys.sort_unstable();
+    keys.dedup();
+    replace_rows!(
+        db,
+        valuation_comparables::table,
+        valuation_comparables::uprn,
+        keys,
+        rows
+    );
+    Ok(())
+}
+
+/// The comparable ledger of one UPRN, in ledger order.
+pub async fn comparables_of(db: &Db, uprn: i64) -> StoreResult<Vec<ComparableRow>> {
+    Ok(with_conn!(db, |c| {
+        valuation_comparables::table
+            .filter(valuation_comparables::uprn.eq(uprn))
+            .order(valuation_comparables::line)
+            .select(ComparableRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// The valued rows (a value and a last sale completed on or before `sold_by`) of the UPRNs of
+/// the register that lie in `area` (a postcode prefix or a local authority), by UPRN.
+pub async fn valued_sales_in_area(
+    db: &Db,
+    area: &ListingArea,
+    sold_by: NaiveDate,
+) -> StoreResult<Vec<ValuationRow>> {
+    let uprns: Vec<i64> = match area {
+        ListingArea::National => with_conn!(db, |c| {
+            addresses::table
+                .select(addresses::uprn)
+                .load::<i64>(c)
+                .await?
+        }),
+        ListingArea::PostcodePrefix(p) => {
+            let pattern = ListingArea::pattern(p);
+            with_conn!(db, |c| {
+                addresses::table
+                    .filter(addresses::postcode.like(&pattern))
+                    .select(addresses::uprn)
+                    .load::<i64>(c)
+                    .await?
+            })
+        }
+        ListingArea::LocalAuthority(code) => with_conn!(db, |c| {
+            addresses::table
+                .filter(addresses::lad_code.eq(code))
+                .select(addresses::uprn)
+                .load::<i64>(c)
+                .await?
+        }),
+    };
+    let mut out = Vec::new();
+    for k in uprns.chunks(crate::bulk::CHUNK) {
+        let page: Vec<ValuationRow> = with_conn!(db, |c| {
+            valuations::table
+                .filter(valuations::uprn.eq_any(k))
+                .filter(valuations::value.is_not_null())
+                .filter(valuations::last_sale_date.le(sold_by))
+                .select(ValuationRow::as_select())
+                .load(c)
+                .await?
+        });
+        out.extend(page);
+    }
+    out.sort_by_key(|r| r.uprn);
+    Ok(out)
 }

@@ -178,12 +178,14 @@ pub fn render(lines: &[Line]) -> String {
         })
     };
     let mut s = format!(
-        "{:<8} {:<12} | {:<26} | {:<26} | {:<26}\n{:<8} {:<12} | {:<26} | {:<26} | {:<26}\n",
+        "{:<8} {:<11} {:<12} | {:<26} | {:<26} | {:<26}\n{:<8} {:<11} {:<12} | {:<26} | {:<26} | {:<26}\n",
         "month",
+        "asset class",
         "type",
         "model",
         "index-anchored last sale",
         "district median",
+        "",
         "",
         "",
         "MdAPE PPE10 PPE20      n",
@@ -192,13 +194,60 @@ pub fn render(lines: &[Line]) -> String {
     );
     for ((m, t), e) in &by {
         s.push_str(&format!(
-            "{m:<8} {t:<12} | {} | {} | {}\n",
+            "{m:<8} {:<11} {t:<12} | {} | {} | {}\n",
+            asset_class_of(t),
             cell(e.get(MODEL)),
             cell(e.get(ANCHOR)),
             cell(e.get(MEDIAN))
         ));
     }
     s
+}
+
+/// The accuracy rows of a table's monthly lines (the `all` months are printed, not stored),
+/// with basis `basis` and keys starting with `key_prefix`.
+pub fn accuracy_rows(
+    lines: &[Line],
+    basis: &str,
+    key_prefix: &str,
+    now: NaiveDateTime,
+) -> Vec<AccuracyRow> {
+    lines
+        .iter()
+        .filter(|l| l.month != "all")
+        .map(|l| AccuracyRow {
+            accuracy_key: format!(
+                "{key_prefix}|{MODEL_VERSION}|{}|{}|{}|{}",
+                l.month,
+                asset_class_of(&l.property_type),
+                l.property_type,
+                l.estimator
+            ),
+            basis: basis.to_string(),
+            model_version: MODEL_VERSION.to_string(),
+            month: l.month.clone(),
+            asset_class: asset_class_of(&l.property_type).to_string(),
+            property_type: l.property_type.clone(),
+            estimator: l.estimator.to_string(),
+            n: l.acc.n as i64,
+            mdape: l.acc.mdape,
+            ppe10: l.acc.ppe10,
+            ppe20: l.acc.ppe20,
+            source: SOURCE.to_string(),
+            updated_at: now,
+        })
+        .collect()
+}
+
+/// The asset class of a Price Paid type line: `D`, `S`, `T`, `F` (and the `all` lines, whose
+/// sales are nearly all of those) are Residential; `O` is Price Paid's "other" (neither a house
+/// nor a flat, sometimes not a dwelling), which cannot be placed: `Other`.
+pub fn asset_class_of(property_type: &str) -> &'static str {
+    if property_type == "O" {
+        "Other"
+    } else {
+        "Residential"
+    }
 }
 
 /// What a backtest did.
@@ -231,28 +280,7 @@ pub async fn backtest(
     let first = last.add_months(1 - months.max(1));
     let valued = replay(&inp.sales, first, last);
     let lines = table(&valued);
-    let rows: Vec<AccuracyRow> = lines
-        .iter()
-        .filter(|l| l.month != "all")
-        .map(|l| AccuracyRow {
-            accuracy_key: format!(
-                "replayed_vintage|{MODEL_VERSION}|{}|Residential|{}|{}",
-                l.month, l.property_type, l.estimator
-            ),
-            basis: "replayed_vintage".to_string(),
-            model_version: MODEL_VERSION.to_string(),
-            month: l.month.clone(),
-            asset_class: "Residential".to_string(),
-            property_type: l.property_type.clone(),
-            estimator: l.estimator.to_string(),
-            n: l.acc.n as i64,
-            mdape: l.acc.mdape,
-            ppe10: l.acc.ppe10,
-            ppe20: l.acc.ppe20,
-            source: SOURCE.to_string(),
-            updated_at: now,
-        })
-        .collect();
+    let rows = accuracy_rows(&lines, "replayed_vintage", "replayed_vintage", now);
     let written = vs::replace_accuracy(db, "replayed_vintage", MODEL_VERSION, rows).await?;
     let table = render(&lines);
     say(&table);

@@ -5,8 +5,9 @@ use chrono::NaiveDateTime;
 use std::collections::{BTreeSet, HashMap};
 use terrace_analytics as an;
 use terrace_store::Db;
-use terrace_store::valuation::{self as vs, ValuationRow, VintageRow};
+use terrace_store::valuation::{self as vs, ComparableRow, ValuationRow, VintageRow};
 
+use crate::backtest::{self, Valued};
 use crate::inputs::{self, Inputs, epc_type, tenure_code, type_code};
 use crate::{MODEL_VERSION, SOURCE, ValuationError};
 
@@ -80,10 +81,12 @@ pub async fn build(
     let mut report = BuildReport::default();
     let Some(through) = inp.through else {
         vs::replace_vintage_rows(db, Vec::new()).await?;
+        vs::replace_comparables(db, Vec::new()).await?;
         say("[valuation] no category A sales loaded: no vintage built");
         return Ok(report);
     };
     let index = inputs::published_indices(db, &inp).await?;
+    let live = live_vintage_scores(db, &inp.sales, through, now).await?;
     let vintage = an::fit_vintage(&inp.sales, &index, through, MAX_CALIBRATION);
     let sales = std::mem::take(&mut inp.sales);
     let hist = an::History::new(&sales);
@@ -104,6 +107,7 @@ pub async fn build(
     }
     let as_of = through.to_string();
     let mut rows = Vec::with_capacity(uprns.len());
+    let mut comparables = Vec::new();
     for u in uprns {
         let last = last_of.get(&u).copied();
         let mut row = ValuationRow {
@@ -168,6 +172,7 @@ pub async fn build(
                 row.n_comparables_fenced = Some(v.estimates.comps.n_after_fence as i64);
                 row.n_hedonic = v.estimates.hedonic.map(|h| h.0 as i64);
                 row.hedonic_pooled = v.estimates.hedonic.map(|h| h.1);
+                comparables.extend(comparable_rows(u, &v.estimates.comps, &inp.districts, now));
             }
             Err(r) => {
                 report.refused += 1;
@@ -193,7 +198,13 @@ pub async fn build(
         source: SOURCE.to_string(),
         updated_at: now,
     };
-    vs::replace_vintage(db, rows, vintage_row).await?;
+    vs::replace_vintage(db, rows, comparables, vintage_row).await?;
+    if let Some((prev, n_sales, rows)) = live {
+        let n_rows = vs::upsert_accuracy(db, rows).await?;
+        say(&format!(
+            "[valuation] live vintage {prev} scored on {n_sales} later sales: {n_rows} accuracy rows"
+        ));
+    }
     say(&format!(
         "[valuation] vintage {as_of} ({MODEL_VERSION}): {} valued, {} refused of {} UPRNs; {} calibration sales, interval coverage {} in {:.1}s",
         report.valued,
@@ -206,6 +217,107 @@ pub async fn build(
         started.elapsed().as_secs_f64()
     ));
     Ok(report)
+}
+
+/// When the vintage about to be replaced is older than `through`, scores it against the sales
+/// of its valued UPRNs completed after its month (registered after it: Price Paid carries no
+/// registration date) up to `through`: accuracy rows with basis `live_vintage`, keyed by the
+/// scored vintage so that vintages accumulate. Returns the scored vintage, the sales compared
+/// and the rows; `None` when there is no earlier vintage or nothing sold since.
+async fn live_vintage_scores(
+    db: &Db,
+    sales: &[an::AvmSale],
+    through: an::Month,
+    now: NaiveDateTime,
+) -> Result<Option<(String, usize, Vec<vs::AccuracyRow>)>, ValuationError> {
+    let Some(prev) = vs::latest_vintage(db).await? else {
+        return Ok(None);
+    };
+    let Ok(prev_month) = an::Month::parse(&prev.as_of) else {
+        return Ok(None);
+    };
+    if prev_month >= through || prev.model_version != MODEL_VERSION {
+        return Ok(None);
+    }
+    let later: Vec<(i64, &an::AvmSale)> = sales
+        .iter()
+        .filter(|s| s.month > prev_month && s.month <= through && s.price > 0)
+        .filter_map(|s| Some((Inputs::uprn_of(s.property)?, s)))
+        .collect();
+    if later.is_empty() {
+        return Ok(None);
+    }
+    let mut wanted: Vec<i64> = later.iter().map(|(u, _)| *u).collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let held: HashMap<i64, ValuationRow> = vs::valuations_of(db, &wanted)
+        .await?
+        .into_iter()
+        .filter(|r| r.as_of == prev.as_of)
+        .map(|r| (r.uprn, r))
+        .collect();
+    let valued: Vec<Valued> = later
+        .iter()
+        .filter_map(|(u, s)| {
+            let r = held.get(u)?;
+            Some(Valued {
+                month: s.month,
+                property_type: s.property_type,
+                resale: r.last_sale_date.is_some(),
+                price: s.price as f64,
+                model: Some(r.value?),
+                anchor: r.estimate_anchor,
+                median: None,
+            })
+        })
+        .collect();
+    if valued.is_empty() {
+        return Ok(None);
+    }
+    let lines = backtest::table(&valued);
+    let rows = backtest::accuracy_rows(
+        &lines,
+        "live_vintage",
+        &format!("live_vintage|{}", prev.as_of),
+        now,
+    );
+    Ok(Some((prev.as_of, valued.len(), rows)))
+}
+
+/// The ledger rows of one valued UPRN's comparable estimator.
+fn comparable_rows(
+    uprn: i64,
+    comps: &an::CompsEvidence,
+    districts: &[String],
+    now: NaiveDateTime,
+) -> Vec<ComparableRow> {
+    comps
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| ComparableRow {
+            uprn,
+            line: i as i32,
+            comp_uprn: Inputs::uprn_of(l.property),
+            sale_month: l.month.to_string(),
+            price: l.price,
+            property_type: type_code(l.property_type).to_string(),
+            floor_area: l.floor_area_m2,
+            tier: l.tier.to_string(),
+            index_geography: match districts.get(l.area as usize) {
+                Some(d) if !l.fallback_index => format!("district:{d}"),
+                _ => "national:UK".to_string(),
+            },
+            time_factor: l.time_factor,
+            size_factor: l.size_factor,
+            adjusted: l.adjusted,
+            kept: l.kept,
+            fence_lo: comps.fence.map(|f| f.0),
+            fence_hi: comps.fence.map(|f| f.1),
+            source: SOURCE.to_string(),
+            updated_at: now,
+        })
+        .collect()
 }
 
 /// The calibration as stored with the vintage.
@@ -240,5 +352,12 @@ fn pattern_name(p: u8) -> String {
         .filter(|(i, _)| p & (1 << i) != 0)
         .map(|(_, e)| e.as_str())
         .collect();
-    names.join("+")
+    let mut name = names.join("+");
+    if p & 8 != 0 {
+        name.push_str(&format!(
+            " (anchor sale older than {} months)",
+            an::ANCHOR_OLD_MONTHS
+        ));
+    }
+    name
 }

@@ -14,9 +14,15 @@
 
 pub mod backtest;
 pub mod build;
+mod comps;
+mod full;
 pub mod inputs;
+mod long_held;
 mod ops;
 
+pub use comps::*;
+pub use full::*;
+pub use long_held::*;
 pub use ops::*;
 
 use terrace_store::StoreError;

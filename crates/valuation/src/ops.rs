@@ -13,7 +13,7 @@ use crate::ValuationError;
 /// Values are published to the nearest this many pounds.
 pub const ROUND_TO: f64 = 100.0;
 
-fn round(v: f64) -> i64 {
+pub(crate) fn round(v: f64) -> i64 {
     ((v / ROUND_TO).round() * ROUND_TO) as i64
 }
 
@@ -69,10 +69,21 @@ pub struct Estimate {
 /// The estimate of one property from the latest vintage; `NotFound` with why when none is held.
 pub async fn estimate(db: &Db, uprn: Uprn) -> Result<Estimate, ValuationError> {
     let u = uprn.get();
+    let (row, value) = valued_row(db, u).await?;
+    Ok(estimate_of(&row, value))
+}
+
+/// The 404 of a UPRN the latest vintage holds no row for.
+pub(crate) fn no_valuation(u: i64) -> ValuationError {
+    ValuationError::NotFound(format!(
+        "a valuation of UPRN {u} (the latest vintage holds no row for it: it has no registered sale and no energy certificate)"
+    ))
+}
+
+/// The latest vintage's row of a UPRN and its value; `NotFound` with why when there is none.
+pub(crate) async fn valued_row(db: &Db, u: i64) -> Result<(ValuationRow, f64), ValuationError> {
     let Some(row) = vs::valuation(db, u).await? else {
-        return Err(ValuationError::NotFound(format!(
-            "a valuation of UPRN {u} (the latest vintage holds no row for it: it has no registered sale and no energy certificate)"
-        )));
+        return Err(no_valuation(u));
     };
     let Some(value) = row.value else {
         return Err(ValuationError::NotFound(format!(
@@ -80,10 +91,27 @@ pub async fn estimate(db: &Db, uprn: Uprn) -> Result<Estimate, ValuationError> {
             row.refusal.as_deref().unwrap_or("refused")
         )));
     };
-    Ok(estimate_of(&row, value))
+    Ok((row, value))
 }
 
-fn estimate_of(row: &ValuationRow, value: f64) -> Estimate {
+/// The first day of a vintage month (`YYYY-MM`).
+pub(crate) fn month_day(as_of: &str) -> Option<NaiveDate> {
+    terrace_analytics::Month::parse(as_of)
+        .ok()
+        .and_then(|m| NaiveDate::from_ymd_opt(m.year(), m.month(), 1))
+}
+
+/// Years from `date` to `day`, unrounded (0 when `date` is later).
+pub(crate) fn years_between(date: NaiveDate, day: NaiveDate) -> f64 {
+    (day - date).num_days().max(0) as f64 / 365.25
+}
+
+/// The gain of `value` over `price` in per cent, to one decimal.
+pub(crate) fn gain_pct(value: i64, price: i64) -> f64 {
+    ((value - price) as f64 / price as f64 * 1000.0).round() / 10.0
+}
+
+pub(crate) fn estimate_of(row: &ValuationRow, value: f64) -> Estimate {
     let mut evidence = Vec::new();
     if let Some(a) = row.estimate_anchor {
         evidence.push(Evidence {
@@ -528,10 +556,7 @@ pub async fn equity_estimate(db: &Db, uprns: &[UprnEntry]) -> Result<EquityBatch
             ));
             continue;
         };
-        let as_of_day = terrace_analytics::Month::parse(&row.as_of)
-            .ok()
-            .and_then(|m| NaiveDate::from_ymd_opt(m.year(), m.month(), 1))
-            .unwrap_or(date);
+        let as_of_day = month_day(&row.as_of).unwrap_or(date);
         let v = round(value);
         items.push(item(
             EquityOutcome::Ok,
@@ -542,9 +567,8 @@ pub async fn equity_estimate(db: &Db, uprns: &[UprnEntry]) -> Result<EquityBatch
                 last_sale_price: price,
                 last_sale_date: date,
                 gain: v - price,
-                gain_pct: ((v - price) as f64 / price as f64 * 1000.0).round() / 10.0,
-                years_held: ((as_of_day - date).num_days().max(0) as f64 / 365.25 * 10.0).round()
-                    / 10.0,
+                gain_pct: gain_pct(v, price),
+                years_held: (years_between(date, as_of_day) * 10.0).round() / 10.0,
             }),
             None,
         ));

@@ -18,12 +18,12 @@ use validator::Validate;
 /// The listings market's operations, in the order of the specification.
 pub static OPS: &[&OpDecl] = &[&LISTING_STOCK, &AGENTS, &HISTORY];
 
-fn value_error(field: &str, msg: &str, input: &str) -> Violation {
+pub(crate) fn value_error(field: &str, msg: &str, input: &str) -> Violation {
     Violation::new(&[field], "value_error", format!("Value error, {msg}")).with_input(input)
 }
 
 /// The listing area of an area id, for the kinds listings are kept by.
-fn listing_area(id: &AreaId) -> Option<ListingArea> {
+pub(crate) fn listing_area(id: &AreaId) -> Option<ListingArea> {
     match id.kind() {
         AreaKind::Unit | AreaKind::Sector | AreaKind::District => {
             Some(ListingArea::PostcodePrefix(id.code().to_string()))

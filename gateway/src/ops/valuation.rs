@@ -1,21 +1,31 @@
 //! Valuation and equity operations (specification parts 4.4 and 4.8): the latest AVM vintage,
-//! the transaction anchor, the forward-measured accuracy table and the equity batch.
+//! its comparable ledger, the transaction anchor, the full valuation block, the forward-measured
+//! accuracy table, the equity batch and the long-held properties of an area.
 
 use crate::error::ApiError;
 use crate::input::{In, invalid};
 use crate::ops::address::UprnPath;
+use crate::ops::listings_market::{listing_area, value_error};
 use crate::ops::property::UprnBatch;
 use crate::registry::{Ctx, Json, NoBody, NoParams, OpDecl, Operation, Price};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use terrace_core::{Uprn, UprnEntry};
+use terrace_core::{AreaId, Uprn, UprnEntry};
 use terrace_valuation as valuation;
 use validator::Validate;
 
 const TAG: &str = "valuation";
 
 /// The valuation and equity operations, in the order of the specification.
-pub static OPS: &[&OpDecl] = &[&ACCURACY, &TRANSACTION_ANCHOR, &ESTIMATE, &EQUITY_ESTIMATE];
+pub static OPS: &[&OpDecl] = &[
+    &ACCURACY,
+    &COMPS_ADJUSTMENTS,
+    &TRANSACTION_ANCHOR,
+    &ESTIMATE,
+    &FULL,
+    &EQUITY_ESTIMATE,
+    &LONG_HELD,
+];
 
 /// A property named in the body.
 #[derive(Debug, Deserialize, Validate, JsonSchema)]
@@ -160,4 +170,169 @@ pub(crate) static EQUITY_ESTIMATE: OpDecl = OpDecl {
     summary: "Latest valuation against the last recorded sale, for up to 100 properties (free)",
     description: "For each UPRN, in input order, with an outcome per item: `ok` with the latest vintage's value, the last category A sale (price and date), the gain in pounds and per cent and the years held to the vintage month; `no_valuation` when the vintage holds no value (the reason says why), `no_sale` when no sale is on record, `error` for an entry that is not a UPRN. One item's failure never fails the call. Free. UK only.",
     ..OpDecl::of::<EquityEstimate>(TAG)
+};
+
+pub struct CompsAdjustments;
+
+impl Operation for CompsAdjustments {
+    type Params = UprnPath;
+    type Body = NoBody;
+    type Input = Uprn;
+    type Output = valuation::CompsAdjustments;
+
+    fn check(p: UprnPath, _: NoBody) -> Result<Uprn, ApiError> {
+        Ok(p.uprn)
+    }
+
+    async fn run(ctx: &Ctx, uprn: Uprn) -> Result<valuation::CompsAdjustments, ApiError> {
+        Ok(valuation::comps_adjustments(&ctx.state.db, uprn).await?)
+    }
+
+    fn charged_items(out: &valuation::CompsAdjustments) -> Option<i64> {
+        match out.status {
+            valuation::CompsStatus::NotAvailable => Some(0),
+            valuation::CompsStatus::Ok => None,
+        }
+    }
+}
+
+pub(crate) static COMPS_ADJUSTMENTS: OpDecl = OpDecl {
+    id: "valuation_comps_adjustments",
+    path: "/v1/valuation/{uprn}/comps-adjustments",
+    summary: "The comparables behind the latest valuation, with an adjustment ledger per comparable",
+    description: "The comparables the latest vintage's comparable estimator used for the UPRN: same-building sales first, then same-street sales of the same type (`tier` says which the ledger starts from), of the 36 months to the vintage, at most 12. Each line has its sale (UPRN when linked, month, price, type, floor area), the time adjustment with the index used (geography, method, from and to periods, factor), the floor-area and type adjustment (hedonic coefficients), the relisting evidence its own sale listings show in the 12 months before its sale (no penalty is applied yet: factor 1, with the reason), its adjusted value and whether the interquartile-range fence kept or dropped it; with the counts before and after the fence, the fence itself and the comparables' value (median of the kept). `status: not_available` with the reason, not charged, when the vintage found no comparable. 404, not charged, when the vintage holds no row for the UPRN. UK only.",
+    price: Price::PerCall(3),
+    ..OpDecl::of::<CompsAdjustments>(TAG)
+};
+
+pub struct Full;
+
+impl Operation for Full {
+    type Params = NoParams;
+    type Body = Json<UprnBody>;
+    type Input = Uprn;
+    type Output = valuation::FullValuation;
+
+    fn check(_: NoParams, Json(b): Json<UprnBody>) -> Result<Uprn, ApiError> {
+        Ok(b.uprn)
+    }
+
+    async fn run(ctx: &Ctx, uprn: Uprn) -> Result<valuation::FullValuation, ApiError> {
+        Ok(valuation::full(&ctx.state.db, uprn, ctx.now).await?)
+    }
+}
+
+pub(crate) static FULL: OpDecl = OpDecl {
+    id: "valuation_full",
+    path: "/v1/valuation/full",
+    summary: "Full valuation block: estimate, constructed back-series, rent and yield, trust score",
+    description: "The latest vintage's estimate (as `POST /v1/valuation/estimate`), a monthly back-series of up to 60 months labelled `constructed` (the value carried back by the district index, else the postcode area's, else the national one: not valuations made at the time), the rental estimate (the property's own live rental listing, else the district median asking rent for its bedroom band) and the gross yield on the estimate, each `not_available` with the reason when the rent evidence does not support one, and a trust score (0-100) made of four stated parts: the index's sample size, the floor area's provenance, the comparables kept after the fence and the forward-measured error for the property's asset class and type. 404, not charged, when no valuation is held, with why. A model estimate, not a professional valuation. UK only.",
+    price: Price::PerCall(8),
+    ..OpDecl::of::<Full>(TAG)
+};
+
+fn default_min_years() -> f64 {
+    10.0
+}
+
+fn default_min_gain() -> f64 {
+    50.0
+}
+
+fn default_long_held_limit() -> u32 {
+    50
+}
+
+/// The long-held query.
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LongHeldBody {
+    /// An area id of kind district, sector, unit or lad: `district:PO30`, `sector:PO30 1`,
+    /// `unit:PO30 1AA`, `lad:E06000046`
+    #[validate(length(min = 1, max = 40))]
+    pub area_id: String,
+    /// Only properties whose last sale is at least this many years before the vintage month
+    #[serde(default = "default_min_years")]
+    #[validate(range(min = 0.0, max = 100.0))]
+    pub min_years_held: f64,
+    /// Only properties whose value is at least this many per cent above the last sale price
+    #[serde(default = "default_min_gain")]
+    #[validate(range(min = -100.0, max = 10000.0))]
+    pub min_gain_pct: f64,
+    /// Items per page
+    #[serde(default = "default_long_held_limit")]
+    #[validate(range(min = 1, max = 200))]
+    pub limit: u32,
+    /// The `next_cursor` of the previous page
+    #[validate(length(min = 3, max = 23))]
+    #[schemars(regex(pattern = r"^-?[0-9]{1,9}_[1-9][0-9]{0,11}$"))]
+    pub cursor: Option<String>,
+}
+
+pub struct LongHeld;
+
+impl Operation for LongHeld {
+    type Params = NoParams;
+    type Body = Json<LongHeldBody>;
+    type Input = (AreaId, valuation::LongHeldQuery);
+    type Output = valuation::LongHeldPage;
+
+    fn check(
+        _: NoParams,
+        Json(b): Json<LongHeldBody>,
+    ) -> Result<(AreaId, valuation::LongHeldQuery), ApiError> {
+        let mut violations = Vec::new();
+        let area = AreaId::parse(b.area_id.trim())
+            .ok()
+            .and_then(|id| listing_area(&id).map(|a| (id, a)));
+        if area.is_none() {
+            violations.push(value_error(
+                "area_id",
+                "values are kept by postcode and local authority: an area id of kind district, sector, unit or lad, such as district:PO30 or lad:E06000046",
+                &b.area_id,
+            ));
+        }
+        let after = match b.cursor.as_deref().map(valuation::parse_cursor) {
+            Some(Err(v)) => {
+                violations.push(v);
+                None
+            }
+            Some(Ok(c)) => Some(c),
+            None => None,
+        };
+        match area {
+            Some((id, area)) if violations.is_empty() => Ok((
+                id.clone(),
+                valuation::LongHeldQuery {
+                    area_id: id.to_string(),
+                    area,
+                    min_years_held: b.min_years_held,
+                    min_gain_pct: b.min_gain_pct,
+                    limit: b.limit as usize,
+                    after,
+                },
+            )),
+            _ => Err(invalid(In::Body, violations)),
+        }
+    }
+
+    async fn run(
+        ctx: &Ctx,
+        (id, q): (AreaId, valuation::LongHeldQuery),
+    ) -> Result<valuation::LongHeldPage, ApiError> {
+        let index = ctx.state.areas.cache.current(&ctx.state.db).await?;
+        if index.area(&id).is_none() {
+            return Err(ApiError::NotFound(format!("area {id}")));
+        }
+        Ok(valuation::long_held(&ctx.state.db, &q).await?)
+    }
+}
+
+pub(crate) static LONG_HELD: OpDecl = OpDecl {
+    id: "equity_long_held",
+    path: "/v1/equity/long-held",
+    summary: "Long-held properties of an area with a large paper gain, ordered by gain",
+    description: "Properties of an area (`area_id` of kind district, sector, unit or lad) whose last category A sale is at least `min_years_held` years (default 10) before the latest vintage month and whose latest value is at least `min_gain_pct` per cent (default 50) above that sale's price, ordered by gain in per cent (largest first, then UPRN), each with its value, last sale (price, date), years held and gain in pounds and per cent. The gain is nominal and not net of debt. Paged: `limit` (1-200, default 50) and `cursor` (the previous page's `next_cursor`). An unknown area is a 404, not charged; with no vintage built the page is empty with `as_of: null`. UK only.",
+    price: Price::PerCall(8),
+    ..OpDecl::of::<LongHeld>(TAG)
 };

@@ -42,3 +42,4 @@ mod security;
 mod surface;
 mod validation;
 mod valuation;
+mod valuation_reports;

@@ -15,7 +15,7 @@ fn fixtures() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
 }
 
-fn check_422(r: &Reply, loc: &[&str], kind: &str) {
+pub(crate) fn check_422(r: &Reply, loc: &[&str], kind: &str) {
     assert_eq!(r.status, 422, "{}", r.json);
     let detail = r.json["detail"].as_array().expect("detail is a list");
     let want: Vec<Value> = loc.iter().map(|s| json!(s)).collect();
@@ -30,7 +30,7 @@ fn check_422(r: &Reply, loc: &[&str], kind: &str) {
     assert_eq!(r.json["credits_charged"], 0);
 }
 
-async fn fixture_world() -> TestApp {
+pub(crate) async fn fixture_world() -> TestApp {
     let w = world().await;
     terrace_ingest::load_manifest(w.db(), &fixtures(), &mut Progress::quiet())
         .await
@@ -39,7 +39,7 @@ async fn fixture_world() -> TestApp {
     TestApp { t: w.t, state }
 }
 
-async fn all_valuations(w: &TestApp) -> Vec<ValuationRow> {
+pub(crate) async fn all_valuations(w: &TestApp) -> Vec<ValuationRow> {
     let mut out = Vec::new();
     let mut after = 0;
     loop {

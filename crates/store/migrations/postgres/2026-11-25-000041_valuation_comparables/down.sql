@@ -1,0 +1,2 @@
+DROP INDEX valuation_comparables_comp_uprn_idx;
+DROP TABLE valuation_comparables;

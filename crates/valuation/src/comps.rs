@@ -1,0 +1,306 @@
+//! `GET /v1/valuation/{uprn}/comps-adjustments`: the comparable ledger the latest vintage's
+//! comparable estimator wrote for a property (one implementation: `terrace_analytics::avm`'s
+//! comparables, stored by the build), with each line's time adjustment and the index that made
+//! it, the floor-area and type adjustment, the interquartile-range fence, and the relisting
+//! evidence its own sale listings show.
+
+use chrono::{NaiveDate, NaiveDateTime};
+use schemars::JsonSchema;
+use serde::Serialize;
+use terrace_analytics::Month;
+use terrace_core::Uprn;
+use terrace_store::Db;
+use terrace_store::listings;
+use terrace_store::market as mk;
+use terrace_store::valuation::{self as vs, ComparableRow};
+
+use crate::ValuationError;
+use crate::ops::{no_valuation, round};
+
+/// A relist counts when it happened in this many months before the comparable's sale month.
+pub const RELIST_WINDOW_MONTHS: i32 = 12;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CompsStatus {
+    Ok,
+    /// No comparable was found (the reason says why); not charged.
+    NotAvailable,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct TimeAdjustment {
+    /// The index that carried the sale in time (`district:PO30`, else `national:UK`).
+    pub geography: String,
+    /// The index's method (`repeat_sales`, `hedonic`, `shrunk`, ...), as the market build
+    /// published it.
+    pub method: Option<String>,
+    pub from_period: String,
+    pub to_period: String,
+    /// index(to_period) / index(from_period).
+    pub factor: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct SizeTypeAdjustment {
+    /// exp(hedonic floor-area and type coefficients times the differences); 1 when none.
+    pub factor: f64,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct RelistingAdjustment {
+    /// Whether the comparable's sale listings show a relist in the 12 months before its sale;
+    /// null when its sale is not linked to a UPRN (its listings cannot be read).
+    pub relisted: Option<bool>,
+    pub evidence: String,
+    /// The penalty factor applied to the comparable (1: none applied).
+    pub factor: f64,
+    pub applied: bool,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FenceOutcome {
+    Kept,
+    /// Outside the interquartile-range fence: not in the median.
+    Dropped,
+    /// Fewer than four comparables: no fence was applied.
+    NotFenced,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Comparable {
+    pub line: i32,
+    /// The comparable's UPRN when its sale is linked to one.
+    pub uprn: Option<i64>,
+    /// `YYYY-MM` of completion.
+    pub sale_month: String,
+    pub price: i64,
+    /// `D`, `S`, `T`, `F` or `O`.
+    pub property_type: String,
+    pub floor_area_m2: Option<f64>,
+    /// `same_building` or `same_street`.
+    pub tier: String,
+    pub time: TimeAdjustment,
+    pub size_and_type: SizeTypeAdjustment,
+    pub relisting: RelistingAdjustment,
+    /// price x time factor x size-and-type factor x relisting factor (nearest £100).
+    pub adjusted_value: i64,
+    pub fence: FenceOutcome,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Fence {
+    pub lo: i64,
+    pub hi: i64,
+    pub rule: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct CompsAdjustments {
+    pub uprn: i64,
+    pub status: CompsStatus,
+    pub reason: Option<String>,
+    pub model_version: String,
+    /// The vintage month every comparable is carried to.
+    pub as_of: String,
+    /// The tier the ledger starts from: `same_building`, else `same_street`; null without one.
+    pub tier: Option<String>,
+    pub tiers: &'static str,
+    pub n_before_fence: usize,
+    pub n_after_fence: usize,
+    pub fence: Option<Fence>,
+    /// The comparable estimator's value: the median of the kept adjusted values.
+    pub comparables_value: Option<i64>,
+    pub comparables: Vec<Comparable>,
+}
+
+const TIERS: &str = "same-building sales first, then same-street sales of the same property type, newest first, at most 12, completed in the 36 months to the vintage; a nearest-same-type tier by distance is not built (the model holds no positions for sales)";
+const FENCE_RULE: &str = "Tukey fence on the log adjusted values, [Q1 - 1.5 IQR, Q3 + 1.5 IQR], applied from 4 comparables; the comparable estimator needs 2 kept";
+
+/// The comparable ledger of a UPRN from the latest vintage.
+pub async fn comps_adjustments(db: &Db, uprn: Uprn) -> Result<CompsAdjustments, ValuationError> {
+    let u = uprn.get();
+    let Some(row) = vs::valuation(db, u).await? else {
+        return Err(no_valuation(u));
+    };
+    let lines = vs::comparables_of(db, u).await?;
+    let mut out = CompsAdjustments {
+        uprn: u,
+        status: CompsStatus::Ok,
+        reason: None,
+        model_version: row.model_version.clone(),
+        as_of: row.as_of.clone(),
+        tier: lines.first().map(|l| l.tier.clone()),
+        tiers: TIERS,
+        n_before_fence: lines.len(),
+        n_after_fence: lines.iter().filter(|l| l.kept).count(),
+        fence: lines
+            .first()
+            .and_then(|l| l.fence_lo.zip(l.fence_hi))
+            .map(|(lo, hi)| Fence {
+                lo: round(lo),
+                hi: round(hi),
+                rule: FENCE_RULE,
+            }),
+        comparables_value: row.estimate_comparables.map(round),
+        comparables: Vec::with_capacity(lines.len()),
+    };
+    if lines.is_empty() {
+        out.status = CompsStatus::NotAvailable;
+        out.reason = Some(match (&row.value, &row.refusal) {
+            (None, Some(r)) => format!("the latest vintage refused a value: {r}"),
+            _ => "no same-building or same-street sale of the same type completed in the 36 months to the vintage".to_string(),
+        });
+        return Ok(out);
+    }
+    let mut methods: Vec<(String, Option<String>)> = Vec::new();
+    for l in &lines {
+        let method = match methods.iter().find(|(g, _)| *g == l.index_geography) {
+            Some((_, m)) => m.clone(),
+            None => {
+                let m = mk::geography(db, &l.index_geography)
+                    .await?
+                    .and_then(|g| g.index_method);
+                methods.push((l.index_geography.clone(), m.clone()));
+                m
+            }
+        };
+        let relisting = relisting(db, l).await?;
+        out.comparables.push(Comparable {
+            line: l.line,
+            uprn: l.comp_uprn,
+            sale_month: l.sale_month.clone(),
+            price: l.price,
+            property_type: l.property_type.clone(),
+            floor_area_m2: l.floor_area,
+            tier: l.tier.clone(),
+            time: TimeAdjustment {
+                geography: l.index_geography.clone(),
+                method,
+                from_period: l.sale_month.clone(),
+                to_period: row.as_of.clone(),
+                factor: (l.time_factor * 10_000.0).round() / 10_000.0,
+            },
+            size_and_type: SizeTypeAdjustment {
+                factor: (l.size_factor * 10_000.0).round() / 10_000.0,
+                detail: size_detail(l, row.floor_area, row.property_type.as_deref()),
+            },
+            adjusted_value: round(l.adjusted * relisting.factor),
+            relisting,
+            fence: match (l.fence_lo.is_some(), l.kept) {
+                (false, _) => FenceOutcome::NotFenced,
+                (true, true) => FenceOutcome::Kept,
+                (true, false) => FenceOutcome::Dropped,
+            },
+        });
+    }
+    Ok(out)
+}
+
+fn size_detail(l: &ComparableRow, subject_area: Option<f64>, subject_type: Option<&str>) -> String {
+    let area = match (subject_area, l.floor_area) {
+        (Some(a), Some(b)) => format!("floor area {b} m2 to the subject's {a} m2"),
+        _ => "no floor-area adjustment (a floor area is missing)".to_string(),
+    };
+    let kind = match subject_type {
+        Some(t) if t != l.property_type => format!("type {} to {t}", l.property_type),
+        _ => "same type".to_string(),
+    };
+    format!("{area}; {kind}; by the district hedonic model's coefficients")
+}
+
+fn month_start(m: Month) -> Option<NaiveDateTime> {
+    NaiveDate::from_ymd_opt(m.year(), m.month(), 1)?.and_hms_opt(0, 0, 0)
+}
+
+/// What the comparable's own sale listings show in the window before its sale.
+async fn relisting(db: &Db, l: &ComparableRow) -> Result<RelistingAdjustment, ValuationError> {
+    let none = |relisted, evidence: String| {
+        RelistingAdjustment {
+        relisted,
+        evidence,
+        factor: 1.0,
+        applied: false,
+        reason: "no relisting penalty is applied: none has been measured on registered sales yet (too few relisted sales are linked), so the ledger shows the evidence and a factor of 1".to_string(),
+    }
+    };
+    let Some(cu) = l.comp_uprn else {
+        return Ok(none(
+            None,
+            "the comparable's sale is not linked to a UPRN, so its listings cannot be read"
+                .to_string(),
+        ));
+    };
+    let (Some(from), Some(to)) = Month::parse(&l.sale_month)
+        .ok()
+        .map(|m| {
+            (
+                month_start(m.add_months(-RELIST_WINDOW_MONTHS)),
+                month_start(m.add_months(1)),
+            )
+        })
+        .unwrap_or((None, None))
+    else {
+        return Ok(none(None, "the sale month could not be read".to_string()));
+    };
+    let sale: Vec<_> = listings::listings_of_uprn(db, cu)
+        .await?
+        .into_iter()
+        .filter(|x| x.channel == "sale")
+        .collect();
+    let ids: Vec<String> = sale.iter().map(|x| x.listing_id.clone()).collect();
+    let mut snaps: Vec<_> = listings::snapshots_of(db, &ids)
+        .await?
+        .into_iter()
+        .filter(|s| s.time >= from && s.time < to)
+        .collect();
+    snaps.sort_by_key(|s| s.time);
+    let listed_in_window = sale
+        .iter()
+        .filter(|x| x.first_seen >= from && x.first_seen < to)
+        .count();
+    let mut off_market: Option<NaiveDateTime> = None;
+    let mut relist: Option<(NaiveDateTime, NaiveDateTime)> = None;
+    for s in &snaps {
+        match s.status.as_deref() {
+            Some("withdrawn" | "removed") => off_market = off_market.or(Some(s.time)),
+            Some("available") => {
+                if let Some(w) = off_market
+                    && relist.is_none()
+                {
+                    relist = Some((w, s.time));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(match (relist, listed_in_window) {
+        (Some((w, a)), _) => none(
+            Some(true),
+            format!(
+                "taken off the market on {} and listed again on {}",
+                w.date(),
+                a.date()
+            ),
+        ),
+        (None, n) if n >= 2 => none(
+            Some(true),
+            format!(
+                "{n} separate sale listings first seen in the {RELIST_WINDOW_MONTHS} months before the sale"
+            ),
+        ),
+        (None, 0) if sale.is_empty() => none(
+            None,
+            "no sale listing of the comparable is on record".to_string(),
+        ),
+        (None, _) => none(
+            Some(false),
+            format!(
+                "its sale listings show no relist in the {RELIST_WINDOW_MONTHS} months before the sale"
+            ),
+        ),
+    })
+}
