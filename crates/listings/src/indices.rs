@@ -21,7 +21,7 @@ use crate::market::{Answer, NO_FEED, observation};
 use chrono::{Datelike, NaiveDateTime};
 use schemars::JsonSchema;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use terrace_analytics::{
     Grain, IndexConfig, IndexGrid, IndexMethod, IndexSeries, Month, PropertyType, Sale, Tenure,
     build_index,
@@ -229,14 +229,19 @@ fn grid_of(obs: &[Obs]) -> Option<IndexGrid> {
     IndexGrid::new(Grain::Monthly, first, last, base).ok()
 }
 
+/// The sales of the observations `keep` selects.
+fn sales_of(obs: &[Obs], keep: impl Fn(&Obs) -> bool) -> Vec<Sale> {
+    obs.iter()
+        .filter(|o| keep(o))
+        .map(|o| o.sale.clone())
+        .collect()
+}
+
 /// Builds every geography's series of one kind, national first, each parent before its children.
 fn build_series(obs: &[Obs], grid: &IndexGrid, skipped: &mut Vec<String>) -> Vec<Built> {
     let cfg = IndexConfig::default();
-    let sales_of = |keep: &dyn Fn(&Obs) -> bool| -> Vec<Sale> {
-        obs.iter().filter(|o| keep(o)).map(|o| o.sale.clone()).collect()
-    };
     let mut built: Vec<Built> = Vec::new();
-    let national = match build_index("national", &sales_of(&|_| true), grid, None, &cfg) {
+    let national = match build_index("national", &sales_of(obs, |_| true), grid, None, &cfg) {
         Ok(p) => p.series,
         Err(e) => {
             skipped.push(format!("national: {e}"));
@@ -263,25 +268,30 @@ fn build_series(obs: &[Obs], grid: &IndexGrid, skipped: &mut Vec<String>) -> Vec
             }
         }
     };
-    let lads: BTreeMap<&str, ()> = obs.iter().filter_map(|o| o.lad.as_deref()).map(|l| (l, ())).collect();
+    let lads: BTreeSet<&str> = obs.iter().filter_map(|o| o.lad.as_deref()).collect();
     let mut lad_series: HashMap<String, IndexSeries> = HashMap::new();
-    for lad in lads.keys() {
-        let sales = sales_of(&|o| o.lad.as_deref() == Some(lad));
-        if let Some(b) = run(format!("lad:{lad}"), Some(lad.to_string()), sales, ("national", &national)) {
+    for lad in lads {
+        let sales = sales_of(obs, |o| o.lad.as_deref() == Some(lad));
+        let key = format!("lad:{lad}");
+        if let Some(b) = run(key, Some(lad.to_string()), sales, ("national", &national)) {
             lad_series.insert(lad.to_string(), b.series.clone());
             built.push(b);
         }
     }
-    let areas: BTreeMap<&str, ()> = obs.iter().map(|o| (o.area.as_str(), ())).collect();
+    let areas: BTreeSet<&str> = obs.iter().map(|o| o.area.as_str()).collect();
     let mut area_series: HashMap<String, (Option<String>, IndexSeries)> = HashMap::new();
-    for area in areas.keys() {
-        let lad = majority(obs.iter().filter(|o| o.area == *area).filter_map(|o| o.lad.as_deref()));
+    for area in areas {
+        let lad = majority(
+            obs.iter()
+                .filter(|o| o.area == area)
+                .filter_map(|o| o.lad.as_deref()),
+        );
         let (pkey, pseries) = match lad.as_ref().and_then(|l| lad_series.get(l).map(|s| (l, s))) {
             Some((l, s)) => (format!("lad:{l}"), s),
             None => ("national".to_string(), &national),
         };
-        let sales = sales_of(&|o| o.area == *area);
-        if let Some(b) = run(format!("area:{area}"), lad.clone(), sales, (&pkey, pseries)) {
+        let sales = sales_of(obs, |o| o.area == area);
+        if let Some(b) = run(format!("area:{area}"), lad.clone(), sales, (pkey.as_str(), pseries)) {
             area_series.insert(area.to_string(), (lad, b.series.clone()));
             built.push(b);
         }
@@ -294,12 +304,13 @@ fn build_series(obs: &[Obs], grid: &IndexGrid, skipped: &mut Vec<String>) -> Vec
         let Some((lad, pseries)) = area_series.get(area) else {
             continue;
         };
-        let sales = sales_of(&|o| o.district == district);
+        let sales = sales_of(obs, |o| o.district == district);
+        let pkey = format!("area:{area}");
         if let Some(b) = run(
             format!("district:{district}"),
             lad.clone(),
             sales,
-            (&format!("area:{area}"), pseries),
+            (pkey.as_str(), pseries),
         ) {
             built.push(b);
         }

@@ -17,6 +17,7 @@ pub mod indices;
 pub mod lha;
 pub mod market;
 pub mod rental;
+pub mod supply;
 
 pub use changes::{ChangesPage, PageRequest, changes_since};
 pub use lha::{HousingBenefitCap, housing_benefit_cap};

@@ -113,3 +113,113 @@ async fn built_indices_are_served_charged_and_checked() {
     }
     assert_eq!(balance(w.db(), acct).await, 4);
 }
+
+/// Four sale listings in XT1 (JSON-lines feed): S-1 listed in January at £300,000 and cut in
+/// February; S-2 listed in January, never cut, sold (registered) on 2024-05-01 at £195,000;
+/// S-3 listed in January without a UPRN; S-4 listed in February, whose UPRN sold before it was
+/// listed (no match). One letting.
+const SUPPLY_FEED: &str = r#"{"listing_id":"S-1","channel":"sale","address":"1 High Street","postcode":"XT1 1AA","uprn":990000000101,"price":290000,"bedrooms":3,"agent":"Alpha","first_seen":"2024-01-10T09:00:00Z","snapshots":[{"time":"2024-01-10T09:00:00Z","price":300000,"status":"available"},{"time":"2024-02-15T09:00:00Z","price":290000,"status":"available"}]}
+{"listing_id":"S-2","channel":"sale","address":"2 High Street","postcode":"XT1 1AA","uprn":990000000102,"price":200000,"bedrooms":2,"agent":"Alpha","first_seen":"2024-01-20T09:00:00Z","snapshots":[{"time":"2024-01-20T09:00:00Z","price":200000,"status":"available"},{"time":"2024-03-01T09:00:00Z","price":200000,"status":"sold_stc"}]}
+{"listing_id":"S-3","channel":"sale","address":"3 High Street","postcode":"XT1 1AA","price":250000,"bedrooms":3,"agent":"Beta","first_seen":"2024-01-25T09:00:00Z","snapshots":[{"time":"2024-01-25T09:00:00Z","price":250000,"status":"available"}]}
+{"listing_id":"S-4","channel":"sale","address":"4 High Street","postcode":"XT1 1AA","uprn":990000000104,"price":400000,"bedrooms":4,"agent":"Gamma","first_seen":"2024-02-03T09:00:00Z","snapshots":[{"time":"2024-02-03T09:00:00Z","price":400000,"status":"available"}]}
+{"listing_id":"R-1","channel":"rent","address":"Flat 1, 5 High Street","postcode":"XT1 1AB","price":950,"bedrooms":1,"agent":"Beta","first_seen":"2024-01-05T09:00:00Z","snapshots":[{"time":"2024-01-05T09:00:00Z","price":950,"status":"available"}]}
+"#;
+
+fn registered(id: &str, uprn: i64, date: (i32, u32, u32), price: i64) -> terrace_store::sales::PricePaidRow {
+    let day = chrono::NaiveDate::from_ymd_opt(date.0, date.1, date.2).unwrap();
+    terrace_store::sales::PricePaidRow {
+        transaction_id: id.into(),
+        price,
+        date: day,
+        postcode: Some("XT1 1AA".into()),
+        property_type: "S".into(),
+        new_build: false,
+        tenure: "F".into(),
+        paon: None,
+        saon: None,
+        street: None,
+        locality: None,
+        town: None,
+        district: None,
+        county: None,
+        ppd_category: "A".into(),
+        uprn: Some(uprn),
+        match_method: None,
+        match_score: None,
+        source: "test".into(),
+        updated_at: day.and_hms_opt(0, 0, 0).unwrap(),
+    }
+}
+
+#[actix_web::test]
+async fn supply_counts_the_never_reduced_cohort_and_the_matched_subset() {
+    let w = world().await;
+    let (acct, key) = account(w.db(), 5).await;
+    let svc = service(w.state.clone()).await;
+    let r = send(&svc, get("/v1/market/listings", &key)).await;
+    assert_eq!((r.status, r.json["status"].as_str()), (200, Some("not_available")), "{}", r.json);
+    assert!(r.json["months"].is_null(), "no empty series");
+    assert_eq!(r.json["credits_charged"], 0);
+
+    let l = load_text(w.db(), Dataset::Listings, SUPPLY_FEED).await;
+    assert_eq!(l.counts.rejected, 0);
+    terrace_store::sales::replace_price_paid(
+        w.db(),
+        vec![
+            registered("{T-2}", 990000000102, (2024, 5, 1), 195_000),
+            registered("{T-4}", 990000000104, (2023, 12, 1), 380_000),
+        ],
+    )
+    .await
+    .unwrap();
+    let r = send(&svc, get("/v1/market/listings?area_type=district&area_code=XT1", &key)).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(r.json["credits_charged"], 2);
+    assert_eq!(balance(w.db(), acct).await, 3);
+    let months = r.json["months"].as_array().unwrap();
+    assert_eq!(months.len(), 2, "{}", r.json);
+    let (jan, feb) = (&months[0], &months[1]);
+    assert_eq!(jan["period"], "2024-01");
+    assert_eq!(jan["new_listings_n"], 3);
+    assert_eq!(jan["listings_added_n"], 2, "S-1 was cut later: not in the never-reduced cohort");
+    assert_eq!(jan["listings_reduced_n"], 0);
+    assert_eq!(jan["reduction_share"], 0.3333);
+    assert_eq!(jan["price_median"], 250_000);
+    assert_eq!(jan["sold_matched_n"], 1, "only S-2 sold after it was listed");
+    assert_eq!(jan["asking_to_sold_ratio"], 0.975);
+    assert_eq!(jan["days_to_completion_median"], 102.0);
+    assert_eq!(jan["agent_top3_share"], 1.0);
+    assert_eq!(feb["new_listings_n"], 1);
+    assert_eq!(feb["listings_added_n"], 1);
+    assert_eq!(feb["listings_reduced_n"], 1, "S-1's cut is dated in February");
+    assert_eq!(feb["sold_matched_n"], 0, "a sale before the listing is no match");
+    assert!(feb["asking_to_sold_ratio"].is_null());
+
+    let r = send(&svc, get("/v1/market/listings?channel=rent&start=2024-01&end=2024-01", &key)).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(r.json["months"][0]["price_median"], 950);
+    assert!(r.json["months"][0].get("sold_matched_n").is_none(), "sale rows only");
+
+    for path in [
+        "/v1/market/listings?area_type=district&area_code=E06000046",
+        "/v1/market/listings?area_type=lad",
+        "/v1/market/listings?area_code=XT1",
+        "/v1/market/listings?area_type=district&area_code=XT9",
+    ] {
+        let r = send(&svc, get(path, &key)).await;
+        assert_eq!(r.status, 404, "{path}: {}", r.json);
+        assert_eq!(r.json["credits_charged"], 0);
+    }
+    let q = |s: &str| format!("/v1/market/listings?{s}");
+    for (path, loc, kind) in [
+        (q("area_type=district&area_code=%20%20"), vec!["query", "area_code"], "value_error"),
+        (q("start=2024-02&end=2024-01"), vec!["query", "start"], "value_error"),
+        (q("end=2024-1"), vec!["query", "end"], "value_error"),
+        (q("channel=auction"), vec!["query", "channel"], "literal_error"),
+        (q("bedroom_band=5"), vec!["query", "bedroom_band"], "literal_error"),
+    ] {
+        let r = send(&svc, get(&path, &key)).await;
+        check_422(&r, &loc, kind);
+    }
+    assert_eq!(balance(w.db(), acct).await, 1);
+}
