@@ -34,8 +34,8 @@ mod world;
 pub use index::TrueIndex;
 pub use lha::{LOOKUP_FILE as BRMA_LOOKUP_FILE, LhaCases, RATES_FILE as LHA_RATES_FILE};
 pub use listings::{LISTINGS_FILE, ListingCases};
-pub use pipr::PIPR_FILE;
 pub use ownership::{CCOD_FILE, COMPANIES_FILE, OCOD_FILE, OwnershipCases};
+pub use pipr::PIPR_FILE;
 pub use risk::RiskCases;
 pub use rng::Rng;
 pub use tenure::{

@@ -180,7 +180,9 @@ fn majority<'a>(keys: impl Iterator<Item = &'a str>) -> Option<String> {
         *n.entry(k).or_default() += 1;
     }
     let max = *n.values().max()?;
-    n.into_iter().find(|(_, c)| *c == max).map(|(k, _)| k.to_string())
+    n.into_iter()
+        .find(|(_, c)| *c == max)
+        .map(|(k, _)| k.to_string())
 }
 
 /// A built series with the key of the local authority whose PIPR checks it (`None` for national).
@@ -189,6 +191,19 @@ struct Built {
     lad: Option<String>,
     series: IndexSeries,
     parent: Option<String>,
+    /// The geography's own listings per grid month.
+    counts: Vec<usize>,
+}
+
+/// Listings per grid month.
+fn counts_of(sales: &[Sale], grid: &IndexGrid) -> Vec<usize> {
+    let mut n = vec![0usize; grid.len()];
+    for s in sales {
+        if let Some(i) = grid.position_of_month(s.month) {
+            n[i] += 1;
+        }
+    }
+    n
 }
 
 /// What one kind's build did.
@@ -226,7 +241,7 @@ fn grid_of(obs: &[Obs]) -> Option<IndexGrid> {
     let base = Month::new(BASE_MONTH.0, BASE_MONTH.1)?;
     let first = obs.iter().map(|o| o.sale.month).min()?.min(base);
     let last = obs.iter().map(|o| o.sale.month).max()?.max(base);
-    IndexGrid::new(Grain::Monthly, first, last, base).ok()
+    IndexGrid::new(Grain::Month, first, last, base).ok()
 }
 
 /// The sales of the observations `keep` selects.
@@ -241,7 +256,8 @@ fn sales_of(obs: &[Obs], keep: impl Fn(&Obs) -> bool) -> Vec<Sale> {
 fn build_series(obs: &[Obs], grid: &IndexGrid, skipped: &mut Vec<String>) -> Vec<Built> {
     let cfg = IndexConfig::default();
     let mut built: Vec<Built> = Vec::new();
-    let national = match build_index("national", &sales_of(obs, |_| true), grid, None, &cfg) {
+    let all = sales_of(obs, |_| true);
+    let national = match build_index("national", &all, grid, None, &cfg) {
         Ok(p) => p.series,
         Err(e) => {
             skipped.push(format!("national: {e}"));
@@ -253,21 +269,24 @@ fn build_series(obs: &[Obs], grid: &IndexGrid, skipped: &mut Vec<String>) -> Vec
         lad: None,
         series: national.clone(),
         parent: None,
+        counts: counts_of(&all, grid),
     });
-    let mut run = |key: String, lad: Option<String>, sales: Vec<Sale>, parent: (&str, &IndexSeries)| {
-        match build_index(&key, &sales, grid, Some(parent), &cfg) {
-            Ok(p) => Some(Built {
-                key,
-                lad,
-                parent: p.decision.parent,
-                series: p.series,
-            }),
-            Err(e) => {
-                skipped.push(format!("{key}: {e}"));
-                None
+    let mut run =
+        |key: String, lad: Option<String>, sales: Vec<Sale>, parent: (&str, &IndexSeries)| {
+            match build_index(&key, &sales, grid, Some(parent), &cfg) {
+                Ok(p) => Some(Built {
+                    key,
+                    lad,
+                    parent: p.decision.parent,
+                    series: p.series,
+                    counts: counts_of(&sales, grid),
+                }),
+                Err(e) => {
+                    skipped.push(format!("{key}: {e}"));
+                    None
+                }
             }
-        }
-    };
+        };
     let lads: BTreeSet<&str> = obs.iter().filter_map(|o| o.lad.as_deref()).collect();
     let mut lad_series: HashMap<String, IndexSeries> = HashMap::new();
     for lad in lads {
@@ -291,7 +310,12 @@ fn build_series(obs: &[Obs], grid: &IndexGrid, skipped: &mut Vec<String>) -> Vec
             None => ("national".to_string(), &national),
         };
         let sales = sales_of(obs, |o| o.area == area);
-        if let Some(b) = run(format!("area:{area}"), lad.clone(), sales, (pkey.as_str(), pseries)) {
+        if let Some(b) = run(
+            format!("area:{area}"),
+            lad.clone(),
+            sales,
+            (pkey.as_str(), pseries),
+        ) {
             area_series.insert(area.to_string(), (lad, b.series.clone()));
             built.push(b);
         }
@@ -346,12 +370,18 @@ pub fn passes_check(level: Option<f64>, se: Option<f64>, pipr: Option<f64>) -> b
     }
 }
 
-fn rows_of(kind: IndexKind, b: &Built, pipr: Option<&HashMap<String, f64>>, now: NaiveDateTime) -> Vec<ListingIndexRow> {
+fn rows_of(
+    kind: IndexKind,
+    b: &Built,
+    pipr: Option<&HashMap<String, f64>>,
+    now: NaiveDateTime,
+) -> Vec<ListingIndexRow> {
     let shrunk = b.series.method == IndexMethod::ShrunkToParent;
     b.series
         .points
         .iter()
-        .map(|p| {
+        .zip(&b.counts)
+        .map(|(p, n)| {
             let month = p.period.start_month().to_string();
             let se = p.level_se();
             let band = |sign: f64| {
@@ -369,7 +399,7 @@ fn rows_of(kind: IndexKind, b: &Built, pipr: Option<&HashMap<String, f64>>, now:
                 se,
                 lo: band(-1.0),
                 hi: band(1.0),
-                n: p.n as i64,
+                n: *n as i64,
                 shrunk,
                 filled: p.filled,
                 status: if withheld { "withheld" } else { "published" }.into(),
@@ -551,7 +581,11 @@ fn nearest(keys: &[String], key: &str) -> Vec<String> {
         .map(|k| (strsim::levenshtein(k, key), k))
         .collect();
     scored.sort();
-    scored.into_iter().take(NEAREST).map(|(_, k)| k.clone()).collect()
+    scored
+        .into_iter()
+        .take(NEAREST)
+        .map(|(_, k)| k.clone())
+        .collect()
 }
 
 fn point(r: ListingIndexRow) -> ListingIndexPoint {

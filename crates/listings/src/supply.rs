@@ -18,8 +18,8 @@ use chrono::{Datelike, NaiveDate};
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
-use terrace_store::listings::{self, ListingArea, ListingRow, SnapshotRow};
 use terrace_analytics::quantile;
+use terrace_store::listings::{self, ListingArea, ListingRow, SnapshotRow};
 use terrace_store::{LookupError, sales};
 
 /// A registered sale matches a listing when it completed this many days or fewer after the
@@ -159,7 +159,10 @@ fn listed<'a>(row: &'a ListingRow, snaps: &[SnapshotRow]) -> Option<(Listed<'a>,
 
 /// The registered sale matched to a sale listing: (completion day, price), the first completion
 /// after the first sighting and within [`MATCH_DAYS`].
-fn matched_sale(l: &Listed<'_>, sold: &HashMap<i64, Vec<(NaiveDate, i64)>>) -> Option<(NaiveDate, i64)> {
+fn matched_sale(
+    l: &Listed<'_>,
+    sold: &HashMap<i64, Vec<(NaiveDate, i64)>>,
+) -> Option<(NaiveDate, i64)> {
     let uprn = l.row.uprn?;
     sold.get(&uprn)?
         .iter()
@@ -168,7 +171,13 @@ fn matched_sale(l: &Listed<'_>, sold: &HashMap<i64, Vec<(NaiveDate, i64)>>) -> O
         .copied()
 }
 
-fn month_row(channel: Channel, period: String, cohort: &[&Listed<'_>], cuts: usize, sold: &HashMap<i64, Vec<(NaiveDate, i64)>>) -> SupplyMonth {
+fn month_row(
+    channel: Channel,
+    period: String,
+    cohort: &[&Listed<'_>],
+    cuts: usize,
+    sold: &HashMap<i64, Vec<(NaiveDate, i64)>>,
+) -> SupplyMonth {
     let n = cohort.len();
     let added = cohort.iter().filter(|l| !l.reduced).count();
     let prices: Vec<f64> = cohort.iter().map(|l| l.first.1 as f64).collect();
@@ -194,7 +203,10 @@ fn month_row(channel: Channel, period: String, cohort: &[&Listed<'_>], cuts: usi
             .filter_map(|l| {
                 let (day, price) = matched_sale(l, sold)?;
                 let asking = l.prices.iter().rev().find(|(d, _)| *d <= day)?.1;
-                Some((price as f64 / asking as f64, (day - l.first.0).num_days() as f64))
+                Some((
+                    price as f64 / asking as f64,
+                    (day - l.first.0).num_days() as f64,
+                ))
             })
             .collect();
         let r: Vec<f64> = matched.iter().map(|m| m.0).collect();
@@ -228,7 +240,10 @@ fn month_row(channel: Channel, period: String, cohort: &[&Listed<'_>], cuts: usi
 }
 
 /// The monthly supply statistics of an area. `NotFound` for an area nothing places there.
-pub async fn supply_series(db: &terrace_store::Db, req: &SupplyRequest) -> Result<SupplySeries, LookupError> {
+pub async fn supply_series(
+    db: &terrace_store::Db,
+    req: &SupplyRequest,
+) -> Result<SupplySeries, LookupError> {
     if !listings::area_known(db, &req.area).await? {
         return Err(LookupError::NotFound(format!("area {}", req.area_label)));
     }
@@ -287,7 +302,10 @@ pub async fn supply_series(db: &terrace_store::Db, req: &SupplyRequest) -> Resul
         .into_iter()
         .filter(|m| in_range(m))
         .map(|m| {
-            let cohort: Vec<&Listed<'_>> = cohorts.get(&m).map(|c| c.iter().collect()).unwrap_or_default();
+            let cohort: Vec<&Listed<'_>> = cohorts
+                .get(&m)
+                .map(|c| c.iter().collect())
+                .unwrap_or_default();
             let cuts = cut_months.get(&m).copied().unwrap_or(0);
             month_row(req.channel, m, &cohort, cuts, &sold)
         })

@@ -484,7 +484,11 @@ pub async fn replace_index_points(
 }
 
 /// The stored points of one area's index, oldest first.
-pub async fn index_points(db: &Db, kind: &str, area_key: &str) -> StoreResult<Vec<ListingIndexRow>> {
+pub async fn index_points(
+    db: &Db,
+    kind: &str,
+    area_key: &str,
+) -> StoreResult<Vec<ListingIndexRow>> {
     Ok(with_conn!(db, |c| {
         listing_index_points::table
             .filter(listing_index_points::kind.eq(kind))

@@ -87,7 +87,11 @@ pub async fn sales_for_uprns(db: &Db, uprns: &[i64]) -> StoreResult<Vec<PricePai
         let part: Vec<PricePaidRow> = with_conn!(db, |c| {
             price_paid::table
                 .filter(price_paid::uprn.eq_any(k))
-                .order((price_paid::uprn, price_paid::date, price_paid::transaction_id))
+                .order((
+                    price_paid::uprn,
+                    price_paid::date,
+                    price_paid::transaction_id,
+                ))
                 .select(PricePaidRow::as_select())
                 .load(c)
                 .await?

@@ -10,10 +10,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use terrace_core::{AreaId, AreaKind, Uprn, Violation};
 use terrace_listings::indices::{self, IndexAreaType, IndexKind, IndexRequest, ListingIndex};
-use terrace_listings::supply::{self, SupplyRequest, SupplySeries};
 use terrace_listings::market::{
     self, AgentsResult, Answer, BedroomBand, Channel, ListingHistory, ListingStock, StockRequest,
 };
+use terrace_listings::supply::{self, SupplyRequest, SupplySeries};
 use terrace_store::listings::ListingArea;
 use validator::Validate;
 
@@ -333,7 +333,11 @@ pub struct IndexParams {
     pub limit: usize,
 }
 
-fn index_month(field: &str, given: Option<&str>, found: &mut Vec<Violation>) -> Option<terrace_analytics::Month> {
+fn index_month(
+    field: &str,
+    given: Option<&str>,
+    found: &mut Vec<Violation>,
+) -> Option<terrace_analytics::Month> {
     let s = given?;
     match terrace_market::series::parse_month(&[field], s) {
         Ok(m) => Some(m),
@@ -349,23 +353,40 @@ fn index_month(field: &str, given: Option<&str>, found: &mut Vec<Violation>) -> 
 fn check_index(kind: IndexKind, p: IndexParams) -> Result<IndexRequest, ApiError> {
     let mut found = Vec::new();
     let code = p.area_code.as_deref().map(str::trim);
-    if p.area_code.as_deref().is_some_and(terrace_core::patterns::is_blank) {
-        found.push(value_error("area_code", "area_code is not blank", p.area_code.as_deref().unwrap_or_default()));
+    if p.area_code
+        .as_deref()
+        .is_some_and(terrace_core::patterns::is_blank)
+    {
+        found.push(value_error(
+            "area_code",
+            "area_code is not blank",
+            p.area_code.as_deref().unwrap_or_default(),
+        ));
     }
     let start = index_month("start", p.start.as_deref(), &mut found);
     let end = index_month("end", p.end.as_deref(), &mut found);
     if let (Some(s), Some(e)) = (start, end)
         && s > e
     {
-        found.push(value_error("start", "start is not after end", p.start.as_deref().unwrap_or_default()));
+        found.push(value_error(
+            "start",
+            "start is not after end",
+            p.start.as_deref().unwrap_or_default(),
+        ));
     }
     if !found.is_empty() {
         return Err(invalid(In::Query, found));
     }
     let expected = match p.area_type {
         IndexAreaType::District => (AreaKind::District, "an outward code such as XT1 or EX1"),
-        IndexAreaType::Area => (AreaKind::Area, "the letters of a postcode area such as XT or EX"),
-        IndexAreaType::Lad => (AreaKind::Lad, "a local authority GSS code such as E06000046"),
+        IndexAreaType::Area => (
+            AreaKind::Area,
+            "the letters of a postcode area such as XT or EX",
+        ),
+        IndexAreaType::Lad => (
+            AreaKind::Lad,
+            "a local authority GSS code such as E06000046",
+        ),
         IndexAreaType::National => {
             return match code {
                 None => Ok(IndexRequest {
@@ -525,7 +546,10 @@ fn area_of(t: AreaType, code: Option<&str>) -> Result<(ListingArea, String), Api
             )));
         }
         (AreaType::District, _) => (AreaKind::District, "an outward code such as XT1 or EX1"),
-        (AreaType::Lad, _) => (AreaKind::Lad, "a local authority GSS code such as E06000046"),
+        (AreaType::Lad, _) => (
+            AreaKind::Lad,
+            "a local authority GSS code such as E06000046",
+        ),
     };
     let Some(c) = code else {
         return Err(ApiError::NotFound(format!(
@@ -537,7 +561,10 @@ fn area_of(t: AreaType, code: Option<&str>) -> Result<(ListingArea, String), Api
             "area_code {c:?} (for this area_type the code is {form})"
         ))
     })?;
-    Ok((listing_area(&id).unwrap_or(ListingArea::National), id.to_string()))
+    Ok((
+        listing_area(&id).unwrap_or(ListingArea::National),
+        id.to_string(),
+    ))
 }
 
 pub struct SupplyOp;
@@ -550,7 +577,10 @@ impl Operation for SupplyOp {
 
     fn check(p: SupplyParams, _: NoBody) -> Result<SupplyRequest, ApiError> {
         let mut found = Vec::new();
-        if p.area_code.as_deref().is_some_and(terrace_core::patterns::is_blank) {
+        if p.area_code
+            .as_deref()
+            .is_some_and(terrace_core::patterns::is_blank)
+        {
             found.push(value_error(
                 "area_code",
                 "area_code is not blank",

@@ -19,9 +19,15 @@ async fn load_pipr(db: &terrace_store::Db, text: &str) -> terrace_ingest::LoadRe
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("pipr.csv");
     std::fs::write(&p, text).unwrap();
-    load_file(db, Dataset::Pipr, &p, Default::default(), &mut Progress::quiet())
-        .await
-        .unwrap()
+    load_file(
+        db,
+        Dataset::Pipr,
+        &p,
+        Default::default(),
+        &mut Progress::quiet(),
+    )
+    .await
+    .unwrap()
 }
 
 const HEADER: &str = "\u{feff}Time period,Area code,Area name,Region or country name,Index,Monthly change,Annual change,Rental price\r\n";
@@ -45,11 +51,18 @@ async fn pipr_loads_in_the_ons_layout_with_rejections_by_line() {
     let lines: Vec<u64> = r.rejections.iter().map(|x| x.line).collect();
     assert_eq!(lines, vec![4, 6]);
     assert!(r.rejections[0].file.ends_with("pipr.csv"));
-    assert!(r.rejections[0].reason.contains("Mon-YYYY"), "{}", r.rejections[0].reason);
+    assert!(
+        r.rejections[0].reason.contains("Mon-YYYY"),
+        "{}",
+        r.rejections[0].reason
+    );
     let rows = listings::pipr_of(&t.db, LAD).await.unwrap();
     assert_eq!(rows.len(), 3);
     assert_eq!(rows[0].month, "2022-01");
-    assert_eq!((rows[0].rent_index, rows[0].rental_price), (Some(95.0), Some(800)));
+    assert_eq!(
+        (rows[0].rent_index, rows[0].rental_price),
+        (Some(95.0), Some(800))
+    );
     assert_eq!(rows[0].monthly_change, None, "[x] is null, never zero");
     assert_eq!((rows[2].rent_index, rows[2].rental_price), (None, None));
     let again = load_pipr(&t.db, &text).await;
@@ -68,10 +81,16 @@ async fn pipr_real_sample_loads_whole() {
         return;
     }
     let t = TestDb::new().await;
-    let r = load_file(&t.db, Dataset::Pipr, &p, Default::default(), &mut Progress::quiet())
-        .await
-        .unwrap();
-    assert_eq!((r.counts.loaded, r.counts.rejected), (122, 0));
+    let r = load_file(
+        &t.db,
+        Dataset::Pipr,
+        &p,
+        Default::default(),
+        &mut Progress::quiet(),
+    )
+    .await
+    .unwrap();
+    assert_eq!((r.counts.loaded, r.counts.rejected), (123, 0));
     let rows = listings::pipr_of(&t.db, "E06000046").await.unwrap();
     assert_eq!(rows.first().map(|r| r.month.as_str()), Some("2015-01"));
     assert_eq!(rows.last().map(|r| r.rent_index), Some(Some(114.1)));
@@ -84,7 +103,13 @@ fn at(y: i32, m: u32, d: u32) -> NaiveDateTime {
         .unwrap()
 }
 
-fn listing(id: String, channel: &str, postcode: &str, first: NaiveDateTime, price: i64) -> ListingRow {
+fn listing(
+    id: String,
+    channel: &str,
+    postcode: &str,
+    first: NaiveDateTime,
+    price: i64,
+) -> ListingRow {
     ListingRow {
         listing_id: id,
         channel: channel.into(),
@@ -153,7 +178,15 @@ fn true_level(k: usize) -> f64 {
 
 /// Writes `per_month` listings a month in `pc` (each one snapshot at its true price times a
 /// lognormal spread of 10%), plus `thin` listings in `thin_pc` spread over the months.
-async fn simulate(db: &terrace_store::Db, channel: &str, base: f64, pc: &str, per_month: usize, thin_pc: &str, thin: usize) {
+async fn simulate(
+    db: &terrace_store::Db,
+    channel: &str,
+    base: f64,
+    pc: &str,
+    per_month: usize,
+    thin_pc: &str,
+    thin: usize,
+) {
     let mut rng = SplitMix64::new(17);
     let mut normal = || {
         // Box-Muller from two uniforms in (0, 1].
@@ -178,11 +211,23 @@ async fn simulate(db: &terrace_store::Db, channel: &str, base: f64, pc: &str, pe
     };
     for k in 0..MONTHS {
         for i in 0..per_month {
-            add(format!("{channel}-W-{k:02}-{i:03}"), pc, k, 1 + (i % 27) as u32, normal());
+            add(
+                format!("{channel}-W-{k:02}-{i:03}"),
+                pc,
+                k,
+                1 + (i % 27) as u32,
+                normal(),
+            );
         }
     }
     for i in 0..thin {
-        add(format!("{channel}-T-{i:03}"), thin_pc, (i * 7) % MONTHS, 3, normal());
+        add(
+            format!("{channel}-T-{i:03}"),
+            thin_pc,
+            (i * 7) % MONTHS,
+            3,
+            normal(),
+        );
     }
     let ids: Vec<String> = rows.iter().map(|r| r.listing_id.clone()).collect();
     listings::replace_listings(db, rows).await.unwrap();
@@ -222,7 +267,10 @@ async fn asking_index_recovers_the_true_index_and_shrinks_a_thin_district() {
         assert!(p.lo.unwrap() < level && level < p.hi.unwrap());
         assert_eq!(p.status, "published");
     }
-    assert!((well[2].level.unwrap() - 100.0).abs() < 1e-6, "2022-01 = 100");
+    assert!(
+        (well[2].level.unwrap() - 100.0).abs() < 1e-6,
+        "2022-01 = 100"
+    );
     let thin = points(&t.db, "asking", "district:XT2").await;
     assert_eq!(thin.len(), MONTHS);
     assert!(thin.iter().all(|p| p.shrunk), "a thin district is shrunk");
@@ -247,8 +295,17 @@ async fn asking_index_recovers_the_true_index_and_shrinks_a_thin_district() {
     };
     let s = indices::index_series(&t.db, &q).await.unwrap();
     assert_eq!(s.status, Answer::Ok);
-    let periods: Vec<&str> = s.points.as_ref().unwrap().iter().map(|p| p.period.as_str()).collect();
-    assert_eq!(periods, vec!["2022-08", "2022-09", "2022-10", "2022-11", "2022-12"]);
+    let periods: Vec<&str> = s
+        .points
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|p| p.period.as_str())
+        .collect();
+    assert_eq!(
+        periods,
+        vec!["2022-08", "2022-09", "2022-10", "2022-11", "2022-12"]
+    );
     // An unknown district names the nearest ones that have a series.
     let e = indices::index_series(
         &t.db,
@@ -260,20 +317,28 @@ async fn asking_index_recovers_the_true_index_and_shrinks_a_thin_district() {
     .await
     .unwrap_err();
     let msg = e.to_string();
-    assert!(msg.contains("district:XT1") && msg.contains("district:XT2"), "{msg}");
+    assert!(
+        msg.contains("district:XT1") && msg.contains("district:XT2"),
+        "{msg}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rent_index_is_withheld_where_it_disagrees_with_the_pipr_or_the_pipr_is_missing() {
     let t = TestDb::new().await;
-    address::replace_postcodes(&t.db, vec![postcode("XT1 1AA", LAD), postcode("XT1 1AB", LAD)])
-        .await
-        .unwrap();
+    address::replace_postcodes(
+        &t.db,
+        vec![postcode("XT1 1AA", LAD), postcode("XT1 1AB", LAD)],
+    )
+    .await
+    .unwrap();
     simulate(&t.db, "rent", 1_000.0, "XT1 1AA", 30, "XT1 1AB", 0).await;
     // The PIPR follows the same true rents (its own base: 2023-01 = 100), except 2023-03,
     // planted 12 points high, and 2023-12, not yet published ([x]).
     let mut text = HEADER.to_string();
-    const MON: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const MON: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
     for k in 0..MONTHS {
         let (y, m) = month_start(k);
         let mut level = true_level(k) / true_level(14) * 100.0;
@@ -303,9 +368,18 @@ async fn rent_index_is_withheld_where_it_disagrees_with_the_pipr_or_the_pipr_is_
             .collect();
         assert_eq!(withheld, vec!["2023-03", "2023-12"], "{key}");
         let planted = pts.iter().find(|p| p.month == "2023-03").unwrap();
-        assert!(planted.level.is_some() && planted.pipr_level.is_some(), "both figures");
+        assert!(
+            planted.level.is_some() && planted.pipr_level.is_some(),
+            "both figures"
+        );
         assert!(planted.pipr_level.unwrap() - planted.level.unwrap() > 5.0);
-        assert_eq!(pts.iter().find(|p| p.month == "2023-12").unwrap().pipr_level, None);
+        assert_eq!(
+            pts.iter()
+                .find(|p| p.month == "2023-12")
+                .unwrap()
+                .pipr_level,
+            None
+        );
     }
     // The asking index has no sale listings to build from: served as not_available.
     let q = IndexRequest {
