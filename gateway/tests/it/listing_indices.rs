@@ -220,7 +220,7 @@ fn registered(
 #[actix_web::test]
 async fn supply_counts_the_never_reduced_cohort_and_the_matched_subset() {
     let w = world().await;
-    let (acct, key) = account(w.db(), 5).await;
+    let (acct, key) = account(w.db(), 7).await;
     let svc = service(w.state.clone()).await;
     let r = send(&svc, get("/v1/market/listings", &key)).await;
     assert_eq!(
@@ -250,7 +250,7 @@ async fn supply_counts_the_never_reduced_cohort_and_the_matched_subset() {
     .await;
     assert_eq!(r.status, 200, "{}", r.json);
     assert_eq!(r.json["credits_charged"], 2);
-    assert_eq!(balance(w.db(), acct).await, 3);
+    assert_eq!(balance(w.db(), acct).await, 5);
     let months = r.json["months"].as_array().unwrap();
     assert_eq!(months.len(), 2, "{}", r.json);
     let (jan, feb) = (&months[0], &months[1]);
@@ -334,5 +334,5 @@ async fn supply_counts_the_never_reduced_cohort_and_the_matched_subset() {
         let r = send(&svc, get(&path, &key)).await;
         check_422(&r, &loc, kind);
     }
-    assert_eq!(balance(w.db(), acct).await, 1);
+    assert_eq!(balance(w.db(), acct).await, 3);
 }
