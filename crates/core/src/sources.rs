@@ -56,6 +56,7 @@ sources! {
     COMPANIES_HOUSE_BASIC = "companies_house_basic_company_data", 0.95;
     RIGHTMOVE_BLM = "rightmove_blm_v3", 0.5;
     RIGHTMOVE_RTDF = "rightmove_rtdf", 0.5;
+    ONS_PIPR = "ons_pipr", 0.5;
 }
 
 /// The confidence of a source no row names.

@@ -23,6 +23,7 @@ mod listings;
 mod names;
 mod out;
 mod ownership;
+mod pipr;
 mod planning;
 mod ppd;
 mod risk;
@@ -34,6 +35,7 @@ pub use index::TrueIndex;
 pub use lha::{LOOKUP_FILE as BRMA_LOOKUP_FILE, LhaCases, RATES_FILE as LHA_RATES_FILE};
 pub use listings::{LISTINGS_FILE, ListingCases};
 pub use ownership::{CCOD_FILE, COMPANIES_FILE, OCOD_FILE, OwnershipCases};
+pub use pipr::PIPR_FILE;
 pub use risk::RiskCases;
 pub use rng::Rng;
 pub use tenure::{
@@ -803,6 +805,18 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         .collect();
     let base_prices: Vec<f64> = plan.districts.iter().map(|dp| dp.base_price).collect();
     let history_stats = listings.write_history(out_dir, cfg.seed, &base_prices, &index)?;
+    let pipr_lads: Vec<(&str, &str, Vec<usize>)> = plan
+        .lads
+        .iter()
+        .enumerate()
+        .map(|(l, lp)| {
+            let ds = (0..plan.districts.len())
+                .filter(|d| plan.districts[*d].lad == l)
+                .collect();
+            (lp.code, lp.name, ds)
+        })
+        .collect();
+    let pipr_stat = pipr::write(out_dir, &pipr_lads, &base_prices, &index)?;
     let (listings_stat, listing_cases) = listings.write(out_dir, cfg.seed, &codes, &value_level)?;
     let (lha_stat, brma_stat, lha_cases) = lha::write(out_dir, &codes)?;
     // The spatial layers, from their own stream, after everything else.
@@ -960,6 +974,11 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
             )
         });
     }
+    files.push(entry(
+        &pipr_stat,
+        "ons_pipr",
+        "ONS Price Index of Private Rents, local-authority CSV: UTF-8 with a byte-order mark, the ONS header (Time period, Area code, Area name, Region or country name, Index, Monthly change, Annual change, Rental price, then the per-bedroom and per-type columns), Mon-YYYY periods, [x] where not published, index January 2023 = 100, rents in pounds per calendar month; CRLF",
+    ));
     files.push(entry(
         &cov_stat,
         "planning_coverage",

@@ -27,6 +27,7 @@ mod names_codes;
 mod onspd;
 mod open_names;
 mod open_uprn;
+mod pipr;
 mod planning_applications;
 mod planning_coverage;
 mod planning_portals;
@@ -92,6 +93,8 @@ pub enum Dataset {
     ListingsBlm,
     /// Rightmove Real Time Data Feed requests (JSON lines).
     ListingsRtdf,
+    /// The ONS Price Index of Private Rents by local authority (CSV).
+    Pipr,
 }
 
 /// One row of the dataset table.
@@ -165,6 +168,7 @@ pub static DATASETS: &[DatasetInfo] = &[
     row!(Dataset::CompaniesHouse, "companies_house", ["basic_company_data", "companies_house_basic"], sources::COMPANIES_HOUSE_BASIC, 19, companies_house::CompaniesHouse),
     row!(Dataset::ListingsBlm, "listings_blm", ["blm", "rightmove_blm"], sources::RIGHTMOVE_BLM, 10, listings::ListingsBlm),
     row!(Dataset::ListingsRtdf, "listings_rtdf", ["rtdf", "rightmove_rtdf"], sources::RIGHTMOVE_RTDF, 10, listings::ListingsRtdf),
+    row!(Dataset::Pipr, "ons_pipr", ["pipr", "private_rents", "price_index_of_private_rents"], sources::ONS_PIPR, 13, pipr::Pipr),
 ];
 
 impl DatasetInfo {
@@ -254,6 +258,7 @@ mod tests {
             "repd",
             "substations",
             "uk_hpi",
+            "ons_pipr",
             "lha_rates",
             "brma_lookup",
             "ons_names_codes",

@@ -22,8 +22,20 @@ pub type Step =
     ) -> std::pin::Pin<Box<dyn Future<Output = Result<(), IngestError>> + Send + 'a>>;
 
 /// The derived steps families add (one line each), in order.
-pub const FAMILY_STEPS: &[(&str, Step)] =
-    &[("listing UPRN links", |db, p| Box::pin(link_listings(db, p)))];
+pub const FAMILY_STEPS: &[(&str, Step)] = &[
+    ("listing UPRN links", |db, p| Box::pin(link_listings(db, p))),
+    ("listing indices", |db, p| Box::pin(listing_indices(db, p))),
+];
+
+/// Builds the asking-price and rent indices from the listing snapshots, the rent index checked
+/// against the ONS private rents index (`terrace_listings::indices`).
+pub async fn listing_indices(db: &Db, progress: &mut Progress) -> Result<(), IngestError> {
+    let now = chrono::Utc::now().naive_utc();
+    for r in terrace_listings::indices::build(db, now).await? {
+        progress.say_line(&r.summary());
+    }
+    Ok(())
+}
 
 /// Matches listings that came without a UPRN to the register with the address matcher from their
 /// address and postcode, keeping the score (`uprn_method` `address_matcher`); only confident

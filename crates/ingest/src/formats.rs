@@ -29,6 +29,7 @@ pub mod names_codes;
 pub mod onspd;
 pub mod open_names;
 pub mod open_uprn;
+pub mod pipr;
 pub mod planning_applications;
 pub mod planning_coverage;
 pub mod planning_data;
@@ -149,6 +150,9 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
     if uk_hpi::is_header(&names) {
         return Some("uk_hpi");
     }
+    if pipr::is_header(&names) {
+        return Some("ons_pipr");
+    }
     if has_any(&["brma", "brma-name"]) {
         return if has_any(&["weekly-rate", "rate"]) {
             Some("lha_rates")
@@ -178,7 +182,11 @@ pub(crate) mod testutil {
 
     /// The shared real-data samples (`../shared/data` from the workspace root), if present.
     pub fn sample(rel: &str) -> Option<PathBuf> {
-        let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"));
+        // `TERRACE_SAMPLE_DIR` points at the samples from a checkout that is not beside them.
+        let dir = std::env::var_os("TERRACE_SAMPLE_DIR").map_or_else(
+            || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data")),
+            PathBuf::from,
+        );
         let p = dir.join(rel);
         if p.exists() {
             Some(p)
@@ -325,6 +333,10 @@ mod tests {
             (
                 "isle_of_wight/uk_hpi_isle_of_wight_E06000046.csv",
                 Some("uk_hpi"),
+            ),
+            (
+                "isle_of_wight/ons_pipr_private_rents_isle_of_wight_E06000046.csv",
+                Some("ons_pipr"),
             ),
             (
                 "planning/planning_data_listed-building-outline_flattened_southwark_952rows.csv",

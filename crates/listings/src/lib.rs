@@ -3,7 +3,9 @@
 //! `changes` reads the append-only listing change log after a caller-held cursor
 //! (`changes_since`); `rental` is the rental estimate (the property's own live rental listing,
 //! else the district's median asking rent for its bedroom band, with a gross yield); `lha` is the
-//! Local Housing Allowance block (the housing-benefit cap of the broad rental market area).
+//! Local Housing Allowance block (the housing-benefit cap of the broad rental market area);
+//! `indices` builds, checks against the ONS private rents index, stores and serves the asking-price
+//! and rent indices from the listing snapshots.
 //!
 //! Architecture Invariant: plain functions over the store, no HTTP or MCP types; an asking rent
 //! is never presented as a market rent and the LHA is never presented as either: each block
@@ -11,9 +13,11 @@
 //! Errors are the store's shared `LookupError` (`NotFound`, `Store`).
 
 pub mod changes;
+pub mod indices;
 pub mod lha;
 pub mod market;
 pub mod rental;
+pub mod supply;
 
 pub use changes::{ChangesPage, PageRequest, changes_since};
 pub use lha::{HousingBenefitCap, housing_benefit_cap};

@@ -6,7 +6,9 @@
 //! insertion order, so it serves as the change log's cursor.
 
 use crate::db::{Db, StoreResult};
-use crate::schema::{listing_events, listing_snapshots, listings, postcodes};
+use crate::schema::{
+    listing_events, listing_index_points, listing_snapshots, listings, postcodes, private_rents,
+};
 use crate::{execute_all, keyed_ops, replace_rows, with_conn};
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -389,4 +391,138 @@ pub async fn latest_sighting(db: &Db) -> StoreResult<Option<NaiveDateTime>> {
         .select(diesel::dsl::max(listings::last_seen))
         .first(c)
         .await?))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The ONS Price Index of Private Rents and the listings indices (asking price and rent).
+
+/// One month of the ONS Price Index of Private Rents for one local authority.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = private_rents)]
+pub struct PiprRow {
+    /// `area_code|YYYY-MM`.
+    pub pipr_key: String,
+    pub area_code: String,
+    pub area_name: Option<String>,
+    pub region_name: Option<String>,
+    /// `YYYY-MM`.
+    pub month: String,
+    /// The ONS index (its own base); `None` where the ONS wrote `[x]`.
+    pub rent_index: Option<f64>,
+    pub monthly_change: Option<f64>,
+    pub annual_change: Option<f64>,
+    /// Average private rent, pounds per calendar month.
+    pub rental_price: Option<i64>,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
+keyed_ops!(
+    PiprRow,
+    private_rents,
+    pipr_key,
+    String,
+    pipr_by_key,
+    replace_pipr
+);
+
+/// The PIPR months of one local authority, oldest first.
+pub async fn pipr_of(db: &Db, area_code: &str) -> StoreResult<Vec<PiprRow>> {
+    Ok(with_conn!(db, |c| {
+        private_rents::table
+            .filter(private_rents::area_code.eq(area_code))
+            .order(private_rents::month)
+            .select(PiprRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// One month of a listings index (`kind` `asking` or `rent`).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = listing_index_points)]
+pub struct ListingIndexRow {
+    pub kind: String,
+    /// `national`, `lad:<GSS code>`, `area:<postcode area>` or `district:<outward code>`.
+    pub area_key: String,
+    /// `YYYY-MM`.
+    pub month: String,
+    /// 2022-01 = 100.
+    pub level: Option<f64>,
+    pub se: Option<f64>,
+    /// The 80% band.
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    /// Listings first priced in the month in this area.
+    pub n: i64,
+    /// The series is the area's own deviation shrunk toward its parent's.
+    pub shrunk: bool,
+    /// The month had no own observation: its level is the smoother's.
+    pub filled: bool,
+    /// `published` or `withheld` (a rent month that disagrees with the PIPR or cannot be checked).
+    pub status: String,
+    /// On rent rows, the PIPR of the area's local authority in the month, re-based to 2022-01 = 100.
+    pub pipr_level: Option<f64>,
+    /// The parent the series was shrunk toward.
+    pub parent: Option<String>,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
+/// Replaces every stored point of an index kind with `rows`, in one transaction.
+pub async fn replace_index_points(
+    db: &Db,
+    kind: &str,
+    rows: Vec<ListingIndexRow>,
+) -> StoreResult<usize> {
+    Ok(replace_rows!(
+        db,
+        listing_index_points::table,
+        listing_index_points::kind,
+        vec![kind.to_string()],
+        rows
+    ))
+}
+
+/// The stored points of one area's index, oldest first.
+pub async fn index_points(
+    db: &Db,
+    kind: &str,
+    area_key: &str,
+) -> StoreResult<Vec<ListingIndexRow>> {
+    Ok(with_conn!(db, |c| {
+        listing_index_points::table
+            .filter(listing_index_points::kind.eq(kind))
+            .filter(listing_index_points::area_key.eq(area_key))
+            .order(listing_index_points::month)
+            .select(ListingIndexRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// The area keys an index kind has points for, sorted.
+pub async fn index_area_keys(db: &Db, kind: &str) -> StoreResult<Vec<String>> {
+    Ok(with_conn!(db, |c| {
+        listing_index_points::table
+            .filter(listing_index_points::kind.eq(kind))
+            .select(listing_index_points::area_key)
+            .distinct()
+            .order(listing_index_points::area_key)
+            .load(c)
+            .await?
+    }))
+}
+
+/// The listings after `after` by id, at most `limit` (every channel).
+pub async fn listings_page(db: &Db, after: &str, limit: i64) -> StoreResult<Vec<ListingRow>> {
+    Ok(with_conn!(db, |c| {
+        listings::table
+            .filter(listings::listing_id.gt(after))
+            .order(listings::listing_id)
+            .limit(limit)
+            .select(ListingRow::as_select())
+            .load(c)
+            .await?
+    }))
 }

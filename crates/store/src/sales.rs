@@ -80,6 +80,27 @@ pub async fn sales_for_uprn(db: &Db, uprn: i64, limit: i64) -> StoreResult<Vec<P
     }))
 }
 
+/// The registered sales matched to any of the UPRNs, by UPRN then date.
+pub async fn sales_for_uprns(db: &Db, uprns: &[i64]) -> StoreResult<Vec<PricePaidRow>> {
+    let mut out = Vec::new();
+    for k in uprns.chunks(crate::bulk::CHUNK) {
+        let part: Vec<PricePaidRow> = with_conn!(db, |c| {
+            price_paid::table
+                .filter(price_paid::uprn.eq_any(k))
+                .order((
+                    price_paid::uprn,
+                    price_paid::date,
+                    price_paid::transaction_id,
+                ))
+                .select(PricePaidRow::as_select())
+                .load(c)
+                .await?
+        });
+        out.extend(part);
+    }
+    Ok(out)
+}
+
 crate::matchable_ops!(
     PricePaidRow,
     price_paid,

@@ -841,3 +841,41 @@ diesel::table! {
         updated_at -> Timestamp,
     }
 }
+
+diesel::table! {
+    private_rents (pipr_key) {
+        pipr_key -> Text,
+        area_code -> Text,
+        area_name -> Nullable<Text>,
+        region_name -> Nullable<Text>,
+        month -> Text,
+        rent_index -> Nullable<Double>,
+        monthly_change -> Nullable<Double>,
+        annual_change -> Nullable<Double>,
+        rental_price -> Nullable<BigInt>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    listing_index_points (kind, area_key, month) {
+        kind -> Text,
+        area_key -> Text,
+        month -> Text,
+        level -> Nullable<Double>,
+        se -> Nullable<Double>,
+        lo -> Nullable<Double>,
+        hi -> Nullable<Double>,
+        n -> BigInt,
+        shrunk -> Bool,
+        filled -> Bool,
+        status -> Text,
+        pipr_level -> Nullable<Double>,
+        parent -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(private_rents, listing_index_points,);

@@ -9,14 +9,23 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use terrace_core::{AreaId, AreaKind, Uprn, Violation};
+use terrace_listings::indices::{self, IndexAreaType, IndexKind, IndexRequest, ListingIndex};
 use terrace_listings::market::{
     self, AgentsResult, Answer, BedroomBand, Channel, ListingHistory, ListingStock, StockRequest,
 };
+use terrace_listings::supply::{self, SupplyRequest, SupplySeries};
 use terrace_store::listings::ListingArea;
 use validator::Validate;
 
 /// The listings market's operations, in the order of the specification.
-pub static OPS: &[&OpDecl] = &[&LISTING_STOCK, &AGENTS, &HISTORY];
+pub static OPS: &[&OpDecl] = &[
+    &ASKING_INDEX,
+    &LISTING_STOCK,
+    &SUPPLY,
+    &RENT_INDEX,
+    &AGENTS,
+    &HISTORY,
+];
 
 pub(crate) fn value_error(field: &str, msg: &str, input: &str) -> Violation {
     Violation::new(&[field], "value_error", format!("Value error, {msg}")).with_input(input)
@@ -285,4 +294,342 @@ pub(crate) static HISTORY: OpDecl = OpDecl {
     description: "Every listing of the property (sale and letting, from every loaded feed) with its agent, branch, floor area, tenure and unexpired years, coordinates, new-home flag, first and last sighting, removal and its reason, and how its UPRN was found (`feed` or `address_matcher` with the score); a `price_trajectory` where two or more snapshots carry a price; and every snapshot, newest first. `observed_since` is when the feed's first snapshot was taken: nothing earlier was observed. A property never listed since then has empty lists. Without a listings feed the answer is `status: not_available` with the reason and is not charged. A UPRN neither in the register nor in any listing is a 404.",
     price: Price::PerCall(3),
     ..OpDecl::of::<HistoryOp>("property")
+};
+
+// ---------------------------------------------------------------------------------------------
+// The asking-price and rent indices.
+
+fn index_national() -> IndexAreaType {
+    IndexAreaType::National
+}
+
+fn index_limit() -> usize {
+    indices::LIMIT_MAX
+}
+
+/// The parameters of both listings indices.
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IndexParams {
+    /// `district`, `area`, `lad` or `national` (the default)
+    #[serde(default = "index_national")]
+    pub area_type: IndexAreaType,
+    /// The district's outward code (XT1), the postcode area's letters (XT) or the local
+    /// authority's GSS code (E06000046); not given for `national`. A code of another form than
+    /// its `area_type`'s, or none where one is needed, names no series and is a 404 saying the
+    /// form expected
+    #[validate(length(min = 1, max = 20))]
+    #[schemars(regex(pattern = terrace_core::patterns::NON_BLANK))]
+    pub area_code: Option<String>,
+    /// First month, YYYY-MM (or a day of it, YYYY-MM-DD); default the series' first
+    #[schemars(regex(pattern = terrace_core::patterns::MONTH))]
+    pub start: Option<String>,
+    /// Last month, same formats, not before `start`; default the series' last
+    #[schemars(regex(pattern = terrace_core::patterns::MONTH))]
+    pub end: Option<String>,
+    /// At most this many points, the latest (1 to 600; default 600)
+    #[serde(default = "index_limit")]
+    #[validate(range(min = 1, max = 600))]
+    pub limit: usize,
+}
+
+fn index_month(
+    field: &str,
+    given: Option<&str>,
+    found: &mut Vec<Violation>,
+) -> Option<terrace_analytics::Month> {
+    let s = given?;
+    match terrace_market::series::parse_month(&[field], s) {
+        Ok(m) => Some(m),
+        Err(v) => {
+            found.push(v.with_input(s));
+            None
+        }
+    }
+}
+
+/// The checked request; a well-formed query whose code is of another form than its
+/// `area_type`'s (or absent where one is needed, or given for national) names no series: 404.
+fn check_index(kind: IndexKind, p: IndexParams) -> Result<IndexRequest, ApiError> {
+    let mut found = Vec::new();
+    let code = p.area_code.as_deref().map(str::trim);
+    if p.area_code
+        .as_deref()
+        .is_some_and(terrace_core::patterns::is_blank)
+    {
+        found.push(value_error(
+            "area_code",
+            "area_code is not blank",
+            p.area_code.as_deref().unwrap_or_default(),
+        ));
+    }
+    let start = index_month("start", p.start.as_deref(), &mut found);
+    let end = index_month("end", p.end.as_deref(), &mut found);
+    if let (Some(s), Some(e)) = (start, end)
+        && s > e
+    {
+        found.push(value_error(
+            "start",
+            "start is not after end",
+            p.start.as_deref().unwrap_or_default(),
+        ));
+    }
+    if !found.is_empty() {
+        return Err(invalid(In::Query, found));
+    }
+    let expected = match p.area_type {
+        IndexAreaType::District => (AreaKind::District, "an outward code such as XT1 or EX1"),
+        IndexAreaType::Area => (
+            AreaKind::Area,
+            "the letters of a postcode area such as XT or EX",
+        ),
+        IndexAreaType::Lad => (
+            AreaKind::Lad,
+            "a local authority GSS code such as E06000046",
+        ),
+        IndexAreaType::National => {
+            return match code {
+                None => Ok(IndexRequest {
+                    kind,
+                    area_type: p.area_type,
+                    area_code: None,
+                    start,
+                    end,
+                    limit: p.limit,
+                }),
+                Some(c) => Err(ApiError::NotFound(format!(
+                    "a national {} index for area_code {c:?} (area_type national takes no area_code; give area_type district, area or lad with it)",
+                    kind.as_str()
+                ))),
+            };
+        }
+    };
+    let (area_kind, form) = expected;
+    match code.map(|c| (c, AreaId::new(area_kind, c))) {
+        Some((_, Ok(id))) => Ok(IndexRequest {
+            kind,
+            area_type: p.area_type,
+            area_code: Some(id.code().to_string()),
+            start,
+            end,
+            limit: p.limit,
+        }),
+        Some((c, Err(_))) => Err(ApiError::NotFound(format!(
+            "a {} index for area_code {c:?} (for this area_type the code is {form})",
+            kind.as_str()
+        ))),
+        None => Err(ApiError::NotFound(format!(
+            "a {} index without area_code (for this area_type give area_code, {form})",
+            kind.as_str()
+        ))),
+    }
+}
+
+async fn run_index(ctx: &Ctx, r: IndexRequest) -> Result<ListingIndex, ApiError> {
+    Ok(indices::index_series(&ctx.state.db, &r).await?)
+}
+
+pub struct AskingIndexOp;
+
+impl Operation for AskingIndexOp {
+    type Params = IndexParams;
+    type Body = NoBody;
+    type Input = IndexRequest;
+    type Output = ListingIndex;
+
+    fn check(p: IndexParams, _: NoBody) -> Result<IndexRequest, ApiError> {
+        check_index(IndexKind::Asking, p)
+    }
+
+    async fn run(ctx: &Ctx, r: IndexRequest) -> Result<ListingIndex, ApiError> {
+        run_index(ctx, r).await
+    }
+}
+
+/// What both index operations' descriptions say.
+macro_rules! index_common {
+    () => {
+        "Monthly, 2022-01 = 100, each point with its standard error (`se`), its 80% band (`lo`, `hi`), its `n` (listings first priced in the month in the area) and `shrunk` (the area is too thin to stand alone, so its own deviation is shrunk toward its parent: district, then postcode area, then local authority, then national; `parent` names it). Built by `cargo xtask build` from the listing snapshots (each listing once, at its first priced snapshot; a hedonic time-dummy regression on property type, tenure, new-home and floor area) and served from the store. `area_type` `district`, `area` or `lad` with `area_code`, or `national`; `start`/`end` months (YYYY-MM), `limit` the latest points. An area with no series is a 404 naming the nearest that have one. Without a listings feed the answer is `status: not_available` with the reason and no points"
+    };
+}
+
+pub(crate) static ASKING_INDEX: OpDecl = OpDecl {
+    id: "market_asking_index",
+    path: "/v1/market/asking-index",
+    summary: "Hedonic asking-price index from listings (free)",
+    description: concat!(
+        "Asking prices of sale listings, not sold prices. ",
+        index_common!(),
+        "."
+    ),
+    ..OpDecl::of::<AskingIndexOp>("market")
+};
+
+pub struct RentIndexOp;
+
+impl Operation for RentIndexOp {
+    type Params = IndexParams;
+    type Body = NoBody;
+    type Input = IndexRequest;
+    type Output = ListingIndex;
+
+    fn check(p: IndexParams, _: NoBody) -> Result<IndexRequest, ApiError> {
+        check_index(IndexKind::Rent, p)
+    }
+
+    async fn run(ctx: &Ctx, r: IndexRequest) -> Result<ListingIndex, ApiError> {
+        run_index(ctx, r).await
+    }
+
+    /// Nothing is charged when no index can be given.
+    fn charged_items(out: &ListingIndex) -> Option<i64> {
+        match out.status {
+            Answer::Ok => None,
+            Answer::NotAvailable => Some(0),
+        }
+    }
+}
+
+pub(crate) static RENT_INDEX: OpDecl = OpDecl {
+    id: "market_rent_index",
+    path: "/v1/market/rent-index",
+    summary: "Hedonic asking-rent index from lettings, checked against the ONS private rents index",
+    description: concat!(
+        "Asking rents (per calendar month) of rental listings, not agreed rents. ",
+        index_common!(),
+        " (and not charged). Checked at every build against the ONS Price Index of Private Rents of the area's local authority, re-based to 2022-01 = 100 (`pipr_level`): a month where the two differ by more than `withheld_margin_points` (5) plus the half-width of the month's 80% band, or where the ONS has no figure to check against, is `status: withheld` with both figures: a missing recent month is a refusal, not an outage."
+    ),
+    price: Price::PerCall(1),
+    ..OpDecl::of::<RentIndexOp>("market")
+};
+
+// ---------------------------------------------------------------------------------------------
+// Monthly supply statistics.
+
+fn sale() -> Channel {
+    Channel::Sale
+}
+
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SupplyParams {
+    /// `district`, `lad` or `national` (the default)
+    #[serde(default = "national")]
+    pub area_type: AreaType,
+    /// The district's outward code (XT1) or the local authority's GSS code (E06000046); not
+    /// given for `national`. A code of another form than its `area_type`'s, or none where one is
+    /// needed, names no area and is a 404 saying the form expected
+    #[validate(length(min = 1, max = 20))]
+    #[schemars(regex(pattern = terrace_core::patterns::NON_BLANK))]
+    pub area_code: Option<String>,
+    /// `sale` (the default) or `rent`
+    #[serde(default = "sale")]
+    pub channel: Channel,
+    /// Only listings with this many bedrooms: `studio`, `1`, `2`, `3` or `4_plus`
+    pub bedroom_band: Option<BedroomBand>,
+    /// First month, YYYY-MM (or a day of it, YYYY-MM-DD)
+    #[schemars(regex(pattern = terrace_core::patterns::MONTH))]
+    pub start: Option<String>,
+    /// Last month, same formats, not before `start`
+    #[schemars(regex(pattern = terrace_core::patterns::MONTH))]
+    pub end: Option<String>,
+}
+
+/// The listing area an `area_type` and `area_code` name, or the 404 message of a well-formed
+/// code of another form (or none where one is needed, or one given for national).
+fn area_of(t: AreaType, code: Option<&str>) -> Result<(ListingArea, String), ApiError> {
+    let (kind, form) = match (t, code) {
+        (AreaType::National, None) => return Ok((ListingArea::National, "national".into())),
+        (AreaType::National, Some(c)) => {
+            return Err(ApiError::NotFound(format!(
+                "area_code {c:?} with area_type national (national takes no area_code)"
+            )));
+        }
+        (AreaType::District, _) => (AreaKind::District, "an outward code such as XT1 or EX1"),
+        (AreaType::Lad, _) => (
+            AreaKind::Lad,
+            "a local authority GSS code such as E06000046",
+        ),
+    };
+    let Some(c) = code else {
+        return Err(ApiError::NotFound(format!(
+            "an area without area_code (for this area_type give area_code, {form})"
+        )));
+    };
+    let id = AreaId::new(kind, c).map_err(|_| {
+        ApiError::NotFound(format!(
+            "area_code {c:?} (for this area_type the code is {form})"
+        ))
+    })?;
+    Ok((
+        listing_area(&id).unwrap_or(ListingArea::National),
+        id.to_string(),
+    ))
+}
+
+pub struct SupplyOp;
+
+impl Operation for SupplyOp {
+    type Params = SupplyParams;
+    type Body = NoBody;
+    type Input = SupplyRequest;
+    type Output = SupplySeries;
+
+    fn check(p: SupplyParams, _: NoBody) -> Result<SupplyRequest, ApiError> {
+        let mut found = Vec::new();
+        if p.area_code
+            .as_deref()
+            .is_some_and(terrace_core::patterns::is_blank)
+        {
+            found.push(value_error(
+                "area_code",
+                "area_code is not blank",
+                p.area_code.as_deref().unwrap_or_default(),
+            ));
+        }
+        let start = index_month("start", p.start.as_deref(), &mut found);
+        let end = index_month("end", p.end.as_deref(), &mut found);
+        if let (Some(s), Some(e)) = (start, end)
+            && s > e
+        {
+            found.push(value_error(
+                "start",
+                "start is not after end",
+                p.start.as_deref().unwrap_or_default(),
+            ));
+        }
+        if !found.is_empty() {
+            return Err(invalid(In::Query, found));
+        }
+        let (area, area_label) = area_of(p.area_type, p.area_code.as_deref().map(str::trim))?;
+        Ok(SupplyRequest {
+            area,
+            area_label,
+            channel: p.channel,
+            bedroom_band: p.bedroom_band,
+            start: start.map(|m| m.to_string()),
+            end: end.map(|m| m.to_string()),
+        })
+    }
+
+    async fn run(ctx: &Ctx, r: SupplyRequest) -> Result<SupplySeries, ApiError> {
+        Ok(supply::supply_series(&ctx.state.db, &r).await?)
+    }
+
+    /// Nothing is charged when no listings feed is loaded.
+    fn charged_items(out: &SupplySeries) -> Option<i64> {
+        match out.status {
+            Answer::Ok => None,
+            Answer::NotAvailable => Some(0),
+        }
+    }
+}
+
+pub(crate) static SUPPLY: OpDecl = OpDecl {
+    id: "market_listings",
+    path: "/v1/market/listings",
+    summary: "Monthly supply statistics of an area's listings",
+    description: "One row per month for `area_type` `district` or `lad` with `area_code`, or `national`, one `channel` (`sale`, the default, or `rent`) and optionally one `bedroom_band`, between `start` and `end` months. A listing counts in the month of its first priced snapshot (its cohort): `new_listings_n`; `listings_added_n`, the never-reduced cohort (no later snapshot priced lower); `listings_reduced_n`, price cuts dated in the month whatever the cohort; `reduction_share`, the share of the cohort cut since; the quartiles of the cohort's first asking price (rent per calendar month on rent rows), the median per square metre where a floor area is stated (with its n), the new-home share, and agent concentration (HHI on percent shares, 0 to 10,000, and the top three's share). On sale rows, `asking_to_sold_ratio` (registered price over the last asking price) and `days_to_completion_median` are medians over `sold_matched_n` listings of the cohort whose UPRN sold after the first sighting and within 365 days: a match-rate-limited subset, never to be divided by `listings_added_n`. Without a listings feed the answer is `status: not_available` with the reason, no months, and is not charged. An area nothing places there is a 404, as is a code of another form than its `area_type`'s.",
+    price: Price::PerCall(2),
+    ..OpDecl::of::<SupplyOp>("market")
 };

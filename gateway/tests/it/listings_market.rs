@@ -30,7 +30,7 @@ async fn link(db: &terrace_store::Db) {
         .unwrap();
 }
 
-fn check_422(r: &Reply, loc: &[&str], kind: &str) {
+pub(crate) fn check_422(r: &Reply, loc: &[&str], kind: &str) {
     assert_eq!(r.status, 422, "{}", r.json);
     let detail = r.json["detail"].as_array().expect("detail is a list");
     let want: Vec<Value> = loc.iter().map(|s| json!(s)).collect();

@@ -148,6 +148,10 @@ async fn the_mcp_python_sdk_drives_every_tool_and_signs_in_like_the_common_hosts
     valid["listings_history"] = by_uprn.clone();
     valid["market_listing_stock"] = json!({"area_type": "district", "area_code": "XT1"});
     valid["market_agents"] = json!({"area_id": "district:XT1"});
+    valid["market_asking_index"] = json!({"area_type": "national", "start": "2022-01"});
+    valid["market_rent_index"] = json!({"area_type": "national", "limit": 12});
+    valid["market_listings"] =
+        json!({"area_type": "district", "area_code": "XT1", "channel": "sale"});
     valid["valuation_estimate"] = by_uprn.clone();
     valid["valuation_transaction_anchor"] = by_uprn.clone();
     valid["valuation_accuracy"] = json!({});

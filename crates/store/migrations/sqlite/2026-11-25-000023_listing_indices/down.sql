@@ -1,0 +1,2 @@
+DROP TABLE listing_index_points;
+DROP TABLE private_rents;
