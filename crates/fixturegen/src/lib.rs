@@ -18,6 +18,7 @@ mod areas;
 mod epc;
 mod gazetteer;
 mod index;
+pub mod land;
 mod lha;
 mod listings;
 mod names;

@@ -19,6 +19,7 @@ mod codepoint;
 mod companies_house;
 mod council_tax;
 mod epc;
+mod inspire;
 mod leases;
 mod lha_rates;
 mod listings;
@@ -27,6 +28,7 @@ mod names_codes;
 mod onspd;
 mod open_names;
 mod open_uprn;
+mod os_buildings;
 mod planning_applications;
 mod planning_coverage;
 mod planning_portals;
@@ -92,6 +94,10 @@ pub enum Dataset {
     ListingsBlm,
     /// Rightmove Real Time Data Feed requests (JSON lines).
     ListingsRtdf,
+    /// HM Land Registry INSPIRE Index Polygons (GML).
+    Inspire,
+    /// OS Open Map Local building footprints (GeoJSON).
+    OsBuildings,
 }
 
 /// One row of the dataset table.
@@ -165,6 +171,8 @@ pub static DATASETS: &[DatasetInfo] = &[
     row!(Dataset::CompaniesHouse, "companies_house", ["basic_company_data", "companies_house_basic"], sources::COMPANIES_HOUSE_BASIC, 19, companies_house::CompaniesHouse),
     row!(Dataset::ListingsBlm, "listings_blm", ["blm", "rightmove_blm"], sources::RIGHTMOVE_BLM, 10, listings::ListingsBlm),
     row!(Dataset::ListingsRtdf, "listings_rtdf", ["rtdf", "rightmove_rtdf"], sources::RIGHTMOVE_RTDF, 10, listings::ListingsRtdf),
+    row!(Dataset::Inspire, "inspire", ["inspire_index_polygons", "hmlr_inspire", "land_registry_cadastral_parcels"], sources::HMLR_INSPIRE, 1, inspire::Inspire),
+    row!(Dataset::OsBuildings, "os_buildings", ["os_open_map_local", "open_map_local_buildings"], sources::OS_OPEN_MAP_LOCAL, 1, os_buildings::OsBuildings),
 ];
 
 impl DatasetInfo {
@@ -259,6 +267,7 @@ mod tests {
             "ons_names_codes",
             "os_open_names",
             "planning_portals",
+            "inspire",
         ] {
             assert!(DatasetInfo::find(name).is_some(), "{name}");
         }

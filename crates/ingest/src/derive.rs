@@ -22,8 +22,22 @@ pub type Step =
     ) -> std::pin::Pin<Box<dyn Future<Output = Result<(), IngestError>> + Send + 'a>>;
 
 /// The derived steps families add (one line each), in order.
-pub const FAMILY_STEPS: &[(&str, Step)] =
-    &[("listing UPRN links", |db, p| Box::pin(link_listings(db, p)))];
+pub const FAMILY_STEPS: &[(&str, Step)] = &[
+    ("listing UPRN links", |db, p| Box::pin(link_listings(db, p))),
+    ("land links", |db, p| {
+        Box::pin(async move { link_land(db, p).await.map(|_| ()) })
+    }),
+];
+
+/// The land build: buildings, addresses and company-owned titles to INSPIRE parcels, the plot
+/// figures and the links' coverage per local authority (`terrace_land::build`).
+pub async fn link_land(
+    db: &Db,
+    progress: &mut Progress,
+) -> Result<terrace_land::build::BuildReport, IngestError> {
+    let mut say = |s: &str| progress.say_line(s);
+    Ok(terrace_land::build::build(db, chrono::Utc::now().naive_utc(), &mut say).await?)
+}
 
 /// Matches listings that came without a UPRN to the register with the address matcher from their
 /// address and postcode, keeping the score (`uprn_method` `address_matcher`); only confident

@@ -20,6 +20,7 @@ pub mod codepoint;
 pub mod companies_house;
 pub mod council_tax;
 pub mod epc;
+pub mod inspire;
 pub mod layers;
 pub mod leases;
 pub mod lha;
@@ -27,6 +28,7 @@ pub mod listings;
 pub mod lpa_boundaries;
 pub mod names_codes;
 pub mod onspd;
+pub mod os_buildings;
 pub mod open_names;
 pub mod open_uprn;
 pub mod planning_applications;
@@ -93,6 +95,9 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
             return Some("planning_data");
         }
         return looks_geojson.then_some("boundaries");
+    }
+    if inspire::is_inspire(trimmed) {
+        return Some("inspire");
     }
     if blm::is_blm(trimmed) {
         return Some("listings_blm");

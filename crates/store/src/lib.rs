@@ -52,6 +52,7 @@ pub mod council_tax;
 pub mod db;
 pub mod epc;
 pub mod leases;
+pub mod land;
 pub mod lha;
 pub mod listings;
 pub mod loads;

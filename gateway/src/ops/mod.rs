@@ -6,6 +6,7 @@ pub mod account;
 pub mod address;
 pub mod areas;
 pub mod catalogue;
+pub mod land;
 pub mod changes;
 pub mod listings_market;
 pub mod market;
@@ -26,6 +27,7 @@ pub static FAMILIES: &[&[&OpDecl]] = &[
     catalogue::OPS,
     planning::OPS,
     valuation::OPS,
+    land::OPS,
     areas::OPS,
     ownership::OPS,
     account::OPS,

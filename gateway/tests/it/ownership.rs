@@ -473,13 +473,13 @@ async fn title_loader_accounts_for_every_row_and_is_idempotent() {
         (0, 0, 2)
     );
     assert_eq!(
-        terrace_store::titles::titles_of_company(&t.db, "00000123", "", 10)
+        terrace_store::titles::titles_of(&t.db, terrace_store::titles::Holder::Company("00000123"), "", 10)
             .await
             .unwrap(),
         vec!["XT1".to_string(), "XT2".into()]
     );
     assert_eq!(
-        terrace_store::titles::titles_of_company(&t.db, "SC000005", "", 10)
+        terrace_store::titles::titles_of(&t.db, terrace_store::titles::Holder::Company("SC000005"), "", 10)
             .await
             .unwrap(),
         vec!["XT1".to_string()]
@@ -504,20 +504,20 @@ async fn title_loader_accounts_for_every_row_and_is_idempotent() {
         r.counts
     );
     assert!(
-        terrace_store::titles::titles_of_company(&t.db, "00000123", "", 10)
+        terrace_store::titles::titles_of(&t.db, terrace_store::titles::Holder::Company("00000123"), "", 10)
             .await
             .unwrap()
             .is_empty()
     );
     assert!(
-        terrace_store::titles::titles_of_company(&t.db, "SC000005", "", 10)
+        terrace_store::titles::titles_of(&t.db, terrace_store::titles::Holder::Company("SC000005"), "", 10)
             .await
             .unwrap()
             .is_empty(),
         "the deleted title's slots go with it"
     );
     assert_eq!(
-        terrace_store::titles::titles_of_company(&t.db, "00000777", "", 10)
+        terrace_store::titles::titles_of(&t.db, terrace_store::titles::Holder::Company("00000777"), "", 10)
             .await
             .unwrap(),
         vec!["XT2".to_string()]
