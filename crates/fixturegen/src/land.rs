@@ -72,3 +72,122 @@ pub fn os_buildings_geojson(footprints: &[Footprint]) -> String {
     s.push_str("]}\n");
     s
 }
+
+/// The INSPIRE GML of the fixture world.
+pub const INSPIRE_FILE: &str = "land/Land_Registry_Cadastral_Parcels.gml";
+/// The OS Open Map Local buildings of the fixture world.
+pub const BUILDINGS_FILE: &str = "land/opmplc_building.geojson";
+
+/// Plots per local authority at most (the fixture size budget): the first authority's plots
+/// get buildings (footprint data loaded there), the second's none (coverage not measured).
+const PLOTS_PER_LAD: [usize; 2] = [160, 40];
+/// Half the side of a plot and of its building, metres.
+const PLOT_HALF: f64 = 8.0;
+const BUILDING_HALF: f64 = 4.0;
+/// The first INSPIRE id.
+const FIRST_ID: i64 = 60_000_001;
+
+/// What the land tests pin.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct LandCases {
+    pub inspire_file: String,
+    pub buildings_file: String,
+    /// Parcels written (the malformed member excluded).
+    pub parcels: usize,
+    /// Parcels with a building on them.
+    pub parcels_with_building: usize,
+    /// Parcels of the measured authority without a footprint (measured, coverage 0).
+    pub parcels_without_footprint: usize,
+    /// The authority with footprints, and the one without.
+    pub measured_lad: String,
+    pub unmeasured_lad: String,
+    /// A house's UPRN and the INSPIRE id of its plot.
+    pub sample_uprn: u64,
+    pub sample_land_id: i64,
+}
+
+struct Plot {
+    id: i64,
+    x: f64,
+    y: f64,
+    building: bool,
+}
+
+/// Collects one plot per top-level address (capped per authority) and writes the two files.
+#[derive(Default)]
+pub struct Land {
+    plots: Vec<Plot>,
+    per_lad: [usize; 2],
+    cases: LandCases,
+}
+
+impl Land {
+    /// One address of authority `lad` (0 or 1, with its GSS code): flats and units with a
+    /// parent share their parent's plot, so only top-level addresses get one.
+    pub fn address(&mut self, uprn: u64, parent: Option<u64>, x: f64, y: f64, lad: usize, code: &str) {
+        if parent.is_some() || lad > 1 || self.per_lad[lad] >= PLOTS_PER_LAD[lad] {
+            return;
+        }
+        let n = self.per_lad[lad];
+        self.per_lad[lad] += 1;
+        let id = FIRST_ID + self.plots.len() as i64;
+        // Every fourth plot of the measured authority stands empty (no footprint).
+        let building = lad == 0 && n % 4 != 3;
+        if lad == 0 {
+            self.cases.measured_lad = code.to_string();
+            if building && self.cases.sample_uprn == 0 {
+                self.cases.sample_uprn = uprn;
+                self.cases.sample_land_id = id;
+            }
+            self.cases.parcels_without_footprint += usize::from(!building);
+        } else {
+            self.cases.unmeasured_lad = code.to_string();
+        }
+        self.cases.parcels_with_building += usize::from(building);
+        self.plots.push(Plot { id, x, y, building });
+    }
+
+    /// Writes the GML (the plots, then one member with an unclosed ring) and the buildings;
+    /// returns their stats, the malformed member's line and the cases.
+    pub fn finish(mut self, out_dir: &std::path::Path) -> std::io::Result<(crate::out::FileStat, crate::out::FileStat, u64, LandCases)> {
+        let mut gml = inspire_header(self.plots.len() + 1);
+        let mut footprints = Vec::new();
+        for p in &self.plots {
+            let h = PLOT_HALF;
+            inspire_member(&mut gml, p.id, &[rect(p.x - h, p.y - h, p.x + h, p.y + h)]);
+            if p.building {
+                let b = BUILDING_HALF;
+                footprints.push((
+                    format!("osgb{:016}", p.id),
+                    15_014,
+                    rect(p.x - b, p.y - b, p.x + b, p.y + b),
+                ));
+            }
+        }
+        let bad_line = gml.lines().count() as u64 + 1;
+        let mut open = rect(0.0, 0.0, 10.0, 10.0);
+        open.pop();
+        inspire_member(&mut gml, FIRST_ID - 1, &[open]);
+        gml.push_str(INSPIRE_FOOTER);
+        let gml_bytes = crate::out::write_whole(out_dir, INSPIRE_FILE, &gml)?;
+        let geojson = os_buildings_geojson(&footprints);
+        let b_bytes = crate::out::write_whole(out_dir, BUILDINGS_FILE, &geojson)?;
+        self.cases.inspire_file = INSPIRE_FILE.into();
+        self.cases.buildings_file = BUILDINGS_FILE.into();
+        self.cases.parcels = self.plots.len();
+        Ok((
+            crate::out::FileStat {
+                rel: INSPIRE_FILE.into(),
+                rows: self.plots.len() as u64 + 1,
+                bytes: gml_bytes,
+            },
+            crate::out::FileStat {
+                rel: BUILDINGS_FILE.into(),
+                rows: footprints.len() as u64,
+                bytes: b_bytes,
+            },
+            bad_line,
+            self.cases,
+        ))
+    }
+}

@@ -283,3 +283,68 @@ async fn plot_utilisation_validation_is_422_and_an_unknown_area_404_both_free() 
     assert_eq!(r.json["credits_charged"], 0);
     assert_eq!(balance(app.db(), acct).await, 100);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fixture_world_links_titles_to_parcels_and_reports_its_coverage() {
+    let t = terrace_store::testing::TestDb::new().await;
+    let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"));
+    terrace_ingest::load_manifest(&t.db, &dir, &mut Progress::quiet())
+        .await
+        .unwrap();
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let cases = &m["land_cases"];
+    let measured = cases["measured_lad"].as_str().unwrap();
+    let unmeasured = cases["unmeasured_lad"].as_str().unwrap();
+    let cov = terrace_store::land::all_land_coverage(&t.db).await.unwrap();
+    let a = cov.iter().find(|c| c.lad_code == measured).unwrap();
+    let b = cov.iter().find(|c| c.lad_code == unmeasured).unwrap();
+    let parcels = cases["parcels"].as_i64().unwrap();
+    assert_eq!(a.parcels + b.parcels, parcels);
+    assert_eq!((a.parcels_measured, b.parcels_measured), (a.parcels, 0));
+    assert_eq!(a.buildings_on_parcel, cases["parcels_with_building"].as_i64().unwrap());
+    assert!(a.addresses_in_parcel >= a.parcels, "every plot holds its address");
+    // The title-to-parcel link, measured: titles linked to a UPRN whose address is on a plot.
+    let titles = a.titles_linked + b.titles_linked;
+    let on = a.titles_on_parcel + b.titles_on_parcel;
+    assert!(titles > 0 && on > 0 && on <= titles, "{titles} {on}");
+    println!(
+        "fixture world: {on} of {titles} company-owned titles linked to a UPRN lie on a parcel ({:.1}%)",
+        100.0 * on as f64 / titles as f64
+    );
+
+    // The coverage register reports the land links per authority.
+    let areas = terrace_areas::AreasCtx::new(t.db.clone());
+    let reg = terrace_areas::coverage::coverage(&areas, measured).await.unwrap();
+    let land = reg.land.expect("land links are in the register");
+    assert_eq!(land.parcels, a.parcels);
+    assert_eq!(land.measured_share, Some(1.0));
+    assert_eq!(land.titles_on_parcel, a.titles_on_parcel);
+
+    // Plot utilisation there: the sample house's plot is measured and built on; a ceiling of 0
+    // keeps only the empty plots, which are measured at 0.
+    let (_, key) = account(&t.db, 100).await;
+    let svc = service(crate::support::state_for(&t.db, Default::default()).await).await;
+    let path = "/v1/land/plot-utilisation";
+    let body = json!({"area_id": format!("lad:{measured}"), "limit": 1000});
+    let r = send(&svc, post_json(path, &key, &body)).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let sample = cases["sample_land_id"].as_i64().unwrap().to_string();
+    let p = parcel(&r, &sample);
+    assert!(p["n_buildings"].as_i64().unwrap() >= 1);
+    assert!(p["built_coverage_ratio"].as_str().unwrap().parse::<f64>().unwrap() > 0.0);
+    let body = json!({"area_id": format!("lad:{measured}"), "max_built_coverage": 0, "limit": 1000});
+    let r = send(&svc, post_json(path, &key, &body)).await;
+    for p in r.json["parcels"].as_array().unwrap() {
+        assert_eq!(p["built_coverage_ratio"], "0.0000");
+        assert_eq!(p["n_buildings"], 0);
+    }
+    assert!(
+        r.json["count"].as_i64().unwrap() >= 1,
+        "the plots without a footprint: {}",
+        cases["parcels_without_footprint"]
+    );
+    let body = json!({"area_id": format!("lad:{unmeasured}"), "max_built_coverage": 1});
+    let r = send(&svc, post_json(path, &key, &body)).await;
+    assert_eq!(r.json["count"], 0, "unmeasured parcels are excluded under a ceiling");
+}
