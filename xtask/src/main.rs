@@ -47,8 +47,10 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
   bench market [--districts N] [--years Y] [--per-month R]
                                        time the market build and the market endpoints on synthetic sales
   bench areas [--addresses N] [--secs S] [--reuse]
-  bench land [--parcels N] [--secs S]
                                        benchmark areas resolve and reverse-geocode on a generated register
+  bench land [--parcels N] [--secs S]
+                                       time the INSPIRE load (polygons/s, peak memory), the land build
+                                       and plot utilisation on generated parcels
   bench resolve --real DIR [--postcodes FILE] [--held-out N] [--seed S] [--dump FILE]
                                        resolve accuracy and speed on a labelled task built from real EPC files";
 

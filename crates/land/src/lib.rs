@@ -8,6 +8,7 @@
 
 pub mod build;
 pub mod classify;
+pub mod density;
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -139,9 +140,18 @@ pub fn scope_of(id: &AreaId) -> Result<PlotScope, Violation> {
         | AreaKind::Place => Err(Violation::new(
             &["area_id"],
             "value_error",
-            "plot utilisation is answered for a local authority (lad:) or an LSOA (lsoa:)",
+            "land figures are answered for a local authority (lad:) or an LSOA (lsoa:)",
         )
         .with_input(id.to_string())),
+    }
+}
+
+/// Not found unless the area is loaded (the areas family's index knows it).
+pub(crate) async fn require_loaded(ctx: &LandCtx, id: &AreaId) -> Result<(), LandError> {
+    let index = ctx.areas.cache.current(&ctx.db).await?;
+    match index.area(id) {
+        Some(_) => Ok(()),
+        None => Err(LandError::NotFound(format!("area {id} is not loaded"))),
     }
 }
 
@@ -151,13 +161,7 @@ pub fn scope_of(id: &AreaId) -> Result<PlotScope, Violation> {
 /// how many are measured).
 pub async fn plot_utilisation(ctx: &LandCtx, q: PlotQuery) -> Result<PlotUtilisation, LandError> {
     let scope = scope_of(&q.area_id).map_err(|v| LandError::Invalid(vec![v]))?;
-    let index = ctx.areas.cache.current(&ctx.db).await?;
-    if index.area(&q.area_id).is_none() {
-        return Err(LandError::NotFound(format!(
-            "area {} is not loaded",
-            q.area_id
-        )));
-    }
+    require_loaded(ctx, &q.area_id).await?;
     let (n, measured) = land::plot_scope_counts(&ctx.db, &scope).await?;
     let rows = land::plot_parcels(
         &ctx.db,

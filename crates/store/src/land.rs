@@ -439,3 +439,95 @@ pub async fn plot_scope_counts(db: &Db, scope: &PlotScope) -> StoreResult<(i64, 
     };
     Ok((count(false).await?, count(true).await?))
 }
+
+/// The addresses of a scope (joined on `addresses`), for the H3 density queries.
+macro_rules! scoped_addresses {
+    ($q:expr, $scope:expr) => {
+        match $scope {
+            PlotScope::Lad(l) => $q.filter(addresses::lad_code.eq(l)),
+            PlotScope::Lsoa(l) => $q.filter(addresses::lsoa_code.eq(l)),
+        }
+    };
+}
+
+/// The resolution-8 H3 cells holding an address of the scope, in cell order after `after`, at
+/// most `limit`.
+pub async fn h3_cells_in_scope(
+    db: &Db,
+    scope: &PlotScope,
+    after: &str,
+    limit: i64,
+) -> StoreResult<Vec<String>> {
+    use crate::schema::address_h3;
+    Ok(with_conn!(db, |c| {
+        let q = address_h3::table
+            .inner_join(addresses::table.on(addresses::uprn.eq(address_h3::uprn)))
+            .filter(address_h3::cell.gt(after))
+            .select(address_h3::cell)
+            .distinct()
+            .order(address_h3::cell)
+            .limit(limit)
+            .into_boxed();
+        scoped_addresses!(q, scope).load::<String>(c).await?
+    }))
+}
+
+/// (cell, AddressBase class, addresses) of the scope's addresses in `cells`.
+pub async fn h3_class_counts(
+    db: &Db,
+    scope: &PlotScope,
+    cells: &[String],
+) -> StoreResult<Vec<(String, Option<String>, i64)>> {
+    use crate::schema::address_h3;
+    Ok(with_conn!(db, |c| {
+        let q = address_h3::table
+            .inner_join(addresses::table.on(addresses::uprn.eq(address_h3::uprn)))
+            .filter(address_h3::cell.eq_any(cells))
+            .group_by((address_h3::cell, addresses::class))
+            .select((address_h3::cell, addresses::class, diesel::dsl::count_star()))
+            .into_boxed();
+        scoped_addresses!(q, scope).load(c).await?
+    }))
+}
+
+/// (cell, sales, total price) of the registered sales of the scope's addresses in `cells`,
+/// dated from `from` to `to` inclusive.
+pub async fn h3_sales(
+    db: &Db,
+    scope: &PlotScope,
+    cells: &[String],
+    from: chrono::NaiveDate,
+    to: chrono::NaiveDate,
+) -> StoreResult<Vec<(String, i64, i64)>> {
+    use crate::schema::{address_h3, price_paid};
+    use diesel::dsl::sql;
+    use diesel::sql_types::BigInt;
+    Ok(with_conn!(db, |c| {
+        let q = price_paid::table
+            .inner_join(address_h3::table.on(address_h3::uprn.nullable().eq(price_paid::uprn)))
+            .inner_join(addresses::table.on(addresses::uprn.eq(address_h3::uprn)))
+            .filter(address_h3::cell.eq_any(cells))
+            .filter(price_paid::date.ge(from))
+            .filter(price_paid::date.le(to))
+            .group_by(address_h3::cell)
+            .select((
+                address_h3::cell,
+                diesel::dsl::count_star(),
+                sql::<BigInt>("CAST(COALESCE(SUM(price_paid.price), 0) AS BIGINT)"),
+            ))
+            .into_boxed();
+        scoped_addresses!(q, scope).load(c).await?
+    }))
+}
+
+/// The date of the newest registered sale linked to an address, if any.
+pub async fn latest_linked_sale(db: &Db) -> StoreResult<Option<chrono::NaiveDate>> {
+    use crate::schema::price_paid;
+    Ok(with_conn!(db, |c| {
+        price_paid::table
+            .filter(price_paid::uprn.is_not_null())
+            .select(diesel::dsl::max(price_paid::date))
+            .get_result::<Option<chrono::NaiveDate>>(c)
+            .await?
+    }))
+}

@@ -5,7 +5,7 @@
 //! 404.
 
 use crate::support::{
-    Reply, TestApp, account, balance, load_text, post_json, send, service, world,
+    Reply, TestApp, account, balance, get, load_text, post_json, send, service, world,
 };
 use crate::validation::check_422;
 use serde_json::{Value, json};
@@ -59,6 +59,9 @@ async fn land_world() -> TestApp {
     let db = app.db();
     load_text(db, Dataset::Boundaries, LADS).await;
     terrace_ingest::derive::derive_areas(db, &mut Progress::quiet())
+        .await
+        .unwrap();
+    terrace_ingest::derive::derive_h3(db, &mut Progress::quiet())
         .await
         .unwrap();
     load_text(db, Dataset::Inspire, &gml()).await;
@@ -347,4 +350,56 @@ async fn the_fixture_world_links_titles_to_parcels_and_reports_its_coverage() {
     let body = json!({"area_id": format!("lad:{unmeasured}"), "max_built_coverage": 1});
     let r = send(&svc, post_json(path, &key, &body)).await;
     assert_eq!(r.json["count"], 0, "unmeasured parcels are excluded under a ceiling");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h3_density_counts_addresses_by_class_per_cell_pages_and_is_free() {
+    let app = land_world().await;
+    let (acct, key) = account(app.db(), 10).await;
+    let svc = service(app.state.clone()).await;
+    let r = send(&svc, get("/v1/h3/density/lad:E06000099", &key)).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(r.json["credits_charged"], 0);
+    assert_eq!(r.json["resolution"], 8);
+    let cells = r.json["cells"].as_array().unwrap().clone();
+    let sum = |k: &str| cells.iter().map(|c| c[k].as_i64().unwrap()).sum::<i64>();
+    assert_eq!(sum("addresses"), 11, "Exampleton's addresses, all with a cell");
+    assert_eq!((sum("residential"), sum("commercial"), sum("other")), (9, 1, 1));
+    // No sale is linked in this world: the sales are null, with the reason, never 0.
+    assert_eq!(r.json["period"], Value::Null);
+    assert!(cells.iter().all(|c| c["sales"].is_null() && c["sales_value"].is_null()));
+    assert!(r.json["sales_reason"].is_string());
+    assert_eq!(r.json["next_cursor"], Value::Null);
+
+    // Pages of one cell give the same cells in the same order.
+    let mut paged = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let path = match &cursor {
+            Some(c) => format!("/v1/h3/density/lad:E06000099?limit=1&cursor={c}"),
+            None => "/v1/h3/density/lad:E06000099?limit=1".to_string(),
+        };
+        let r = send(&svc, get(&path, &key)).await;
+        assert_eq!(r.status, 200, "{}", r.json);
+        paged.extend(r.json["cells"].as_array().unwrap().iter().cloned());
+        match r.json["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_string()),
+            None => break,
+        }
+    }
+    assert_eq!(paged, cells);
+
+    for (path, loc, kind) in [
+        ("/v1/h3/density/nowhere", vec!["path", "area_id"], "value_error"),
+        ("/v1/h3/density/district:XT1", vec!["path", "area_id"], "value_error"),
+        ("/v1/h3/density/lad:E06000099?months=0", vec!["query", "months"], "greater_than_equal"),
+        ("/v1/h3/density/lad:E06000099?limit=1001", vec!["query", "limit"], "less_than_equal"),
+        ("/v1/h3/density/lad:E06000099?cursor=zzzzzzzzzzzzzzz", vec!["query", "cursor"], "value_error"),
+    ] {
+        let r = send(&svc, get(path, &key)).await;
+        check_422(&r, &loc, kind);
+    }
+    let r = send(&svc, get("/v1/h3/density/lad:E06000097", &key)).await;
+    assert_eq!(r.status, 404, "{}", r.json);
+    assert_eq!(balance(app.db(), acct).await, 10);
 }

@@ -152,6 +152,7 @@ async fn the_mcp_python_sdk_drives_every_tool_and_signs_in_like_the_common_hosts
     valid["valuation_transaction_anchor"] = by_uprn.clone();
     valid["valuation_accuracy"] = json!({});
     valid["equity_estimate"] = json!({"uprns": few});
+    valid["h3_density"] = json!({"area_id": "lad:E06009901", "limit": 5});
     valid["land_plot_utilisation"] = json!({"area_id": "lad:E06009901", "max_built_coverage": 0.2});
     valid["ownership_by_title"] = json!({"title_number": "XT100001"});
     valid["ownership_by_company"] = json!({"company_number": "09900001", "limit": 5});
