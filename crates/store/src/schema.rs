@@ -933,3 +933,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     parcel_stats,
     land_link_coverage,
 );
+
+diesel::allow_columns_to_appear_in_same_group_by_clause!(address_h3::cell, addresses::class);
