@@ -9,8 +9,8 @@
 //! asserted. Without wrk the HTTP run is skipped and said so.
 
 use crate::bench::{
-    API, Bench, BenchStore, bench_account, bench_env, bench_serve, load_average, run,
-    write_script, wrk,
+    API, Bench, BenchStore, bench_account, bench_env, bench_serve, load_average, run, write_script,
+    wrk,
 };
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -85,10 +85,7 @@ fn write_world(dir: &Path, n: usize) -> anyhow::Result<Files> {
     let mut member = String::with_capacity(1024);
     let mut first_building = true;
     for i in 0..n {
-        let (x, y) = (
-            X0 + (i % cols) as f64 * SIDE,
-            Y0 + (i / cols) as f64 * SIDE,
-        );
+        let (x, y) = (X0 + (i % cols) as f64 * SIDE, Y0 + (i / cols) as f64 * SIDE);
         member.clear();
         inspire_member(&mut member, 1 + i as i64, &[rect(x, y, x + SIDE, y + SIDE)]);
         gml.write_all(member.as_bytes())?;
@@ -98,7 +95,16 @@ fn write_world(dir: &Path, n: usize) -> anyhow::Result<Files> {
                 bld,
                 "{}{{\"type\":\"Feature\",\"properties\":{{\"id\":\"osgb{i}\",\"feature_code\":15014}},\"geometry\":{{\"type\":\"Polygon\",\"coordinates\":[[[{},{}],[{},{}],[{},{}],[{},{}],[{},{}]]]}}}}\n",
                 if first_building { "" } else { "," },
-                cx - 4.0, cy - 4.0, cx + 4.0, cy - 4.0, cx + 4.0, cy + 4.0, cx - 4.0, cy + 4.0, cx - 4.0, cy - 4.0
+                cx - 4.0,
+                cy - 4.0,
+                cx + 4.0,
+                cy - 4.0,
+                cx + 4.0,
+                cy + 4.0,
+                cx - 4.0,
+                cy + 4.0,
+                cx - 4.0,
+                cy - 4.0
             )?;
             first_building = false;
         }
@@ -186,7 +192,13 @@ pub async fn land(opts: LandBench) -> anyhow::Result<()> {
             .map(|b| b.to_string())
             .collect();
         let script = dir.join("plot.lua");
-        write_script(&script, &key, "POST", &bodies, Some("/v1/land/plot-utilisation"))?;
+        write_script(
+            &script,
+            &key,
+            "POST",
+            &bodies,
+            Some("/v1/land/plot-utilisation"),
+        )?;
         let load = load_average();
         eprint!("[load {load}] ");
         loads.push(serde_json::json!({"route": "plot_utilisation", "load_average": load}));

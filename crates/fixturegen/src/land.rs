@@ -61,7 +61,10 @@ pub fn os_buildings_geojson(footprints: &[Footprint]) -> String {
         "{\"type\":\"FeatureCollection\",\"name\":\"building\",\"crs\":{\"type\":\"name\",\"properties\":{\"name\":\"urn:ogc:def:crs:EPSG::27700\"}},\"features\":[\n",
     );
     for (i, (id, code, ring)) in footprints.iter().enumerate() {
-        let coords: Vec<String> = ring.iter().map(|(x, y)| format!("[{x:.2},{y:.2}]")).collect();
+        let coords: Vec<String> = ring
+            .iter()
+            .map(|(x, y)| format!("[{x:.2},{y:.2}]"))
+            .collect();
         let _ = write!(
             s,
             "{}{{\"type\":\"Feature\",\"properties\":{{\"id\":\"{id}\",\"feature_code\":{code}}},\"geometry\":{{\"type\":\"Polygon\",\"coordinates\":[[{}]]}}}}\n",
@@ -124,7 +127,15 @@ pub struct Land {
 impl Land {
     /// One address of authority `lad` (0 or 1, with its GSS code): flats and units with a
     /// parent share their parent's plot, so only top-level addresses get one.
-    pub fn address(&mut self, uprn: u64, parent: Option<u64>, x: f64, y: f64, lad: usize, code: &str) {
+    pub fn address(
+        &mut self,
+        uprn: u64,
+        parent: Option<u64>,
+        x: f64,
+        y: f64,
+        lad: usize,
+        code: &str,
+    ) {
         if parent.is_some() || lad > 1 || self.per_lad[lad] >= PLOTS_PER_LAD[lad] {
             return;
         }
@@ -149,7 +160,10 @@ impl Land {
 
     /// Writes the GML (the plots, then one member with an unclosed ring) and the buildings;
     /// returns their stats, the malformed member's line and the cases.
-    pub fn finish(mut self, out_dir: &std::path::Path) -> std::io::Result<(crate::out::FileStat, crate::out::FileStat, u64, LandCases)> {
+    pub fn finish(
+        mut self,
+        out_dir: &std::path::Path,
+    ) -> std::io::Result<(crate::out::FileStat, crate::out::FileStat, u64, LandCases)> {
         let mut gml = inspire_header(self.plots.len() + 1);
         let mut footprints = Vec::new();
         for p in &self.plots {

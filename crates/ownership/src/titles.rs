@@ -329,8 +329,13 @@ pub async fn by_company(
             "company number {company_number} in the loaded CCOD, OCOD and Companies House files; the company"
         )));
     }
-    let mut numbers =
-        titles::titles_of(db, titles::Holder::Company(company_number), cursor.unwrap_or(""), limit + 1).await?;
+    let mut numbers = titles::titles_of(
+        db,
+        titles::Holder::Company(company_number),
+        cursor.unwrap_or(""),
+        limit + 1,
+    )
+    .await?;
     let more = numbers.len() > usize::try_from(limit).unwrap_or(usize::MAX);
     numbers.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     let mut rows = titles::titles_by_number(db, &numbers).await?;

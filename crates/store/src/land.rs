@@ -272,7 +272,12 @@ pub async fn address_points_in_lad(
             .filter(addresses::y.is_not_null())
             .order(addresses::uprn)
             .limit(limit)
-            .select((addresses::uprn, addresses::class, addresses::x, addresses::y))
+            .select((
+                addresses::uprn,
+                addresses::class,
+                addresses::x,
+                addresses::y,
+            ))
             .into_boxed();
         match lad {
             Some(l) => q.filter(addresses::lad_code.eq(l)),
@@ -484,7 +489,11 @@ pub async fn h3_class_counts(
             .inner_join(addresses::table.on(addresses::uprn.eq(address_h3::uprn)))
             .filter(address_h3::cell.eq_any(cells))
             .group_by((address_h3::cell, addresses::class))
-            .select((address_h3::cell, addresses::class, diesel::dsl::count_star()))
+            .select((
+                address_h3::cell,
+                addresses::class,
+                diesel::dsl::count_star(),
+            ))
             .into_boxed();
         scoped_addresses!(q, scope).load(c).await?
     }))

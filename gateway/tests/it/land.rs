@@ -26,9 +26,21 @@ const LADS: &str = r#"{"type":"FeatureCollection","features":[
 /// building), 105 in authority B (no footprints loaded there), 106 with an unclosed ring.
 fn gml() -> String {
     let mut g = inspire_header(6);
-    inspire_member(&mut g, 101, &[rect(259_990.0, 79_990.0, 260_040.0, 80_030.0)]);
-    inspire_member(&mut g, 102, &[rect(260_300.0, 80_300.0, 260_400.0, 80_400.0)]);
-    inspire_member(&mut g, 103, &[rect(260_190.0, 80_090.0, 260_210.0, 80_110.0)]);
+    inspire_member(
+        &mut g,
+        101,
+        &[rect(259_990.0, 79_990.0, 260_040.0, 80_030.0)],
+    );
+    inspire_member(
+        &mut g,
+        102,
+        &[rect(260_300.0, 80_300.0, 260_400.0, 80_400.0)],
+    );
+    inspire_member(
+        &mut g,
+        103,
+        &[rect(260_190.0, 80_090.0, 260_210.0, 80_110.0)],
+    );
     inspire_member(
         &mut g,
         104,
@@ -37,7 +49,11 @@ fn gml() -> String {
             rect(260_095.0, 80_020.0, 260_105.0, 80_025.0),
         ],
     );
-    inspire_member(&mut g, 105, &[rect(264_900.0, 84_900.0, 265_100.0, 85_100.0)]);
+    inspire_member(
+        &mut g,
+        105,
+        &[rect(264_900.0, 84_900.0, 265_100.0, 85_100.0)],
+    );
     let mut open = rect(261_000.0, 81_000.0, 261_010.0, 81_010.0);
     open.pop();
     inspire_member(&mut g, 106, &[open]);
@@ -47,9 +63,21 @@ fn gml() -> String {
 
 fn buildings() -> String {
     os_buildings_geojson(&[
-        ("B1".into(), 15_014, rect(260_000.0, 80_000.0, 260_040.0, 80_020.0)),
-        ("B2".into(), 15_026, rect(260_195.0, 80_095.0, 260_205.0, 80_105.0)),
-        ("B3".into(), 15_099, rect(260_500.0, 80_500.0, 260_510.0, 80_510.0)),
+        (
+            "B1".into(),
+            15_014,
+            rect(260_000.0, 80_000.0, 260_040.0, 80_020.0),
+        ),
+        (
+            "B2".into(),
+            15_026,
+            rect(260_195.0, 80_095.0, 260_205.0, 80_105.0),
+        ),
+        (
+            "B3".into(),
+            15_099,
+            rect(260_500.0, 80_500.0, 260_510.0, 80_510.0),
+        ),
     ])
 }
 
@@ -100,23 +128,37 @@ async fn the_loaders_account_for_every_member_and_load_twice_to_no_change() {
     assert_eq!(first.counts.loaded, 5);
     assert_eq!(first.counts.rejected, 1);
     let r = &first.rejections[0];
-    assert!(r.reason.contains("INSPIREID 106") && r.reason.contains("unclosed ring"), "{r}");
+    assert!(
+        r.reason.contains("INSPIREID 106") && r.reason.contains("unclosed ring"),
+        "{r}"
+    );
     // header (2 lines) + five one-ring members of 14 lines, one with two rings (15): 106's
     // member starts on line 2 + 14 * 4 + 15 + 1.
     assert_eq!(r.line, 2 + 14 * 4 + 15 + 1);
     let again = load_text(db, Dataset::Inspire, &gml()).await;
     assert_eq!((again.counts.loaded, again.counts.unchanged), (0, 5));
 
-    let parcels = terrace_store::land::parcels_by_id(db, &[101, 104, 105]).await.unwrap();
+    let parcels = terrace_store::land::parcels_by_id(db, &[101, 104, 105])
+        .await
+        .unwrap();
     let by_id = |id: i64| parcels.iter().find(|p| p.inspire_id == id).unwrap();
-    assert!((by_id(104).area_m2 - 750.0).abs() < 1e-6, "the hole is not land");
+    assert!(
+        (by_id(104).area_m2 - 750.0).abs() < 1e-6,
+        "the hole is not land"
+    );
     assert_eq!(by_id(101).lad_code.as_deref(), Some("E06000099"));
     assert_eq!(by_id(105).lad_code.as_deref(), Some("E06000098"));
     let (lat, lon) = (by_id(101).lat.unwrap(), by_id(101).lon.unwrap());
-    assert!((49.0..56.0).contains(&lat) && (-8.0..2.0).contains(&lon), "{lat} {lon}");
+    assert!(
+        (49.0..56.0).contains(&lat) && (-8.0..2.0).contains(&lon),
+        "{lat} {lon}"
+    );
 
     let b = load_text(db, Dataset::OsBuildings, &buildings()).await;
-    assert_eq!((b.counts.read, b.counts.loaded, b.counts.rejected), (3, 2, 1));
+    assert_eq!(
+        (b.counts.read, b.counts.loaded, b.counts.rejected),
+        (3, 2, 1)
+    );
     assert!(b.rejections[0].reason.contains("not a building code"));
     let b2 = load_text(db, Dataset::OsBuildings, &buildings()).await;
     assert_eq!(b2.counts.unchanged, 2);
@@ -128,7 +170,13 @@ async fn the_build_links_buildings_addresses_and_titles_with_their_coverage() {
     let db = app.db();
     let links = terrace_store::land::parcel_addresses_by_uprn(
         db,
-        &[990000000001, 990000000011, 990000000020, 990000000021, 990000000024],
+        &[
+            990000000001,
+            990000000011,
+            990000000020,
+            990000000021,
+            990000000024,
+        ],
     )
     .await
     .unwrap();
@@ -136,9 +184,17 @@ async fn the_build_links_buildings_addresses_and_titles_with_their_coverage() {
     assert_eq!(parcel_of(990000000001), Some(101));
     assert_eq!(parcel_of(990000000011), Some(104));
     assert_eq!(parcel_of(990000000020), Some(103));
-    assert_eq!(parcel_of(990000000021), None, "Rose Cottage lies in no loaded parcel");
+    assert_eq!(
+        parcel_of(990000000021),
+        None,
+        "Rose Cottage lies in no loaded parcel"
+    );
     assert_eq!(parcel_of(990000000024), Some(105));
-    assert!(links.iter().all(|l| l.method == "point_in_polygon" && l.score == 1.0));
+    assert!(
+        links
+            .iter()
+            .all(|l| l.method == "point_in_polygon" && l.score == 1.0)
+    );
 
     // A company-owned title linked to a UPRN on parcel 103, one to a UPRN on no parcel.
     let now = chrono::Utc::now().naive_utc();
@@ -173,27 +229,41 @@ async fn the_build_links_buildings_addresses_and_titles_with_their_coverage() {
         .await
         .unwrap();
     assert_eq!((report.titles_linked, report.titles_on_parcel), (2, 1));
-    let on = terrace_store::land::parcels_of_title(db, "XT1").await.unwrap();
+    let on = terrace_store::land::parcels_of_title(db, "XT1")
+        .await
+        .unwrap();
     assert_eq!(on.len(), 1);
     assert_eq!((on[0].inspire_id, on[0].uprn), (103, 990000000020));
     assert!((on[0].score - 0.9).abs() < 1e-9);
-    assert!(terrace_store::land::parcels_of_title(db, "XT2").await.unwrap().is_empty());
+    assert!(
+        terrace_store::land::parcels_of_title(db, "XT2")
+            .await
+            .unwrap()
+            .is_empty()
+    );
 
     let cov = terrace_store::land::all_land_coverage(db).await.unwrap();
     let a = cov.iter().find(|c| c.lad_code == "E06000099").unwrap();
     assert_eq!((a.parcels, a.parcels_measured), (4, 4));
     assert_eq!((a.buildings, a.buildings_on_parcel), (2, 2));
-    assert_eq!(a.addresses_in_parcel, 8, "houses 1-3, shell 10, flats 11-13, shop 20");
+    assert_eq!(
+        a.addresses_in_parcel, 8,
+        "houses 1-3, shell 10, flats 11-13, shop 20"
+    );
     assert_eq!((a.titles_linked, a.titles_on_parcel), (2, 1));
     let b = cov.iter().find(|c| c.lad_code == "E06000098").unwrap();
     assert_eq!((b.parcels, b.parcels_measured, b.buildings), (1, 0, 0));
 
     // Building the links again changes nothing.
-    let before = terrace_store::land::parcels_of_title(db, "XT1").await.unwrap();
+    let before = terrace_store::land::parcels_of_title(db, "XT1")
+        .await
+        .unwrap();
     terrace_ingest::derive::link_land(db, &mut Progress::quiet())
         .await
         .unwrap();
-    let after = terrace_store::land::parcels_of_title(db, "XT1").await.unwrap();
+    let after = terrace_store::land::parcels_of_title(db, "XT1")
+        .await
+        .unwrap();
     assert_eq!(before.len(), after.len());
     assert_eq!(before[0].id, after[0].id);
 }
@@ -205,11 +275,19 @@ async fn plot_utilisation_lists_decimals_as_text_and_applies_the_ceiling_to_meas
     let svc = service(app.state.clone()).await;
     let path = "/v1/land/plot-utilisation";
 
-    let r = send(&svc, post_json(path, &key, &json!({"area_id": "lad:E06000099"}))).await;
+    let r = send(
+        &svc,
+        post_json(path, &key, &json!({"area_id": "lad:E06000099"})),
+    )
+    .await;
     assert_eq!(r.status, 200, "{}", r.json);
     assert_eq!(r.json["credits_charged"], 6);
     assert_eq!(balance(app.db(), acct).await, 94);
-    assert_eq!(land_ids(&r), vec!["102", "101", "104", "103"], "largest first");
+    assert_eq!(
+        land_ids(&r),
+        vec!["102", "101", "104", "103"],
+        "largest first"
+    );
     assert_eq!(r.json["count"], 4);
     assert_eq!(r.json["min_area_m2"], 0.0);
     assert_eq!(r.json["max_built_coverage"], Value::Null);
@@ -225,38 +303,68 @@ async fn plot_utilisation_lists_decimals_as_text_and_applies_the_ceiling_to_meas
     assert_eq!(houses["landuse_tier_b"], "Residential");
     assert_eq!(houses["nlud_code"], "U070");
     let empty = parcel(&r, "102");
-    assert_eq!(empty["built_coverage_ratio"], "0.0000", "measured and empty");
-    assert_eq!(empty["landuse_tier_a"], Value::Null, "nothing supports a class");
+    assert_eq!(
+        empty["built_coverage_ratio"], "0.0000",
+        "measured and empty"
+    );
+    assert_eq!(
+        empty["landuse_tier_a"],
+        Value::Null,
+        "nothing supports a class"
+    );
     let shop = parcel(&r, "103");
     assert_eq!(shop["built_coverage_ratio"], "0.2500");
-    assert_eq!((shop["landuse_tier_a"].as_str(), shop["nlud_code"].as_str()), (Some("commercial"), Some("U090")));
+    assert_eq!(
+        (shop["landuse_tier_a"].as_str(), shop["nlud_code"].as_str()),
+        (Some("commercial"), Some("U090"))
+    );
     assert_eq!(parcel(&r, "104")["area_m2"], "750.00");
     assert_eq!(r.json["coverage"]["measured_share"], "1.0000");
 
     // The ceiling: 101 (0.4) is over it; 102, 104 and 103 are kept.
     let r = send(
         &svc,
-        post_json(path, &key, &json!({"area_id": "lad:E06000099", "max_built_coverage": 0.3, "min_area_m2": 500})),
+        post_json(
+            path,
+            &key,
+            &json!({"area_id": "lad:E06000099", "max_built_coverage": 0.3, "min_area_m2": 500}),
+        ),
     )
     .await;
     assert_eq!(land_ids(&r), vec!["102", "104"]);
 
     // Authority B has no footprints: its parcel is listed with a null ratio, and excluded (not
     // counted as empty) under a ceiling.
-    let r = send(&svc, post_json(path, &key, &json!({"area_id": "lad:E06000098"}))).await;
-    assert_eq!(land_ids(&r), vec!["105"]);
-    assert_eq!(parcel(&r, "105")["built_coverage_ratio"], Value::Null);
-    assert_eq!(parcel(&r, "105")["total_buildings_footprint_m2"], Value::Null);
     let r = send(
         &svc,
-        post_json(path, &key, &json!({"area_id": "lad:E06000098", "max_built_coverage": 0.9, "limit": 5})),
+        post_json(path, &key, &json!({"area_id": "lad:E06000098"})),
+    )
+    .await;
+    assert_eq!(land_ids(&r), vec!["105"]);
+    assert_eq!(parcel(&r, "105")["built_coverage_ratio"], Value::Null);
+    assert_eq!(
+        parcel(&r, "105")["total_buildings_footprint_m2"],
+        Value::Null
+    );
+    let r = send(
+        &svc,
+        post_json(
+            path,
+            &key,
+            &json!({"area_id": "lad:E06000098", "max_built_coverage": 0.9, "limit": 5}),
+        ),
     )
     .await;
     assert_eq!(r.status, 200, "{}", r.json);
     assert!(land_ids(&r).is_empty());
     assert_eq!(r.json["coverage"]["parcels_in_area"], 1);
     assert_eq!(r.json["coverage"]["parcels_measured"], 0);
-    assert!(r.json["coverage_note"].as_str().unwrap().contains("excluded rather than counted as empty"));
+    assert!(
+        r.json["coverage_note"]
+            .as_str()
+            .unwrap()
+            .contains("excluded rather than counted as empty")
+    );
     assert_eq!(r.json["credits_charged"], 6);
 }
 
@@ -268,20 +376,56 @@ async fn plot_utilisation_validation_is_422_and_an_unknown_area_404_both_free() 
     let path = "/v1/land/plot-utilisation";
     let cases = [
         (json!({}), vec!["body", "area_id"], "missing"),
-        (json!({"area_id": "nowhere"}), vec!["body", "area_id"], "value_error"),
-        (json!({"area_id": "district:XT1"}), vec!["body", "area_id"], "value_error"),
-        (json!({"area_id": "lad:E06000099", "min_area_m2": -1}), vec!["body", "min_area_m2"], "greater_than_equal"),
-        (json!({"area_id": "lad:E06000099", "max_built_coverage": 1.5}), vec!["body", "max_built_coverage"], "less_than_equal"),
-        (json!({"area_id": "lad:E06000099", "max_built_coverage": -0.1}), vec!["body", "max_built_coverage"], "greater_than_equal"),
-        (json!({"area_id": "lad:E06000099", "limit": 0}), vec!["body", "limit"], "greater_than_equal"),
-        (json!({"area_id": "lad:E06000099", "limit": 1001}), vec!["body", "limit"], "less_than_equal"),
-        (json!({"area_id": "lad:E06000099", "colour": "red"}), vec!["body", "colour"], "extra_forbidden"),
+        (
+            json!({"area_id": "nowhere"}),
+            vec!["body", "area_id"],
+            "value_error",
+        ),
+        (
+            json!({"area_id": "district:XT1"}),
+            vec!["body", "area_id"],
+            "value_error",
+        ),
+        (
+            json!({"area_id": "lad:E06000099", "min_area_m2": -1}),
+            vec!["body", "min_area_m2"],
+            "value_error",
+        ),
+        (
+            json!({"area_id": "lad:E06000099", "max_built_coverage": 1.5}),
+            vec!["body", "max_built_coverage"],
+            "value_error",
+        ),
+        (
+            json!({"area_id": "lad:E06000099", "max_built_coverage": -0.1}),
+            vec!["body", "max_built_coverage"],
+            "value_error",
+        ),
+        (
+            json!({"area_id": "lad:E06000099", "limit": 0}),
+            vec!["body", "limit"],
+            "greater_than_equal",
+        ),
+        (
+            json!({"area_id": "lad:E06000099", "limit": 1001}),
+            vec!["body", "limit"],
+            "less_than_equal",
+        ),
+        (
+            json!({"area_id": "lad:E06000099", "colour": "red"}),
+            vec!["body", "colour"],
+            "extra_forbidden",
+        ),
     ];
     for (body, loc, kind) in cases {
         let r = send(&svc, post_json(path, &key, &body)).await;
         check_422(&r, &loc, kind);
     }
-    let r = send(&svc, post_json(path, &key, &json!({"area_id": "lad:E06000097"}))).await;
+    let r = send(
+        &svc,
+        post_json(path, &key, &json!({"area_id": "lad:E06000097"})),
+    )
+    .await;
     assert_eq!(r.status, 404, "{}", r.json);
     assert_eq!(r.json["credits_charged"], 0);
     assert_eq!(balance(app.db(), acct).await, 100);
@@ -305,8 +449,14 @@ async fn the_fixture_world_links_titles_to_parcels_and_reports_its_coverage() {
     let parcels = cases["parcels"].as_i64().unwrap();
     assert_eq!(a.parcels + b.parcels, parcels);
     assert_eq!((a.parcels_measured, b.parcels_measured), (a.parcels, 0));
-    assert_eq!(a.buildings_on_parcel, cases["parcels_with_building"].as_i64().unwrap());
-    assert!(a.addresses_in_parcel >= a.parcels, "every plot holds its address");
+    assert_eq!(
+        a.buildings_on_parcel,
+        cases["parcels_with_building"].as_i64().unwrap()
+    );
+    assert!(
+        a.addresses_in_parcel >= a.parcels,
+        "every plot holds its address"
+    );
     // The title-to-parcel link, measured: titles linked to a UPRN whose address is on a plot.
     let titles = a.titles_linked + b.titles_linked;
     let on = a.titles_on_parcel + b.titles_on_parcel;
@@ -318,7 +468,9 @@ async fn the_fixture_world_links_titles_to_parcels_and_reports_its_coverage() {
 
     // The coverage register reports the land links per authority.
     let areas = terrace_areas::AreasCtx::new(t.db.clone());
-    let reg = terrace_areas::coverage::coverage(&areas, measured).await.unwrap();
+    let reg = terrace_areas::coverage::coverage(&areas, measured)
+        .await
+        .unwrap();
     let land = reg.land.expect("land links are in the register");
     assert_eq!(land.parcels, a.parcels);
     assert_eq!(land.measured_share, Some(1.0));
@@ -335,8 +487,16 @@ async fn the_fixture_world_links_titles_to_parcels_and_reports_its_coverage() {
     let sample = cases["sample_land_id"].as_i64().unwrap().to_string();
     let p = parcel(&r, &sample);
     assert!(p["n_buildings"].as_i64().unwrap() >= 1);
-    assert!(p["built_coverage_ratio"].as_str().unwrap().parse::<f64>().unwrap() > 0.0);
-    let body = json!({"area_id": format!("lad:{measured}"), "max_built_coverage": 0, "limit": 1000});
+    assert!(
+        p["built_coverage_ratio"]
+            .as_str()
+            .unwrap()
+            .parse::<f64>()
+            .unwrap()
+            > 0.0
+    );
+    let body =
+        json!({"area_id": format!("lad:{measured}"), "max_built_coverage": 0, "limit": 1000});
     let r = send(&svc, post_json(path, &key, &body)).await;
     for p in r.json["parcels"].as_array().unwrap() {
         assert_eq!(p["built_coverage_ratio"], "0.0000");
@@ -349,7 +509,10 @@ async fn the_fixture_world_links_titles_to_parcels_and_reports_its_coverage() {
     );
     let body = json!({"area_id": format!("lad:{unmeasured}"), "max_built_coverage": 1});
     let r = send(&svc, post_json(path, &key, &body)).await;
-    assert_eq!(r.json["count"], 0, "unmeasured parcels are excluded under a ceiling");
+    assert_eq!(
+        r.json["count"], 0,
+        "unmeasured parcels are excluded under a ceiling"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -363,11 +526,22 @@ async fn h3_density_counts_addresses_by_class_per_cell_pages_and_is_free() {
     assert_eq!(r.json["resolution"], 8);
     let cells = r.json["cells"].as_array().unwrap().clone();
     let sum = |k: &str| cells.iter().map(|c| c[k].as_i64().unwrap()).sum::<i64>();
-    assert_eq!(sum("addresses"), 11, "Exampleton's addresses, all with a cell");
-    assert_eq!((sum("residential"), sum("commercial"), sum("other")), (9, 1, 1));
+    assert_eq!(
+        sum("addresses"),
+        11,
+        "Exampleton's addresses, all with a cell"
+    );
+    assert_eq!(
+        (sum("residential"), sum("commercial"), sum("other")),
+        (9, 1, 1)
+    );
     // No sale is linked in this world: the sales are null, with the reason, never 0.
     assert_eq!(r.json["period"], Value::Null);
-    assert!(cells.iter().all(|c| c["sales"].is_null() && c["sales_value"].is_null()));
+    assert!(
+        cells
+            .iter()
+            .all(|c| c["sales"].is_null() && c["sales_value"].is_null())
+    );
     assert!(r.json["sales_reason"].is_string());
     assert_eq!(r.json["next_cursor"], Value::Null);
 
@@ -390,11 +564,31 @@ async fn h3_density_counts_addresses_by_class_per_cell_pages_and_is_free() {
     assert_eq!(paged, cells);
 
     for (path, loc, kind) in [
-        ("/v1/h3/density/nowhere", vec!["path", "area_id"], "value_error"),
-        ("/v1/h3/density/district:XT1", vec!["path", "area_id"], "value_error"),
-        ("/v1/h3/density/lad:E06000099?months=0", vec!["query", "months"], "greater_than_equal"),
-        ("/v1/h3/density/lad:E06000099?limit=1001", vec!["query", "limit"], "less_than_equal"),
-        ("/v1/h3/density/lad:E06000099?cursor=zzzzzzzzzzzzzzz", vec!["query", "cursor"], "value_error"),
+        (
+            "/v1/h3/density/nowhere",
+            vec!["path", "area_id"],
+            "value_error",
+        ),
+        (
+            "/v1/h3/density/district:XT1",
+            vec!["path", "area_id"],
+            "value_error",
+        ),
+        (
+            "/v1/h3/density/lad:E06000099?months=0",
+            vec!["query", "months"],
+            "greater_than_equal",
+        ),
+        (
+            "/v1/h3/density/lad:E06000099?limit=1001",
+            vec!["query", "limit"],
+            "less_than_equal",
+        ),
+        (
+            "/v1/h3/density/lad:E06000099?cursor=zzzzzzzzzzzzzzz",
+            vec!["query", "cursor"],
+            "value_error",
+        ),
     ] {
         let r = send(&svc, get(path, &key)).await;
         check_422(&r, &loc, kind);

@@ -24,7 +24,10 @@ pub struct Inspire;
 impl Load for Inspire {
     type Row = InspireRow;
 
-    fn read(&self, path: &Path) -> std::io::Result<impl Iterator<Item = Parsed<InspireRow>> + Send> {
+    fn read(
+        &self,
+        path: &Path,
+    ) -> std::io::Result<impl Iterator<Item = Parsed<InspireRow>> + Send> {
         inspire::read(path)
     }
 
@@ -36,27 +39,33 @@ impl Load for Inspire {
     ) -> Result<bool, StoreError> {
         let lads = lad_index(ctx).await?;
         note_no_lads(ctx, lads, "parcels");
-        merge(ctx.db, rows, counts, |r| r.inspire_id, |r, _| {
-            let p = place(&r.geometry, lads);
-            let (lat, lon) = super::shared::wgs84(p.inside.map(|i| i.0), p.inside.map(|i| i.1));
-            let [min_x, min_y, max_x, max_y] = p.bbox;
-            Change::Put(ParcelRow {
-                inspire_id: r.inspire_id,
-                gml_id: r.gml_id,
-                wkb: p.wkb,
-                min_x,
-                min_y,
-                max_x,
-                max_y,
-                area_m2: p.area_m2,
-                lat,
-                lon,
-                valid_from: r.valid_from,
-                lad_code: p.lad_code,
-                source: ctx.source.to_string(),
-                updated_at: ctx.now,
-            })
-        })
+        merge(
+            ctx.db,
+            rows,
+            counts,
+            |r| r.inspire_id,
+            |r, _| {
+                let p = place(&r.geometry, lads);
+                let (lat, lon) = super::shared::wgs84(p.inside.map(|i| i.0), p.inside.map(|i| i.1));
+                let [min_x, min_y, max_x, max_y] = p.bbox;
+                Change::Put(ParcelRow {
+                    inspire_id: r.inspire_id,
+                    gml_id: r.gml_id,
+                    wkb: p.wkb,
+                    min_x,
+                    min_y,
+                    max_x,
+                    max_y,
+                    area_m2: p.area_m2,
+                    lat,
+                    lon,
+                    valid_from: r.valid_from,
+                    lad_code: p.lad_code,
+                    source: ctx.source.to_string(),
+                    updated_at: ctx.now,
+                })
+            },
+        )
         .await?;
         Ok(false)
     }

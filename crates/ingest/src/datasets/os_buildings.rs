@@ -24,7 +24,10 @@ pub struct OsBuildings;
 impl Load for OsBuildings {
     type Row = BuildingRow;
 
-    fn read(&self, path: &Path) -> std::io::Result<impl Iterator<Item = Parsed<BuildingRow>> + Send> {
+    fn read(
+        &self,
+        path: &Path,
+    ) -> std::io::Result<impl Iterator<Item = Parsed<BuildingRow>> + Send> {
         os_buildings::read(path)
     }
 
@@ -36,23 +39,29 @@ impl Load for OsBuildings {
     ) -> Result<bool, StoreError> {
         let lads = lad_index(ctx).await?;
         note_no_lads(ctx, lads, "footprints");
-        merge(ctx.db, rows, counts, |r| r.building_id.clone(), |r, _| {
-            let p = place(&r.geometry, lads);
-            let [min_x, min_y, max_x, max_y] = p.bbox;
-            Change::Put(FootprintRow {
-                building_id: r.building_id,
-                feature_code: r.feature_code,
-                wkb: p.wkb,
-                min_x,
-                min_y,
-                max_x,
-                max_y,
-                area_m2: p.area_m2,
-                lad_code: p.lad_code,
-                source: ctx.source.to_string(),
-                updated_at: ctx.now,
-            })
-        })
+        merge(
+            ctx.db,
+            rows,
+            counts,
+            |r| r.building_id.clone(),
+            |r, _| {
+                let p = place(&r.geometry, lads);
+                let [min_x, min_y, max_x, max_y] = p.bbox;
+                Change::Put(FootprintRow {
+                    building_id: r.building_id,
+                    feature_code: r.feature_code,
+                    wkb: p.wkb,
+                    min_x,
+                    min_y,
+                    max_x,
+                    max_y,
+                    area_m2: p.area_m2,
+                    lad_code: p.lad_code,
+                    source: ctx.source.to_string(),
+                    updated_at: ctx.now,
+                })
+            },
+        )
         .await?;
         Ok(false)
     }

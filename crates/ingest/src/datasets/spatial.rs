@@ -33,7 +33,9 @@ stored!(
 );
 
 /// The local authority boundaries as an index (read once per load).
-pub(super) async fn lad_index<'a>(ctx: &'a LoadCtx<'a>) -> Result<&'a PolygonIndex<String>, StoreError> {
+pub(super) async fn lad_index<'a>(
+    ctx: &'a LoadCtx<'a>,
+) -> Result<&'a PolygonIndex<String>, StoreError> {
     ctx.lads
         .get_or_try_init(|| async {
             let rows = address::boundaries_of_kind(ctx.db, "lad").await?;

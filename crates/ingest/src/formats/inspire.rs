@@ -319,7 +319,9 @@ fn to_row(m: Member) -> Result<InspireRow, String> {
     }
     let valid_from = match m.valid_from.as_deref().filter(|s| !s.is_empty()) {
         None => None,
-        Some(s) => Some(timestamp(s).ok_or_else(|| format!("{label}: VALIDFROM {s:?} unreadable"))?),
+        Some(s) => {
+            Some(timestamp(s).ok_or_else(|| format!("{label}: VALIDFROM {s:?} unreadable"))?)
+        }
     };
     Ok(InspireRow {
         inspire_id,
@@ -339,7 +341,11 @@ impl Iterator for Members {
         match self.next_member() {
             Ok(Some(m)) => {
                 let line = m.line;
-                Some(to_row(m).map(|r| (line, r)).map_err(|reason| self.reject(line, reason)))
+                Some(
+                    to_row(m)
+                        .map(|r| (line, r))
+                        .map_err(|reason| self.reject(line, reason)),
+                )
             }
             Ok(None) => {
                 self.done = true;
@@ -414,7 +420,10 @@ mod tests {
         assert_eq!(bad.len(), 5);
         assert!(reasons[0].1.contains("unclosed ring"), "{reasons:?}");
         assert!(reasons[1].1.contains("whole number of 2-D"), "{reasons:?}");
-        assert!(reasons[2].1.contains("not a positive whole number"), "{reasons:?}");
+        assert!(
+            reasons[2].1.contains("not a positive whole number"),
+            "{reasons:?}"
+        );
         assert!(reasons[3].1.contains("not a number"), "{reasons:?}");
         assert!(reasons[4].1.contains("zero area"), "{reasons:?}");
         // each member is 14 lines (one ring) or 15 (two rings): lines follow the file
