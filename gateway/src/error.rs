@@ -336,6 +336,16 @@ impl From<terrace_areas::AreasError> for ApiError {
     }
 }
 
+impl From<terrace_land::LandError> for ApiError {
+    fn from(e: terrace_land::LandError) -> Self {
+        match e {
+            terrace_land::LandError::NotFound(what) => ApiError::NotFound(what),
+            terrace_land::LandError::Invalid(v) => crate::input::invalid(crate::input::In::Body, v),
+            terrace_land::LandError::Store(s) => s.into(),
+        }
+    }
+}
+
 impl From<terrace_valuation::ValuationError> for ApiError {
     fn from(e: terrace_valuation::ValuationError) -> Self {
         match e {

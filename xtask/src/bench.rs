@@ -327,7 +327,14 @@ impl Bench {
     /// Checks for wrk (before minutes of work), empties `target/<name>` (unless `keep`) and
     /// builds the release `terrace` and `xtask`.
     pub(crate) fn prepare(name: &str, keep: bool) -> anyhow::Result<Bench> {
-        require_wrk()?;
+        Bench::prepare_with(name, keep, true)
+    }
+
+    /// As [`Bench::prepare`], requiring wrk only when `wrk` says so.
+    pub(crate) fn prepare_with(name: &str, keep: bool, wrk: bool) -> anyhow::Result<Bench> {
+        if wrk {
+            require_wrk()?;
+        }
         let root = crate::root();
         let dir = root.join("target").join(name);
         if !keep {

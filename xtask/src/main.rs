@@ -12,6 +12,7 @@
 //!                                                 DATABASE_URL names one)
 //!   cargo xtask bench market [--districts N] [--years Y] [--per-month R]   benchmark the market build and endpoints
 //!   cargo xtask bench areas [--addresses N] [--secs S] [--reuse]   benchmark areas resolve and reverse-geocode
+//!   cargo xtask bench land [--parcels N] [--secs S]   benchmark the INSPIRE load, the land build and plot utilisation
 //!   cargo xtask bench resolve --real DIR [--postcodes FILE] [--held-out N]   the matcher on real addresses
 //!
 //! The store is chosen as the service chooses it: DATABASE_URL, else TERRACE_DATA_DIR/terrace.sqlite3.
@@ -19,6 +20,7 @@
 mod backtest;
 mod bench;
 mod bench_areas;
+mod bench_land;
 mod bench_market;
 mod bench_resolve;
 
@@ -46,6 +48,9 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
                                        time the market build and the market endpoints on synthetic sales
   bench areas [--addresses N] [--secs S] [--reuse]
                                        benchmark areas resolve and reverse-geocode on a generated register
+  bench land [--parcels N] [--secs S]
+                                       time the INSPIRE load (polygons/s, peak memory), the land build
+                                       and plot utilisation on generated parcels
   bench resolve --real DIR [--postcodes FILE] [--held-out N] [--seed S] [--dump FILE]
                                        resolve accuracy and speed on a labelled task built from real EPC files";
 
@@ -120,6 +125,15 @@ fn opt(args: &[String], name: &str) -> Option<String> {
         .cloned()
 }
 
+/// This process's peak resident memory (`VmHWM` in /proc/self/status), in kB, where Linux says.
+fn peak_memory_kb() -> Option<u64> {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
 async fn store() -> anyhow::Result<terrace_store::Db> {
     let config = terrace_store::StoreConfig::from_env().map_err(anyhow::Error::msg)?;
     Ok(config.open().await?)
@@ -176,6 +190,7 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
                         "dataset": report.dataset, "file": report.file, "counts": report.counts,
                         "rejections": report.rejections.iter().map(|r| format!("{r}")).collect::<Vec<_>>(),
                         "seconds": report.seconds,
+                        "peak_memory_kb": peak_memory_kb(),
                     })
                 );
             }
@@ -284,6 +299,26 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
                 secs,
                 database_url,
                 reuse: rest.iter().any(|a| a == "--reuse"),
+            })
+            .await
+        }
+        ["bench", "land", rest @ ..] => {
+            let rest: Vec<String> = rest.iter().map(|s| s.to_string()).collect();
+            let parcels = opt(&rest, "--parcels")
+                .map(|s| s.parse())
+                .transpose()?
+                .unwrap_or(2_000_000);
+            let secs = opt(&rest, "--secs")
+                .map(|s| s.parse())
+                .transpose()?
+                .unwrap_or(15);
+            let database_url = std::env::var("DATABASE_URL")
+                .ok()
+                .filter(|u| u.starts_with("postgres://") || u.starts_with("postgresql://"));
+            bench_land::land(bench_land::LandBench {
+                parcels,
+                secs,
+                database_url,
             })
             .await
         }

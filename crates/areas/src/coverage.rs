@@ -44,6 +44,55 @@ pub enum CheckStatus {
     NotLoaded,
 }
 
+/// The land build's links in one authority: parcels with a measured built coverage, addresses
+/// in a parcel, buildings on a parcel, company-owned titles on a parcel. Shares are null where
+/// their denominator is 0.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LandCoverage {
+    /// `loaded` when INSPIRE parcels are loaded in the authority.
+    pub status: LoadStatus,
+    pub parcels: i64,
+    /// Parcels whose built coverage is measured (footprint data loaded in the authority).
+    pub parcels_measured: i64,
+    pub measured_share: Option<f64>,
+    pub addresses_in_parcel: i64,
+    /// `addresses_in_parcel` over the authority's addresses with a position.
+    pub address_share: Option<f64>,
+    pub buildings: i64,
+    pub buildings_on_parcel: i64,
+    /// Company-owned titles linked to an address of the authority.
+    pub titles_linked: i64,
+    /// Of those, titles whose address lies in a parcel (the title-to-parcel link).
+    pub titles_on_parcel: i64,
+    pub title_share: Option<f64>,
+}
+
+fn share_of(n: i64, d: i64) -> Option<f64> {
+    (d > 0).then(|| n as f64 / d as f64)
+}
+
+impl From<&terrace_store::land::LandCoverageRow> for LandCoverage {
+    fn from(r: &terrace_store::land::LandCoverageRow) -> Self {
+        LandCoverage {
+            status: if r.parcels > 0 {
+                LoadStatus::Loaded
+            } else {
+                LoadStatus::NotLoaded
+            },
+            parcels: r.parcels,
+            parcels_measured: r.parcels_measured,
+            measured_share: share_of(r.parcels_measured, r.parcels),
+            addresses_in_parcel: r.addresses_in_parcel,
+            address_share: share_of(r.addresses_in_parcel, r.addresses),
+            buildings: r.buildings,
+            buildings_on_parcel: r.buildings_on_parcel,
+            titles_linked: r.titles_linked,
+            titles_on_parcel: r.titles_on_parcel,
+            title_share: share_of(r.titles_on_parcel, r.titles_linked),
+        }
+    }
+}
+
 /// Official planning data's coverage of the authority.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -174,6 +223,9 @@ pub struct CoverageRegister {
     pub planning: PlanningCoverage,
     /// Addresses with a listing in the listings feed.
     pub listing_sweep: LinkShare,
+    /// The land links (INSPIRE parcels, OS buildings, company-owned titles) in the authority.
+    #[serde(default)]
+    pub land: Option<LandCoverage>,
     /// Every dataset the service knows of, loaded here or not.
     pub datasets: Vec<DatasetCoverage>,
     /// The datasets (and designation datasets) not loaded here, by name.
@@ -291,6 +343,7 @@ struct Inputs {
     planning: BTreeMap<String, terrace_store::planning::CoverageRow>,
     planning_loaded: bool,
     runs: BTreeSet<String>,
+    land: BTreeMap<String, terrace_store::land::LandCoverageRow>,
 }
 
 fn linked_key(l: Linked) -> String {
@@ -331,7 +384,13 @@ async fn read_inputs(db: &Db, known: &[KnownDataset]) -> Result<Inputs, StoreErr
         .filter(|r| r.loaded + r.updated + r.unchanged > 0)
         .map(|r| r.dataset)
         .collect();
+    let land = terrace_store::land::all_land_coverage(db)
+        .await?
+        .into_iter()
+        .map(|r| (r.lad_code.clone(), r))
+        .collect();
     Ok(Inputs {
+        land,
         address,
         linked,
         link_any,
@@ -688,6 +747,7 @@ fn register_for(
         hereditament_link,
         planning,
         listing_sweep,
+        land: inp.land.get(lad).map(LandCoverage::from),
         datasets,
         not_loaded,
     }

@@ -57,6 +57,8 @@ sources! {
     RIGHTMOVE_BLM = "rightmove_blm_v3", 0.5;
     RIGHTMOVE_RTDF = "rightmove_rtdf", 0.5;
     ONS_PIPR = "ons_pipr", 0.5;
+    HMLR_INSPIRE = "hmlr_inspire_index_polygons", 0.9;
+    OS_OPEN_MAP_LOCAL = "os_open_map_local_buildings", 0.9;
 }
 
 /// The confidence of a source no row names.

@@ -18,6 +18,7 @@ mod areas;
 mod epc;
 mod gazetteer;
 mod index;
+pub mod land;
 mod lha;
 mod listings;
 mod names;
@@ -243,6 +244,8 @@ pub struct Manifest {
     pub area_cases: AreaCases,
     /// Company-owned titles and companies the ownership tests pin (`ownership/`).
     pub ownership_cases: OwnershipCases,
+    /// Land parcels and buildings the land tests pin (`land/`).
+    pub land_cases: land::LandCases,
 }
 
 pub const ABP_FILE: &str = "addressbase/addressbase_plus_fixture.csv";
@@ -621,6 +624,8 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let mut listings = listings::Listings::default();
     // So do the company-owned titles (no PRNG at all).
     let mut ownership = ownership::Ownership::create(out_dir, areas::REGION_NAME)?;
+    // And the land parcels and buildings (no PRNG either).
+    let mut land = land::Land::default();
 
     let mut rejections = Vec::new();
     let mut epc_bad = Sabotage::new(
@@ -678,6 +683,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
                     uprn_last = uprn_last.max(r.uprn);
                     tenure.address(r, &lad_upper[dp.lad])?;
                     ownership.address(r, &lad_upper[dp.lad])?;
+                    land.address(r.uprn, r.parent_uprn, r.x, r.y, dp.lad, lad.code);
                     planning.address(r)?;
                     if let Some(dw) = &r.dwelling {
                         sites.push(risk::Site {
@@ -757,6 +763,12 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let (lease_stat, ct_stat, lease_cases, council_tax_cases) = tenure.finish()?;
     let (apps_stat, cov_stat, list_stats, links_stat, planning_cases) = planning.finish()?;
     let (ccod_stat, ocod_stat, ch_stat, ownership_cases) = ownership.finish(out_dir)?;
+    let (gml_stat, buildings_stat, gml_bad_line, land_cases) = land.finish(out_dir)?;
+    rejections.push(Rejection {
+        file: land::INSPIRE_FILE.into(),
+        line: gml_bad_line,
+        reason: "unclosed ring".into(),
+    });
 
     // The report-builder export of a few recent sales (same transactions, other layout).
     if recent.is_empty() {
@@ -1017,6 +1029,16 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         "HM Land Registry overseas companies that own property (OCOD) full file: 39 quoted columns (CCOD's with Country Incorporated (n) after each Proprietorship Category (n)); DD/MM/YYYY dates; trailer line \"Row Count: N\"; CRLF",
     ));
     files.push(entry(
+        &gml_stat,
+        "inspire",
+        "HM Land Registry INSPIRE Index Polygons GML: wfs:FeatureCollection of wfs:member / LR:PREDEFINED, gml:Polygon in EPSG:27700 with gml:posList; one member with an unclosed ring",
+    ));
+    files.push(entry(
+        &buildings_stat,
+        "os_buildings",
+        "OS Open Map Local building layer as GeoJSON (EPSG:27700; id, feature_code)",
+    ));
+    files.push(entry(
         &ch_stat,
         "companies_house",
         "Companies House BasicCompanyData CSV: 55 quoted columns, some header names with a leading space; DD/MM/YYYY dates; CRLF",
@@ -1078,6 +1100,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         risk_cases: risk.cases,
         area_cases,
         ownership_cases,
+        land_cases,
     };
     let json = serde_json::to_string_pretty(&manifest).map_err(io::Error::other)? + "\n";
     out::write_whole(out_dir, MANIFEST_FILE, &json)?;

@@ -19,6 +19,7 @@ mod codepoint;
 mod companies_house;
 mod council_tax;
 mod epc;
+mod inspire;
 mod leases;
 mod lha_rates;
 mod listings;
@@ -28,6 +29,7 @@ mod onspd;
 mod open_names;
 mod open_uprn;
 mod pipr;
+mod os_buildings;
 mod planning_applications;
 mod planning_coverage;
 mod planning_portals;
@@ -95,6 +97,10 @@ pub enum Dataset {
     ListingsRtdf,
     /// The ONS Price Index of Private Rents by local authority (CSV).
     Pipr,
+    /// HM Land Registry INSPIRE Index Polygons (GML).
+    Inspire,
+    /// OS Open Map Local building footprints (GeoJSON).
+    OsBuildings,
 }
 
 /// One row of the dataset table.
@@ -169,6 +175,8 @@ pub static DATASETS: &[DatasetInfo] = &[
     row!(Dataset::ListingsBlm, "listings_blm", ["blm", "rightmove_blm"], sources::RIGHTMOVE_BLM, 10, listings::ListingsBlm),
     row!(Dataset::ListingsRtdf, "listings_rtdf", ["rtdf", "rightmove_rtdf"], sources::RIGHTMOVE_RTDF, 10, listings::ListingsRtdf),
     row!(Dataset::Pipr, "ons_pipr", ["pipr", "private_rents", "price_index_of_private_rents"], sources::ONS_PIPR, 13, pipr::Pipr),
+    row!(Dataset::Inspire, "inspire", ["inspire_index_polygons", "hmlr_inspire", "land_registry_cadastral_parcels"], sources::HMLR_INSPIRE, 1, inspire::Inspire),
+    row!(Dataset::OsBuildings, "os_buildings", ["os_open_map_local", "open_map_local_buildings"], sources::OS_OPEN_MAP_LOCAL, 1, os_buildings::OsBuildings),
 ];
 
 impl DatasetInfo {
@@ -264,6 +272,7 @@ mod tests {
             "ons_names_codes",
             "os_open_names",
             "planning_portals",
+            "inspire",
         ] {
             assert!(DatasetInfo::find(name).is_some(), "{name}");
         }

@@ -25,6 +25,9 @@ pub type Step =
 pub const FAMILY_STEPS: &[(&str, Step)] = &[
     ("listing UPRN links", |db, p| Box::pin(link_listings(db, p))),
     ("listing indices", |db, p| Box::pin(listing_indices(db, p))),
+    ("land links", |db, p| {
+        Box::pin(async move { link_land(db, p).await.map(|_| ()) })
+    }),
 ];
 
 /// Builds the asking-price and rent indices from the listing snapshots, the rent index checked
@@ -35,6 +38,16 @@ pub async fn listing_indices(db: &Db, progress: &mut Progress) -> Result<(), Ing
         progress.say_line(&r.summary());
     }
     Ok(())
+}
+
+/// The land build: buildings, addresses and company-owned titles to INSPIRE parcels, the plot
+/// figures and the links' coverage per local authority (`terrace_land::build`).
+pub async fn link_land(
+    db: &Db,
+    progress: &mut Progress,
+) -> Result<terrace_land::build::BuildReport, IngestError> {
+    let mut say = |s: &str| progress.say_line(s);
+    Ok(terrace_land::build::build(db, chrono::Utc::now().naive_utc(), &mut say).await?)
 }
 
 /// Matches listings that came without a UPRN to the register with the address matcher from their

@@ -20,6 +20,7 @@ pub mod codepoint;
 pub mod companies_house;
 pub mod council_tax;
 pub mod epc;
+pub mod inspire;
 pub mod layers;
 pub mod leases;
 pub mod lha;
@@ -30,6 +31,7 @@ pub mod onspd;
 pub mod open_names;
 pub mod open_uprn;
 pub mod pipr;
+pub mod os_buildings;
 pub mod planning_applications;
 pub mod planning_coverage;
 pub mod planning_data;
@@ -94,6 +96,9 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
             return Some("planning_data");
         }
         return looks_geojson.then_some("boundaries");
+    }
+    if inspire::is_inspire(trimmed) {
+        return Some("inspire");
     }
     if blm::is_blm(trimmed) {
         return Some("listings_blm");

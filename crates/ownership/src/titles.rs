@@ -320,7 +320,7 @@ pub async fn by_company(
     limit: i64,
 ) -> Result<CompanyTitles, LookupError> {
     let limit = limit.clamp(1, PAGE_MAX);
-    let total = titles::company_title_count(db, company_number).await?;
+    let total = titles::title_count(db, titles::Holder::Company(company_number)).await?;
     let company = companies_by_number(db, BTreeSet::from([company_number.to_string()]))
         .await?
         .remove(company_number);
@@ -329,8 +329,13 @@ pub async fn by_company(
             "company number {company_number} in the loaded CCOD, OCOD and Companies House files; the company"
         )));
     }
-    let mut numbers =
-        titles::titles_of_company(db, company_number, cursor.unwrap_or(""), limit + 1).await?;
+    let mut numbers = titles::titles_of(
+        db,
+        titles::Holder::Company(company_number),
+        cursor.unwrap_or(""),
+        limit + 1,
+    )
+    .await?;
     let more = numbers.len() > usize::try_from(limit).unwrap_or(usize::MAX);
     numbers.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     let mut rows = titles::titles_by_number(db, &numbers).await?;
@@ -452,8 +457,8 @@ async fn holding(db: &Db, name: String, holder: Holder) -> Result<ProprietorHold
     let cap = HOLDING_MAX as i64 + 1;
     let (key_titles, n_distinct_titles, numbers): (Vec<String>, i64, Vec<String>) = match &holder {
         Holder::Number(n) => (
-            titles::titles_of_company(db, n, "", cap).await?,
-            titles::company_title_count(db, n).await?,
+            titles::titles_of(db, titles::Holder::Company(n), "", cap).await?,
+            titles::title_count(db, titles::Holder::Company(n)).await?,
             vec![n.clone()],
         ),
         Holder::NameKey(k) => {
@@ -464,8 +469,8 @@ async fn holding(db: &Db, name: String, holder: Holder) -> Result<ProprietorHold
                     .filter_map(|p| p.company_number)
                     .collect();
             (
-                titles::titles_of_name_key(db, k, cap).await?,
-                titles::name_key_title_count(db, k).await?,
+                titles::titles_of(db, titles::Holder::NameKey(k), "", cap).await?,
+                titles::title_count(db, titles::Holder::NameKey(k)).await?,
                 numbers.into_iter().collect(),
             )
         }
@@ -529,7 +534,7 @@ async fn holding(db: &Db, name: String, holder: Holder) -> Result<ProprietorHold
 
 /// What the register shows for the proprietor with this (normalised) company number.
 pub async fn proprietor_by_number(db: &Db, number: &str) -> Result<ProprietorAnswer, LookupError> {
-    let first = titles::titles_of_company(db, number, "", 1).await?;
+    let first = titles::titles_of(db, titles::Holder::Company(number), "", 1).await?;
     let company = companies_by_number(db, BTreeSet::from([number.to_string()]))
         .await?
         .remove(number);
@@ -577,7 +582,7 @@ fn prefix_end(prefix: &str) -> String {
 /// first two characters (the look-up reads an index range, so its work is bounded).
 pub async fn proprietor_by_name(db: &Db, name: &str) -> Result<ProprietorAnswer, LookupError> {
     let key = name_key(name);
-    let count = titles::name_key_title_count(db, &key).await?;
+    let count = titles::title_count(db, titles::Holder::NameKey(&key)).await?;
     if count > 0 {
         let shown = titles::proprietors_with_name_key(db, &key, 1)
             .await?
@@ -599,7 +604,7 @@ pub async fn proprietor_by_name(db: &Db, name: &str) -> Result<ProprietorAnswer,
     let mut candidates = Vec::new();
     for k in keys {
         if let Some(distance) = edit_distance(&key, &k, max) {
-            let titles = titles::name_key_title_count(db, &k).await?;
+            let titles = titles::title_count(db, titles::Holder::NameKey(&k)).await?;
             candidates.push(Candidate {
                 name_key: k,
                 distance,

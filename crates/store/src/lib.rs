@@ -51,6 +51,7 @@ pub mod companies;
 pub mod council_tax;
 pub mod db;
 pub mod epc;
+pub mod land;
 pub mod leases;
 pub mod lha;
 pub mod listings;

@@ -879,3 +879,124 @@ diesel::table! {
 }
 
 diesel::allow_tables_to_appear_in_same_query!(private_rents, listing_index_points,);
+
+diesel::table! {
+    land_parcels (inspire_id) {
+        inspire_id -> BigInt,
+        gml_id -> Nullable<Text>,
+        wkb -> Binary,
+        min_x -> Double,
+        min_y -> Double,
+        max_x -> Double,
+        max_y -> Double,
+        area_m2 -> Double,
+        lat -> Nullable<Double>,
+        lon -> Nullable<Double>,
+        valid_from -> Nullable<Timestamp>,
+        lad_code -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    building_footprints (building_id) {
+        building_id -> Text,
+        feature_code -> Nullable<Integer>,
+        wkb -> Binary,
+        min_x -> Double,
+        min_y -> Double,
+        max_x -> Double,
+        max_y -> Double,
+        area_m2 -> Double,
+        lad_code -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    parcel_buildings (id) {
+        id -> Text,
+        inspire_id -> BigInt,
+        building_id -> Text,
+        overlap_m2 -> Double,
+        score -> Double,
+        method -> Text,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    parcel_addresses (uprn) {
+        uprn -> BigInt,
+        inspire_id -> BigInt,
+        method -> Text,
+        score -> Double,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    parcel_titles (id) {
+        id -> Text,
+        title_number -> Text,
+        inspire_id -> BigInt,
+        uprn -> BigInt,
+        method -> Text,
+        score -> Double,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    parcel_stats (inspire_id) {
+        inspire_id -> BigInt,
+        lad_code -> Nullable<Text>,
+        lsoa_code -> Nullable<Text>,
+        area_m2 -> Double,
+        n_buildings -> Integer,
+        footprint_m2 -> Nullable<Double>,
+        built_coverage -> Nullable<Double>,
+        n_units_via_buildings -> Integer,
+        address_count_residential -> Integer,
+        address_count_commercial -> Integer,
+        landuse_tier_a -> Nullable<Text>,
+        landuse_tier_b -> Nullable<Text>,
+        nlud_code -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    land_link_coverage (lad_code) {
+        lad_code -> Text,
+        parcels -> BigInt,
+        parcels_measured -> BigInt,
+        parcels_with_address -> BigInt,
+        addresses -> BigInt,
+        addresses_in_parcel -> BigInt,
+        buildings -> BigInt,
+        buildings_on_parcel -> BigInt,
+        titles_linked -> BigInt,
+        titles_on_parcel -> BigInt,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(
+    land_parcels,
+    building_footprints,
+    parcel_buildings,
+    parcel_addresses,
+    parcel_titles,
+    parcel_stats,
+    land_link_coverage,
+);
+
+diesel::allow_columns_to_appear_in_same_group_by_clause!(address_h3::cell, addresses::class);

@@ -92,17 +92,34 @@ pub async fn replace_proprietors_of(
     ))
 }
 
-/// The distinct title numbers a company number holds in any proprietor slot, in title number
-/// order after `after` (keyset pages).
-pub async fn titles_of_company(
+/// Which proprietor slots a title look-up matches: a company number, or a normalised name key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holder<'a> {
+    Company(&'a str),
+    NameKey(&'a str),
+}
+
+/// The proprietor slots of a holder (a boxed filter, the same query on both backends).
+macro_rules! holder_slots {
+    ($holder:expr) => {{
+        let q = title_proprietors::table.into_boxed();
+        match $holder {
+            Holder::Company(n) => q.filter(title_proprietors::company_number.eq(n)),
+            Holder::NameKey(k) => q.filter(title_proprietors::name_key.eq(k)),
+        }
+    }};
+}
+
+/// The distinct title numbers a holder holds in any proprietor slot, in title number order after
+/// `after` (keyset pages), at most `limit`.
+pub async fn titles_of(
     db: &Db,
-    company_number: &str,
+    holder: Holder<'_>,
     after: &str,
     limit: i64,
 ) -> StoreResult<Vec<String>> {
     Ok(with_conn!(db, |c| {
-        title_proprietors::table
-            .filter(title_proprietors::company_number.eq(company_number))
+        holder_slots!(holder)
             .filter(title_proprietors::title_number.gt(after))
             .select(title_proprietors::title_number)
             .distinct()
@@ -113,37 +130,10 @@ pub async fn titles_of_company(
     }))
 }
 
-/// How many distinct titles a company number holds.
-pub async fn company_title_count(db: &Db, company_number: &str) -> StoreResult<i64> {
+/// How many distinct titles a holder holds.
+pub async fn title_count(db: &Db, holder: Holder<'_>) -> StoreResult<i64> {
     Ok(with_conn!(db, |c| {
-        title_proprietors::table
-            .filter(title_proprietors::company_number.eq(company_number))
-            .select(diesel::dsl::count(title_proprietors::title_number).aggregate_distinct())
-            .get_result::<i64>(c)
-            .await?
-    }))
-}
-
-/// The distinct title numbers whose proprietor has this name key, in title number order (at
-/// most `limit`).
-pub async fn titles_of_name_key(db: &Db, name_key: &str, limit: i64) -> StoreResult<Vec<String>> {
-    Ok(with_conn!(db, |c| {
-        title_proprietors::table
-            .filter(title_proprietors::name_key.eq(name_key))
-            .select(title_proprietors::title_number)
-            .distinct()
-            .order(title_proprietors::title_number)
-            .limit(limit)
-            .load::<String>(c)
-            .await?
-    }))
-}
-
-/// How many distinct titles name a proprietor with this name key.
-pub async fn name_key_title_count(db: &Db, name_key: &str) -> StoreResult<i64> {
-    Ok(with_conn!(db, |c| {
-        title_proprietors::table
-            .filter(title_proprietors::name_key.eq(name_key))
+        holder_slots!(holder)
             .select(diesel::dsl::count(title_proprietors::title_number).aggregate_distinct())
             .get_result::<i64>(c)
             .await?

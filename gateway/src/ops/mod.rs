@@ -7,6 +7,7 @@ pub mod address;
 pub mod areas;
 pub mod catalogue;
 pub mod changes;
+pub mod land;
 pub mod listings_market;
 pub mod market;
 pub mod ownership;
@@ -26,6 +27,7 @@ pub static FAMILIES: &[&[&OpDecl]] = &[
     catalogue::OPS,
     planning::OPS,
     valuation::OPS,
+    land::OPS,
     areas::OPS,
     ownership::OPS,
     account::OPS,

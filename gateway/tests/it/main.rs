@@ -18,6 +18,7 @@ mod contract;
 mod council_tax;
 mod fixture_world;
 mod hub;
+mod land;
 mod lease;
 mod listing_indices;
 mod listings_market;

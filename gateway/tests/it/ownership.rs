@@ -473,15 +473,25 @@ async fn title_loader_accounts_for_every_row_and_is_idempotent() {
         (0, 0, 2)
     );
     assert_eq!(
-        terrace_store::titles::titles_of_company(&t.db, "00000123", "", 10)
-            .await
-            .unwrap(),
+        terrace_store::titles::titles_of(
+            &t.db,
+            terrace_store::titles::Holder::Company("00000123"),
+            "",
+            10
+        )
+        .await
+        .unwrap(),
         vec!["XT1".to_string(), "XT2".into()]
     );
     assert_eq!(
-        terrace_store::titles::titles_of_company(&t.db, "SC000005", "", 10)
-            .await
-            .unwrap(),
+        terrace_store::titles::titles_of(
+            &t.db,
+            terrace_store::titles::Holder::Company("SC000005"),
+            "",
+            10
+        )
+        .await
+        .unwrap(),
         vec!["XT1".to_string()]
     );
     // a change-only file: XT1 deleted, XT2 changes owner
@@ -504,22 +514,37 @@ async fn title_loader_accounts_for_every_row_and_is_idempotent() {
         r.counts
     );
     assert!(
-        terrace_store::titles::titles_of_company(&t.db, "00000123", "", 10)
-            .await
-            .unwrap()
-            .is_empty()
+        terrace_store::titles::titles_of(
+            &t.db,
+            terrace_store::titles::Holder::Company("00000123"),
+            "",
+            10
+        )
+        .await
+        .unwrap()
+        .is_empty()
     );
     assert!(
-        terrace_store::titles::titles_of_company(&t.db, "SC000005", "", 10)
-            .await
-            .unwrap()
-            .is_empty(),
+        terrace_store::titles::titles_of(
+            &t.db,
+            terrace_store::titles::Holder::Company("SC000005"),
+            "",
+            10
+        )
+        .await
+        .unwrap()
+        .is_empty(),
         "the deleted title's slots go with it"
     );
     assert_eq!(
-        terrace_store::titles::titles_of_company(&t.db, "00000777", "", 10)
-            .await
-            .unwrap(),
+        terrace_store::titles::titles_of(
+            &t.db,
+            terrace_store::titles::Holder::Company("00000777"),
+            "",
+            10
+        )
+        .await
+        .unwrap(),
         vec!["XT2".to_string()]
     );
     // an OCOD file is refused as CCOD (its header says which register it is)

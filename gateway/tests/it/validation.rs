@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 /// One rule: the request, and the expected (loc, type) of its first error.
 #[track_caller]
-fn check_422(r: &Reply, loc: &[&str], kind: &str) {
+pub(crate) fn check_422(r: &Reply, loc: &[&str], kind: &str) {
     assert_eq!(r.status, 422, "{}", r.json);
     let detail = r.json["detail"].as_array().expect("detail is a list");
     let want: Vec<Value> = loc.iter().map(|s| json!(s)).collect();

@@ -33,7 +33,9 @@ stored!(
 );
 
 /// The local authority boundaries as an index (read once per load).
-async fn lad_index<'a>(ctx: &'a LoadCtx<'a>) -> Result<&'a PolygonIndex<String>, StoreError> {
+pub(super) async fn lad_index<'a>(
+    ctx: &'a LoadCtx<'a>,
+) -> Result<&'a PolygonIndex<String>, StoreError> {
     ctx.lads
         .get_or_try_init(|| async {
             let rows = address::boundaries_of_kind(ctx.db, "lad").await?;
@@ -188,4 +190,38 @@ async fn apply(
         meta::set(ctx.db, meta::Key::SpatialLayersVersion, &version).await?;
     }
     Ok(false)
+}
+
+/// What the land loaders store of a polygon: its WKB, bounding box, planar area, a point inside
+/// it and the local authority holding that point.
+pub(super) struct Placed {
+    pub wkb: Vec<u8>,
+    pub bbox: [f64; 4],
+    pub area_m2: f64,
+    pub inside: Option<(f64, f64)>,
+    pub lad_code: Option<String>,
+}
+
+/// Places a polygon (BNG metres) against the local authority boundaries.
+pub(super) fn place(mp: &geo::MultiPolygon<f64>, lads: &PolygonIndex<String>) -> Placed {
+    use geo::{Area, InteriorPoint};
+    let inside = mp.interior_point().map(|p| (p.x(), p.y()));
+    let lad_code = inside.and_then(|p| lads.containing(p).into_iter().min().cloned());
+    Placed {
+        wkb: terrace_geo::multipolygon_to_wkb(mp),
+        bbox: terrace_geo::bbox(mp).unwrap_or([f64::NAN; 4]),
+        area_m2: mp.unsigned_area(),
+        inside,
+        lad_code,
+    }
+}
+
+/// Says once per load that no boundaries are loaded, so the land rows carry no authority.
+pub(super) fn note_no_lads(ctx: &LoadCtx<'_>, lads: &PolygonIndex<String>, what: &str) {
+    if lads.is_empty() {
+        ctx.note(format!(
+            "no local authority boundaries are loaded: {what} carry no local authority, so the \
+             land build groups them apart; load boundaries first"
+        ));
+    }
 }

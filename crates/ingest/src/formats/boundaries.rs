@@ -279,6 +279,24 @@ pub(crate) fn first_position(g: &geojson::Geometry) -> Option<(f64, f64)> {
     }
 }
 
+/// A feature's (Multi)Polygon geometry in BNG metres: WGS84 when the collection's CRS said so,
+/// else guessed from the first position; `label` starts each reason.
+pub(crate) fn feature_polygons(
+    feature: &mut Map<String, Value>,
+    crs_is_wgs84: Option<bool>,
+    label: &str,
+) -> Result<MultiPolygon<f64>, String> {
+    let geometry = match feature.remove("geometry") {
+        None | Some(Value::Null) => return Err(format!("{label}: feature has no geometry")),
+        Some(g) => serde_json::from_value::<geojson::Geometry>(g)
+            .map_err(|e| format!("{label}: bad geometry: {e}"))?,
+    };
+    let wgs84 = crs_is_wgs84.unwrap_or_else(|| {
+        first_position(&geometry).is_none_or(|(x, y)| x.abs() <= 180.0 && y.abs() <= 90.0)
+    });
+    terrace_geo::geojson_geometry_to_bng(&geometry, wgs84).map_err(|e| format!("{label}: {e}"))
+}
+
 fn to_row(feature: Value, crs_is_wgs84: Option<bool>) -> Result<BoundaryRow, String> {
     let Value::Object(mut feature) = feature else {
         return Err("feature is not an object".into());
@@ -302,16 +320,7 @@ fn to_row(feature: Value, crs_is_wgs84: Option<bool>) -> Result<BoundaryRow, Str
         .keys()
         .find(|k| k.eq_ignore_ascii_case(&format!("{stem}nm")));
     let name = name_key.and_then(|k| string_property(props, k));
-    let geometry = match feature.remove("geometry") {
-        None | Some(Value::Null) => return Err(format!("{code}: feature has no geometry")),
-        Some(g) => serde_json::from_value::<geojson::Geometry>(g)
-            .map_err(|e| format!("{code}: bad geometry: {e}"))?,
-    };
-    let wgs84 = crs_is_wgs84.unwrap_or_else(|| {
-        first_position(&geometry).is_none_or(|(x, y)| x.abs() <= 180.0 && y.abs() <= 90.0)
-    });
-    let geometry = terrace_geo::geojson_geometry_to_bng(&geometry, wgs84)
-        .map_err(|e| format!("{code}: {e}"))?;
+    let geometry = feature_polygons(&mut feature, crs_is_wgs84, &code)?;
     Ok(BoundaryRow {
         kind: kind.to_string(),
         code,

@@ -1,0 +1,173 @@
+//! Land operations (specification part 4.5, buildings and land): plot utilisation.
+
+use crate::error::ApiError;
+use crate::input::{In, invalid};
+use crate::registry::{Ctx, Json, OpDecl, Operation, Price};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use terrace_core::{AreaId, AreaKind, Violation};
+use terrace_land::density::{DensityQuery, H3Density};
+use terrace_land::{LandCtx, PlotQuery, PlotUtilisation};
+use validator::Validate;
+
+const TAG: &str = "land";
+
+/// The land family's operations, in the order of the specification.
+pub static OPS: &[&OpDecl] = &[&H3_DENSITY, &PLOT_UTILISATION];
+
+fn default_limit() -> i64 {
+    100
+}
+
+/// The body of `POST /v1/land/plot-utilisation`.
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlotBody {
+    /// The analytics area id from area resolve: a local authority (`lad:E09000024`) or an LSOA
+    /// (`lsoa:E01000001`)
+    #[validate(length(min = 1, max = 40))]
+    pub area_id: String,
+    /// Smallest plot area in square metres (default 0)
+    #[serde(default)]
+    #[validate(range(min = 0.0, max = 1.0e9))]
+    pub min_area_m2: f64,
+    /// Ceiling on built footprint as a share of the plot (0 to 1); 0.2 finds largely
+    /// undeveloped plots. Parcels with no measured coverage are excluded when it is set.
+    #[validate(range(min = 0.0, max = 1.0))]
+    pub max_built_coverage: Option<f64>,
+    /// How many parcels to list, largest first (default 100)
+    #[serde(default = "default_limit")]
+    #[validate(range(min = 1, max = 1000))]
+    pub limit: i64,
+}
+
+/// An area id the land operations answer for (a local authority or an LSOA), or the 422.
+fn land_area(raw: &str, at: In) -> Result<AreaId, ApiError> {
+    let value_error = |msg: String| {
+        invalid(
+            at,
+            vec![
+                Violation::new(&["area_id"], "value_error", format!("Value error, {msg}"))
+                    .with_input(raw.to_string()),
+            ],
+        )
+    };
+    let id = AreaId::parse(raw.trim()).map_err(|e| value_error(e.to_string()))?;
+    terrace_land::scope_of(&id).map_err(|v| value_error(v.message))?;
+    Ok(id)
+}
+
+pub struct PlotUtilisationOp;
+
+impl Operation for PlotUtilisationOp {
+    type Params = crate::registry::NoParams;
+    type Body = Json<PlotBody>;
+    type Input = PlotQuery;
+    type Output = PlotUtilisation;
+
+    fn check(_: crate::registry::NoParams, Json(b): Json<PlotBody>) -> Result<PlotQuery, ApiError> {
+        let area_id = land_area(&b.area_id, In::Body)?;
+        Ok(PlotQuery {
+            area_id,
+            min_area_m2: b.min_area_m2,
+            max_built_coverage: b.max_built_coverage,
+            limit: b.limit,
+        })
+    }
+
+    async fn run(ctx: &Ctx, q: PlotQuery) -> Result<PlotUtilisation, ApiError> {
+        let land = LandCtx {
+            db: ctx.state.db.clone(),
+            areas: ctx.state.areas.clone(),
+        };
+        Ok(terrace_land::plot_utilisation(&land, q).await?)
+    }
+}
+
+pub(crate) static PLOT_UTILISATION: OpDecl = OpDecl {
+    id: "land_plot_utilisation",
+    path: "/v1/land/plot-utilisation",
+    summary: "Parcels by size and built share",
+    description: "The HM Land Registry INSPIRE index polygons of a local authority (`lad:`) or an LSOA (`lsoa:`) of at least `min_area_m2`, largest first (at most `limit`), each with its area, built coverage (OS Open Map Local building footprint inside the parcel over its area), buildings, units inside those buildings, residential and commercial address counts and land use (Terrace's tier A, the NLUD order as tier B and its code; null where nothing on the parcel supports a class). Decimals are text. Coverage is measured only where footprints are loaded for the parcel's local authority: an unmeasured parcel has a null ratio, and with `max_built_coverage` it is excluded rather than counted as empty; `coverage` and `coverage_note` give the measured share. Parcels are freehold title extents, indicative, with no owner. An unknown area is a 404.",
+    price: Price::PerCall(6),
+    ..OpDecl::of::<PlotUtilisationOp>(TAG)
+};
+
+fn default_months() -> u32 {
+    12
+}
+
+fn default_density_limit() -> i64 {
+    200
+}
+
+/// The path and query of `GET /v1/h3/density/{area_id}`.
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DensityParams {
+    /// A local authority (`lad:E09000024`) or an LSOA (`lsoa:E01000001`)
+    #[validate(length(min = 1, max = 40))]
+    pub area_id: String,
+    /// Months of registered sales counted, ending with the month of the newest linked sale
+    /// (default 12)
+    #[serde(default = "default_months")]
+    #[validate(range(min = 1, max = 120))]
+    pub months: u32,
+    /// Cells per page (default 200)
+    #[serde(default = "default_density_limit")]
+    #[validate(range(min = 1, max = 1000))]
+    pub limit: i64,
+    /// The `next_cursor` of the previous page (a resolution-8 H3 cell)
+    #[validate(length(min = 15, max = 15))]
+    pub cursor: Option<String>,
+}
+
+pub struct H3DensityOp;
+
+impl Operation for H3DensityOp {
+    type Params = DensityParams;
+    type Body = crate::registry::NoBody;
+    type Input = DensityQuery;
+    type Output = H3Density;
+
+    fn check(p: DensityParams, _: crate::registry::NoBody) -> Result<DensityQuery, ApiError> {
+        let area_id = land_area(&p.area_id, In::Path)?;
+        if let Some(c) = &p.cursor
+            && AreaId::new(AreaKind::H3, c).is_err()
+        {
+            return Err(invalid(
+                In::Query,
+                vec![
+                    Violation::new(
+                        &["cursor"],
+                        "value_error",
+                        "Value error, a cursor is the next_cursor of a previous page: a resolution-8 H3 cell",
+                    )
+                    .with_input(c.clone()),
+                ],
+            ));
+        }
+        Ok(DensityQuery {
+            area_id,
+            months: p.months,
+            limit: p.limit,
+            cursor: p.cursor,
+        })
+    }
+
+    async fn run(ctx: &Ctx, q: DensityQuery) -> Result<H3Density, ApiError> {
+        let land = LandCtx {
+            db: ctx.state.db.clone(),
+            areas: ctx.state.areas.clone(),
+        };
+        Ok(terrace_land::density::h3_density(&land, q).await?)
+    }
+}
+
+pub(crate) static H3_DENSITY: OpDecl = OpDecl {
+    id: "h3_density",
+    path: "/v1/h3/density/{area_id}",
+    summary: "Address and sales density per H3 cell (free)",
+    description: "Per resolution-8 H3 cell holding an address of a local authority (`lad:`) or an LSOA (`lsoa:`), in cell order: the area's addresses in the cell by class (residential `R…`, commercial `C…`, other) and the registered sales linked to them over `months` months ending with the month of the newest linked sale (`period` states it), with their total price as an integer in text. Sales are null, with `sales_reason`, when no sale is linked to an address. Pages of `limit` cells; pass `next_cursor` as `cursor`. An unknown area is a 404.",
+    ..OpDecl::of::<H3DensityOp>(TAG)
+};
