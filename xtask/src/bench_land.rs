@@ -91,9 +91,9 @@ fn write_world(dir: &Path, n: usize) -> anyhow::Result<Files> {
         gml.write_all(member.as_bytes())?;
         let (cx, cy) = (x + SIDE / 2.0, y + SIDE / 2.0);
         if i % 2 == 0 {
-            write!(
+            writeln!(
                 bld,
-                "{}{{\"type\":\"Feature\",\"properties\":{{\"id\":\"osgb{i}\",\"feature_code\":15014}},\"geometry\":{{\"type\":\"Polygon\",\"coordinates\":[[[{},{}],[{},{}],[{},{}],[{},{}],[{},{}]]]}}}}\n",
+                "{}{{\"type\":\"Feature\",\"properties\":{{\"id\":\"osgb{i}\",\"feature_code\":15014}},\"geometry\":{{\"type\":\"Polygon\",\"coordinates\":[[[{},{}],[{},{}],[{},{}],[{},{}],[{},{}]]]}}}}",
                 if first_building { "" } else { "," },
                 cx - 4.0,
                 cy - 4.0,

@@ -65,9 +65,9 @@ pub fn os_buildings_geojson(footprints: &[Footprint]) -> String {
             .iter()
             .map(|(x, y)| format!("[{x:.2},{y:.2}]"))
             .collect();
-        let _ = write!(
+        let _ = writeln!(
             s,
-            "{}{{\"type\":\"Feature\",\"properties\":{{\"id\":\"{id}\",\"feature_code\":{code}}},\"geometry\":{{\"type\":\"Polygon\",\"coordinates\":[[{}]]}}}}\n",
+            "{}{{\"type\":\"Feature\",\"properties\":{{\"id\":\"{id}\",\"feature_code\":{code}}},\"geometry\":{{\"type\":\"Polygon\",\"coordinates\":[[{}]]}}}}",
             if i == 0 { "" } else { "," },
             coords.join(",")
         );

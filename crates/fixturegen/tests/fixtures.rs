@@ -613,7 +613,7 @@ fn open_uprn_covers_the_register_and_some_unaddressed_uprns() {
 #[test]
 fn expected_rejections_are_exactly_the_malformed_rows() {
     let (dir, m) = default_fixture();
-    assert_eq!(m.expected_rejections.len(), 7);
+    assert_eq!(m.expected_rejections.len(), 8);
     let bad: BTreeSet<(String, u64)> = m
         .expected_rejections
         .iter()

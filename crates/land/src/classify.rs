@@ -97,7 +97,13 @@ pub fn classify(classes: &[&str], building_codes: &[i32]) -> LandUse {
         },
         (true, false) => LandUse::of("residential", RESIDENTIAL),
         (false, true) => {
-            let class = most_common(classes.iter().filter(|c| c.starts_with('C')).copied());
+            // The most common two-letter class (`CR` of `CR01` and `CR02`) picks the order.
+            let class = most_common(
+                classes
+                    .iter()
+                    .filter(|c| c.starts_with('C'))
+                    .map(|c| c.get(..2).unwrap_or(c)),
+            );
             let (a, b) = commercial_order(class.unwrap_or("C"));
             LandUse::of(a, b)
         }

@@ -265,7 +265,8 @@ pub async fn address_points_in_lad(
     after: i64,
     limit: i64,
 ) -> StoreResult<Vec<AddressPoint>> {
-    let rows: Vec<(i64, Option<String>, Option<f64>, Option<f64>)> = with_conn!(db, |c| {
+    type Row = (i64, Option<String>, Option<f64>, Option<f64>);
+    let rows: Vec<Row> = with_conn!(db, |c| {
         let q = addresses::table
             .filter(addresses::uprn.gt(after))
             .filter(addresses::x.is_not_null())

@@ -479,7 +479,7 @@ pub async fn replace_index_points(
         db,
         listing_index_points::table,
         listing_index_points::kind,
-        vec![kind.to_string()],
+        [kind.to_string()],
         rows
     ))
 }

@@ -251,7 +251,7 @@ fn ring(text: &str, dim: usize) -> Result<LineString<f64>, String> {
         })
         .collect::<Result<_, _>>()?;
     let dim = dim.max(2);
-    if nums.len() % dim != 0 {
+    if !nums.len().is_multiple_of(dim) {
         return Err(format!(
             "posList holds {} numbers, not a whole number of {dim}-D positions",
             nums.len()
