@@ -250,6 +250,7 @@ pub struct LongHeldBody {
     /// An area id of kind district, sector, unit or lad: `district:PO30`, `sector:PO30 1`,
     /// `unit:PO30 1AA`, `lad:E06000046`
     #[validate(length(min = 1, max = 40))]
+    #[schemars(regex(pattern = terrace_core::patterns::NON_BLANK))]
     pub area_id: String,
     /// Only properties whose last sale is at least this many years before the vintage month
     #[serde(default = "default_min_years")]
@@ -282,15 +283,14 @@ impl Operation for LongHeld {
         Json(b): Json<LongHeldBody>,
     ) -> Result<(AreaId, valuation::LongHeldQuery), ApiError> {
         let mut violations = Vec::new();
+        // Blank is a 422; an id of another kind or form names no area values are kept for: a
+        // 404 saying which kinds are (the schema cannot state their forms; docs/API-DESIGN.md).
+        let blank = terrace_core::patterns::is_blank(&b.area_id);
         let area = AreaId::parse(b.area_id.trim())
             .ok()
             .and_then(|id| listing_area(&id).map(|a| (id, a)));
-        if area.is_none() {
-            violations.push(value_error(
-                "area_id",
-                "values are kept by postcode and local authority: an area id of kind district, sector, unit or lad, such as district:PO30 or lad:E06000046",
-                &b.area_id,
-            ));
+        if blank {
+            violations.push(value_error("area_id", "area_id is blank", &b.area_id));
         }
         let after = match b.cursor.as_deref().map(valuation::parse_cursor) {
             Some(Err(v)) => {
@@ -312,6 +312,10 @@ impl Operation for LongHeld {
                     after,
                 },
             )),
+            None if violations.is_empty() => Err(ApiError::NotFound(format!(
+                "values for the area {:?} (they are kept by postcode and local authority: an area id of kind district, sector, unit or lad, such as district:PO30 or lad:E06000046)",
+                b.area_id
+            ))),
             _ => Err(invalid(In::Body, violations)),
         }
     }
@@ -332,7 +336,7 @@ pub(crate) static LONG_HELD: OpDecl = OpDecl {
     id: "equity_long_held",
     path: "/v1/equity/long-held",
     summary: "Long-held properties of an area with a large paper gain, ordered by gain",
-    description: "Properties of an area (`area_id` of kind district, sector, unit or lad) whose last category A sale is at least `min_years_held` years (default 10) before the latest vintage month and whose latest value is at least `min_gain_pct` per cent (default 50) above that sale's price, ordered by gain in per cent (largest first, then UPRN), each with its value, last sale (price, date), years held and gain in pounds and per cent. The gain is nominal and not net of debt. Paged: `limit` (1-200, default 50) and `cursor` (the previous page's `next_cursor`). An unknown area is a 404, not charged; with no vintage built the page is empty with `as_of: null`. UK only.",
+    description: "Properties of an area (`area_id` of kind district, sector, unit or lad) whose last category A sale is at least `min_years_held` years (default 10) before the latest vintage month and whose latest value is at least `min_gain_pct` per cent (default 50) above that sale's price, ordered by gain in per cent (largest first, then UPRN), each with its value, last sale (price, date), years held and gain in pounds and per cent. The gain is nominal and not net of debt. Paged: `limit` (1-200, default 50) and `cursor` (the previous page's `next_cursor`). An unknown area, or an id of another kind, is a 404, not charged; with no vintage built the page is empty with `as_of: null`. UK only.",
     price: Price::PerCall(8),
     ..OpDecl::of::<LongHeld>(TAG)
 };

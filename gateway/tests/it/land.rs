@@ -377,12 +377,7 @@ async fn plot_utilisation_validation_is_422_and_an_unknown_area_404_both_free() 
     let cases = [
         (json!({}), vec!["body", "area_id"], "missing"),
         (
-            json!({"area_id": "nowhere"}),
-            vec!["body", "area_id"],
-            "value_error",
-        ),
-        (
-            json!({"area_id": "district:XT1"}),
+            json!({"area_id": "  "}),
             vec!["body", "area_id"],
             "value_error",
         ),
@@ -428,6 +423,16 @@ async fn plot_utilisation_validation_is_422_and_an_unknown_area_404_both_free() 
     .await;
     assert_eq!(r.status, 404, "{}", r.json);
     assert_eq!(r.json["credits_charged"], 0);
+    // Not a local authority or an LSOA: no land figures are kept for it (404, free).
+    for area in ["nowhere", "district:XT1"] {
+        let r = send(&svc, post_json(path, &key, &json!({ "area_id": area }))).await;
+        assert_eq!(
+            (r.status, r.json["credits_charged"].as_i64()),
+            (404, Some(0)),
+            "{}",
+            r.json
+        );
+    }
     assert_eq!(balance(app.db(), acct).await, 100);
 }
 
@@ -564,16 +569,7 @@ async fn h3_density_counts_addresses_by_class_per_cell_pages_and_is_free() {
     assert_eq!(paged, cells);
 
     for (path, loc, kind) in [
-        (
-            "/v1/h3/density/nowhere",
-            vec!["path", "area_id"],
-            "value_error",
-        ),
-        (
-            "/v1/h3/density/district:XT1",
-            vec!["path", "area_id"],
-            "value_error",
-        ),
+        ("/v1/h3/density/%20", vec!["path", "area_id"], "value_error"),
         (
             "/v1/h3/density/lad:E06000099?months=0",
             vec!["query", "months"],
@@ -593,7 +589,13 @@ async fn h3_density_counts_addresses_by_class_per_cell_pages_and_is_free() {
         let r = send(&svc, get(path, &key)).await;
         check_422(&r, &loc, kind);
     }
-    let r = send(&svc, get("/v1/h3/density/lad:E06000097", &key)).await;
-    assert_eq!(r.status, 404, "{}", r.json);
+    for path in [
+        "/v1/h3/density/lad:E06000097",
+        "/v1/h3/density/nowhere",
+        "/v1/h3/density/district:XT1",
+    ] {
+        let r = send(&svc, get(path, &key)).await;
+        assert_eq!(r.status, 404, "{path}: {}", r.json);
+    }
     assert_eq!(balance(app.db(), acct).await, 10);
 }
