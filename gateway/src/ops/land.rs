@@ -125,6 +125,7 @@ pub struct DensityParams {
     pub limit: i64,
     /// The `next_cursor` of the previous page (a resolution-8 H3 cell)
     #[validate(length(min = 15, max = 15))]
+    #[schemars(regex(pattern = terrace_core::patterns::NON_BLANK))]
     pub cursor: Option<String>,
 }
 
@@ -138,20 +139,23 @@ impl Operation for H3DensityOp {
 
     fn check(p: DensityParams, _: crate::registry::NoBody) -> Result<DensityQuery, ApiError> {
         let area_id = land_area(&p.area_id, In::Path)?;
-        if let Some(c) = &p.cursor
-            && AreaId::new(AreaKind::H3, c).is_err()
-        {
-            return Err(invalid(
-                In::Query,
-                vec![
-                    Violation::new(
-                        &["cursor"],
-                        "value_error",
-                        "Value error, a cursor is the next_cursor of a previous page: a resolution-8 H3 cell",
-                    )
-                    .with_input(c.clone()),
-                ],
-            ));
+        // Blank is a 422 (the schema says not blank); any other cursor that is no resolution-8
+        // cell starts no page: a 404, as the catalogue's cursors (docs/API-DESIGN.md).
+        if let Some(c) = &p.cursor {
+            if terrace_core::patterns::is_blank(c) {
+                return Err(invalid(
+                    In::Query,
+                    vec![
+                        Violation::new(&["cursor"], "value_error", "Value error, cursor is blank")
+                            .with_input(c.clone()),
+                    ],
+                ));
+            }
+            if AreaId::new(AreaKind::H3, c).is_err() {
+                return Err(ApiError::NotFound(format!(
+                    "a page starting at cursor {c:?} (a cursor is the next_cursor of a previous page: a resolution-8 H3 cell)"
+                )));
+            }
         }
         Ok(DensityQuery {
             area_id,

@@ -581,7 +581,7 @@ async fn h3_density_counts_addresses_by_class_per_cell_pages_and_is_free() {
             "less_than_equal",
         ),
         (
-            "/v1/h3/density/lad:E06000099?cursor=zzzzzzzzzzzzzzz",
+            "/v1/h3/density/lad:E06000099?cursor=%20%20%20%20%20%20%20%20%20%20%20%20%20%20%20",
             vec!["query", "cursor"],
             "value_error",
         ),
@@ -593,6 +593,7 @@ async fn h3_density_counts_addresses_by_class_per_cell_pages_and_is_free() {
         "/v1/h3/density/lad:E06000097",
         "/v1/h3/density/nowhere",
         "/v1/h3/density/district:XT1",
+        "/v1/h3/density/lad:E06009901?cursor=zzzzzzzzzzzzzzz",
     ] {
         let r = send(&svc, get(path, &key)).await;
         assert_eq!(r.status, 404, "{path}: {}", r.json);
