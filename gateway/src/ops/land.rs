@@ -123,8 +123,9 @@ pub struct DensityParams {
     #[serde(default = "default_density_limit")]
     #[validate(range(min = 1, max = 1000))]
     pub limit: i64,
-    /// The `next_cursor` of the previous page (a resolution-8 H3 cell)
-    #[validate(length(min = 15, max = 15))]
+    /// The `next_cursor` of the previous page (a resolution-8 H3 cell; any other non-blank
+    /// value starts no page and is a 404)
+    #[validate(length(min = 1, max = 40))]
     #[schemars(regex(pattern = terrace_core::patterns::NON_BLANK))]
     pub cursor: Option<String>,
 }
