@@ -12,6 +12,15 @@ pub fn metrics_handle() -> PrometheusHandle {
                 .set_buckets(&[
                     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
                 ])
+                .and_then(|b| {
+                    // The ledger writer's batch sizes are counts of calls, not seconds.
+                    b.set_buckets_for_metric(
+                        metrics_exporter_prometheus::Matcher::Full(
+                            "terrace_ledger_batch_size".into(),
+                        ),
+                        &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0],
+                    )
+                })
                 .map(|b| b.build_recorder())
                 .unwrap_or_else(|_| PrometheusBuilder::new().build_recorder());
             let handle = recorder.handle();

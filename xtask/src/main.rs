@@ -13,6 +13,7 @@
 //!   cargo xtask bench market [--districts N] [--years Y] [--per-month R]   benchmark the market build and endpoints
 //!   cargo xtask bench areas [--addresses N] [--secs S] [--reuse]   benchmark areas resolve and reverse-geocode
 //!   cargo xtask bench land [--parcels N] [--secs S]   benchmark the INSPIRE load, the land build and plot utilisation
+//!   cargo xtask bench valuation [--addresses N] [--secs S]   benchmark the valuation vintage build and the estimate
 //!   cargo xtask bench resolve --real DIR [--postcodes FILE] [--held-out N]   the matcher on real addresses
 //!
 //! The store is chosen as the service chooses it: DATABASE_URL, else TERRACE_DATA_DIR/terrace.sqlite3.
@@ -23,6 +24,7 @@ mod bench_areas;
 mod bench_land;
 mod bench_market;
 mod bench_resolve;
+mod bench_valuation;
 
 use anyhow::{Context, bail};
 use std::path::{Path, PathBuf};
@@ -51,8 +53,33 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
   bench land [--parcels N] [--secs S]
                                        time the INSPIRE load (polygons/s, peak memory), the land build
                                        and plot utilisation on generated parcels
+  bench valuation [--addresses N] [--secs S]
+                                       time the valuation vintage build on a generated register with its
+                                       certificates and sales, and the estimate
   bench resolve --real DIR [--postcodes FILE] [--held-out N] [--seed S] [--dump FILE]
                                        resolve accuracy and speed on a labelled task built from real EPC files";
+
+/// A bench's size (`flag`, else `default`), its seconds per route (`--secs`, default 15) and
+/// the PostgreSQL store it runs on (a `postgres://` `DATABASE_URL`, else its own SQLite store).
+fn sized_bench(
+    rest: &[&str],
+    flag: &str,
+    default: usize,
+) -> anyhow::Result<(usize, u64, Option<String>)> {
+    let rest: Vec<String> = rest.iter().map(|s| s.to_string()).collect();
+    let size = opt(&rest, flag)
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or(default);
+    let secs = opt(&rest, "--secs")
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or(15);
+    let database_url = std::env::var("DATABASE_URL")
+        .ok()
+        .filter(|u| u.starts_with("postgres://") || u.starts_with("postgresql://"));
+    Ok((size, secs, database_url))
+}
 
 /// The documents generated from the operation declarations: the OpenAPI document and the MCP
 /// `tools/list` snapshot beside it.
@@ -303,20 +330,18 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
             .await
         }
         ["bench", "land", rest @ ..] => {
-            let rest: Vec<String> = rest.iter().map(|s| s.to_string()).collect();
-            let parcels = opt(&rest, "--parcels")
-                .map(|s| s.parse())
-                .transpose()?
-                .unwrap_or(2_000_000);
-            let secs = opt(&rest, "--secs")
-                .map(|s| s.parse())
-                .transpose()?
-                .unwrap_or(15);
-            let database_url = std::env::var("DATABASE_URL")
-                .ok()
-                .filter(|u| u.starts_with("postgres://") || u.starts_with("postgresql://"));
+            let (parcels, secs, database_url) = sized_bench(rest, "--parcels", 2_000_000)?;
             bench_land::land(bench_land::LandBench {
                 parcels,
+                secs,
+                database_url,
+            })
+            .await
+        }
+        ["bench", "valuation", rest @ ..] => {
+            let (addresses, secs, database_url) = sized_bench(rest, "--addresses", 1_000_000)?;
+            bench_valuation::valuation(bench_valuation::ValuationBench {
+                addresses,
                 secs,
                 database_url,
             })

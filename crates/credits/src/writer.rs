@@ -7,11 +7,16 @@
 use crate::{Caller, CreditsError, Surface};
 use chrono::{DateTime, Utc};
 use terrace_store::accounts::{DebitOutcome, OwnedCharge, debit_batch};
-use terrace_store::{Db, StoreError};
+use std::time::Duration;
+use terrace_store::{Backend, Db, StoreError};
 use tokio::sync::{mpsc, oneshot};
 
 /// The most debits one transaction carries.
 const MAX_BATCH: usize = 512;
+
+/// A commit slower than this is logged (and every commit's time is the
+/// `terrace_ledger_commit_seconds` histogram on /metrics).
+const SLOW_COMMIT: Duration = Duration::from_millis(50);
 
 type Reply = Result<DebitOutcome, (bool, String)>;
 type Job = (OwnedCharge, DateTime<Utc>, oneshot::Sender<Reply>);
@@ -34,7 +39,20 @@ async fn run(db: Db, mut rx: mpsc::Receiver<Job>) {
             .unwrap_or_else(Utc::now);
         let (charges, replies): (Vec<OwnedCharge>, Vec<oneshot::Sender<Reply>>) =
             batch.into_iter().map(|(c, _, r)| (c, r)).unzip();
-        match debit_batch(&db, charges, now.naive_utc()).await {
+        let size = charges.len();
+        let started = std::time::Instant::now();
+        let result = debit_batch(&db, charges, now.naive_utc()).await;
+        let took = started.elapsed();
+        metrics::histogram!("terrace_ledger_commit_seconds").record(took.as_secs_f64());
+        metrics::histogram!("terrace_ledger_batch_size").record(size as f64);
+        if took >= SLOW_COMMIT {
+            tracing::warn!(
+                batch = size,
+                ms = took.as_millis() as u64,
+                "slow ledger commit: every call of the batch waited for it"
+            );
+        }
+        match result {
             Ok(outcomes) => {
                 for (reply, outcome) in replies.into_iter().zip(outcomes) {
                     let _ = reply.send(Ok(outcome));
@@ -51,6 +69,60 @@ async fn run(db: Db, mut rx: mpsc::Receiver<Job>) {
     }
 }
 
+/// How often the checkpoint thread copies the write-ahead log into the database, unless
+/// `TERRACE_SQLITE_CHECKPOINT_MS` says otherwise.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(200);
+
+/// `TERRACE_SQLITE_CHECKPOINT_MS`: milliseconds between checkpoints (default 200); `0` leaves
+/// checkpoints to SQLite (the commit that crosses `wal_autocheckpoint` runs one, as before the
+/// checkpoint thread; kept to measure the difference).
+fn checkpoint_every() -> Option<Duration> {
+    match std::env::var("TERRACE_SQLITE_CHECKPOINT_MS") {
+        Err(_) => Some(CHECKPOINT_EVERY),
+        Ok(v) => match v.trim().parse::<u64>() {
+            Ok(0) => None,
+            Ok(ms) => Some(Duration::from_millis(ms)),
+            Err(_) => {
+                tracing::warn!(value = %v, "TERRACE_SQLITE_CHECKPOINT_MS is not a number: using 200");
+                Some(CHECKPOINT_EVERY)
+            }
+        },
+    }
+}
+
+/// Clears the flag the checkpoint thread watches when the writer stops.
+struct StopOnDrop(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// The SQLite checkpoint loop: every `every` (default [`CHECKPOINT_EVERY`]), a passive checkpoint on a connection
+/// of its own, which copies committed pages into the database file beside the writer (it takes
+/// no lock the writer needs), so the log stays short and the writer's commits never reach the
+/// automatic checkpoint's threshold. Stops when the writer stops.
+fn checkpoints(db: Db, every: Duration, running: &std::sync::atomic::AtomicBool) {
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    let Ok(db) = db.own_pool(1) else { return };
+    while running.load(std::sync::atomic::Ordering::Relaxed) {
+        std::thread::sleep(every);
+        let started = std::time::Instant::now();
+        match runtime.block_on(db.checkpoint()) {
+            Ok(_) => metrics::histogram!("terrace_checkpoint_seconds")
+                .record(started.elapsed().as_secs_f64()),
+            Err(e) => tracing::debug!(error = %e, "checkpoint skipped"),
+        }
+    }
+    db.close();
+}
+
 /// A handle to the process's ledger writer; cheap to clone.
 #[derive(Clone, Debug)]
 pub struct LedgerWriter {
@@ -60,8 +132,26 @@ pub struct LedgerWriter {
 impl LedgerWriter {
     /// Starts the writer on a thread of its own (with its own small runtime), so no other work
     /// of the process delays a commit; it stops when the last handle is dropped.
+    ///
+    /// The writer has a connection of its own ([`Db::own_pool`]). On SQLite a second thread keeps
+    /// the write-ahead log short ([`checkpoints`]), so no commit of the writer's ever runs a
+    /// checkpoint itself: an automatic checkpoint runs inside the commit that crosses the log's
+    /// threshold and every call of that batch waits for it (measured: a stall of every caller
+    /// for the time it takes to copy and sync the log).
     pub fn spawn(db: Db) -> LedgerWriter {
         let (tx, rx) = mpsc::channel::<Job>(8192);
+        let db = db.own_pool(1).unwrap_or(db);
+        let running = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        if let Some(every) = checkpoint_every().filter(|_| db.backend() == Backend::Sqlite) {
+            let (db, running) = (db.clone(), running.clone());
+            let spawned = std::thread::Builder::new()
+                .name("terrace-checkpoint".into())
+                .spawn(move || checkpoints(db, every, &running));
+            if let Err(e) = spawned {
+                tracing::error!(error = %e, "cannot start the checkpoint thread");
+            }
+        }
+        let stop = StopOnDrop(running);
         match tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -69,14 +159,20 @@ impl LedgerWriter {
             Ok(runtime) => {
                 let spawned = std::thread::Builder::new()
                     .name("terrace-ledger".into())
-                    .spawn(move || runtime.block_on(run(db, rx)));
+                    .spawn(move || {
+                        runtime.block_on(run(db, rx));
+                        drop(stop);
+                    });
                 if let Err(e) = spawned {
                     tracing::error!(error = %e, "cannot start the ledger writer thread");
                 }
             }
             // Without a runtime of its own the writer runs on the caller's.
             Err(_) => {
-                tokio::spawn(run(db, rx));
+                tokio::spawn(async move {
+                    run(db, rx).await;
+                    drop(stop);
+                });
             }
         }
         LedgerWriter { tx }

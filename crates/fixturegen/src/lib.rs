@@ -596,6 +596,85 @@ pub fn write_area_world(cfg: &Config, out_dir: &Path) -> io::Result<Vec<(String,
     Ok(out)
 }
 
+/// The files [`sales_world`] wrote, for a benchmark to load in this order.
+#[derive(Debug, Clone)]
+pub struct SalesWorld {
+    pub register: FileStat,
+    pub certificates: FileStat,
+    pub sales: FileStat,
+    /// Dwellings in the register.
+    pub dwellings: u64,
+    /// Every 50th dwelling's UPRN (at most 20,000), for requests.
+    pub sample: Vec<u64>,
+}
+
+/// The register of `cfg` with the energy certificates and the Price Paid history of its
+/// dwellings, drawn exactly as [`generate`] draws them (same streams, so the same values), and
+/// nothing else: the inputs of a valuation vintage, for `cargo xtask bench valuation`. No row is
+/// malformed.
+pub fn sales_world(cfg: &Config, out_dir: &Path) -> io::Result<SalesWorld> {
+    let mut generator = Generator::new(cfg)?;
+    let plan = generator.plan.clone();
+    let codes: Vec<String> = plan.districts.iter().map(|d| d.code.clone()).collect();
+    let index = TrueIndex::new(cfg.seed, &codes, cfg.end_date);
+    let mut abp = LineFile::create(out_dir, ABP_FILE, Eol::Lf)?;
+    abp.header(ABP_HEADER)?;
+    let mut epc = LineFile::create(out_dir, EPC_FILE, Eol::Lf)?;
+    epc.header(&epc::bulk_header())?;
+    let mut ppd = LineFile::create(out_dir, PPD_FILE, Eol::Lf)?;
+    let (mut dwellings, mut sample) = (0u64, Vec::new());
+    for d in 0..generator.district_count() {
+        let dp = &plan.districts[d];
+        let lad = &plan.lads[dp.lad];
+        let (constituency_code, constituency_name) = names::CONSTITUENCIES[dp.lad];
+        let la_upper = lad.name.to_ascii_uppercase();
+        let area = epc::Area {
+            lad_code: lad.code,
+            lad_name: lad.name,
+            constituency_code,
+            constituency_name,
+        };
+        let sale_area = ppd::SaleArea {
+            district: d,
+            base_price: dp.base_price,
+            la_name_upper: &la_upper,
+        };
+        let mut sales = Vec::new();
+        for item in generator.district(d).items {
+            let Item::Address(r) = item else { continue };
+            abp.row_minimal(&abp_fields(&r))?;
+            let Some(dw) = &r.dwelling else { continue };
+            if dwellings % 50 == 0 && sample.len() < 20_000 {
+                sample.push(r.uprn);
+            }
+            dwellings += 1;
+            for c in epc::certificates(cfg.seed, &r, dw, &area, cfg.epc_share, cfg.end_date) {
+                epc.row_minimal(&c.fields)?;
+            }
+            sales.extend(ppd::dwelling_sales(
+                cfg.seed,
+                &r,
+                dw,
+                &sale_area,
+                &index,
+                cfg.sale_share,
+                cfg.end_date,
+            ));
+        }
+        sales.sort_by(|a, b| a.date.cmp(&b.date).then_with(|| a.guid.cmp(&b.guid)));
+        for s in &sales {
+            ppd.row_quoted(&s.fields("A"))?;
+        }
+    }
+    Ok(SalesWorld {
+        register: abp.finish()?,
+        certificates: epc.finish()?,
+        sales: ppd.finish()?,
+        dwellings,
+        sample,
+    })
+}
+
 /// Writes the fixture files into `out_dir` and returns (and writes) the manifest.
 pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let mut generator = Generator::new(cfg)?;

@@ -60,7 +60,7 @@ pub enum Backend {
 #[derive(Clone)]
 pub enum Db {
     Pg(Pool<AsyncPgConnection>, std::sync::Arc<str>),
-    Sqlite(Pool<SqliteConn>),
+    Sqlite(Pool<SqliteConn>, std::sync::Arc<Path>),
 }
 
 impl std::fmt::Debug for Db {
@@ -281,15 +281,31 @@ impl Db {
                     .runtime(deadpool_runtime())
                     .build()
                     .map_err(|e| StoreError::Setup(e.to_string()))?;
-                Ok(Db::Sqlite(pool))
+                Ok(Db::Sqlite(pool, path.as_path().into()))
             }
+        }
+    }
+
+    /// A handle of its own on the same store, with at most `connections` connections, for a task
+    /// that should keep its connections warm and never wait behind the shared pool (the ledger
+    /// writer: on SQLite its page cache then stays valid between batches, since it is the
+    /// process's only steady writer, where a connection taken from the shared pool's queue had
+    /// usually missed the writer's commits and re-read its pages).
+    pub fn own_pool(&self, connections: usize) -> StoreResult<Db> {
+        let opts = DbOptions {
+            max_connections: connections.max(1),
+            ..DbOptions::default()
+        };
+        match self {
+            Db::Pg(_, url) => Db::open(&Location::Postgres(url.to_string()), &opts),
+            Db::Sqlite(_, path) => Db::open(&Location::Sqlite(path.to_path_buf()), &opts),
         }
     }
 
     pub fn backend(&self) -> Backend {
         match self {
             Db::Pg(..) => Backend::Postgres,
-            Db::Sqlite(_) => Backend::Sqlite,
+            Db::Sqlite(..) => Backend::Sqlite,
         }
     }
 
@@ -297,7 +313,7 @@ impl Db {
     pub async fn conn(&self) -> StoreResult<Conn> {
         match self {
             Db::Pg(p, _) => Ok(Conn::Pg(p.get().await?)),
-            Db::Sqlite(p) => Ok(Conn::Sqlite(p.get().await?)),
+            Db::Sqlite(p, _) => Ok(Conn::Sqlite(p.get().await?)),
         }
     }
 
@@ -345,7 +361,7 @@ impl Db {
                     Err(_) => Err(StoreError::Setup("migration thread panicked".into())),
                 }
             }
-            Db::Sqlite(p) => {
+            Db::Sqlite(p, _) => {
                 let mut c = p.get().await?;
                 c.spawn_blocking(move |c| {
                     run(c, SQLITE_MIGRATIONS, revert)
@@ -353,6 +369,29 @@ impl Db {
                 })
                 .await
                 .map_err(|e| StoreError::Setup(e.to_string()))
+            }
+        }
+    }
+
+    /// SQLite: copies what the write-ahead log holds into the database file without waiting for
+    /// (or stopping) anyone (`PRAGMA wal_checkpoint(PASSIVE)`), and answers how many frames the
+    /// log holds and how many of them are now in the database. PostgreSQL: nothing to do, `None`.
+    pub async fn checkpoint(&self) -> StoreResult<Option<(i64, i64)>> {
+        #[derive(diesel::QueryableByName)]
+        struct Checkpoint {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            log: i64,
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            checkpointed: i64,
+        }
+        match self.conn().await? {
+            Conn::Pg(_) => Ok(None),
+            Conn::Sqlite(mut c) => {
+                use diesel_async::RunQueryDsl;
+                let row: Checkpoint = diesel::sql_query("PRAGMA wal_checkpoint(PASSIVE)")
+                    .get_result(&mut *c)
+                    .await?;
+                Ok(Some((row.log, row.checkpointed)))
             }
         }
     }
@@ -370,7 +409,7 @@ impl Db {
     pub fn close(&self) {
         match self {
             Db::Pg(p, _) => p.close(),
-            Db::Sqlite(p) => p.close(),
+            Db::Sqlite(p, _) => p.close(),
         }
     }
 }
