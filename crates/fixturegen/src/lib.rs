@@ -604,7 +604,8 @@ pub struct SalesWorld {
     pub sales: FileStat,
     /// Dwellings in the register.
     pub dwellings: u64,
-    /// Every 50th dwelling's UPRN (at most 20,000), for requests.
+    /// UPRNs of dwellings with a certificate or a sale, about one in 50 (at most 20,000), for
+    /// requests.
     pub sample: Vec<u64>,
 }
 
@@ -644,14 +645,12 @@ pub fn sales_world(cfg: &Config, out_dir: &Path) -> io::Result<SalesWorld> {
             let Item::Address(r) = item else { continue };
             abp.row_minimal(&abp_fields(&r))?;
             let Some(dw) = &r.dwelling else { continue };
-            if dwellings % 50 == 0 && sample.len() < 20_000 {
-                sample.push(r.uprn);
-            }
             dwellings += 1;
-            for c in epc::certificates(cfg.seed, &r, dw, &area, cfg.epc_share, cfg.end_date) {
+            let certs = epc::certificates(cfg.seed, &r, dw, &area, cfg.epc_share, cfg.end_date);
+            for c in &certs {
                 epc.row_minimal(&c.fields)?;
             }
-            sales.extend(ppd::dwelling_sales(
+            let sold = ppd::dwelling_sales(
                 cfg.seed,
                 &r,
                 dw,
@@ -659,7 +658,13 @@ pub fn sales_world(cfg: &Config, out_dir: &Path) -> io::Result<SalesWorld> {
                 &index,
                 cfg.sale_share,
                 cfg.end_date,
-            ));
+            );
+            // A dwelling with neither has nothing a valuation could stand on.
+            let evidenced = !certs.is_empty() || !sold.is_empty();
+            if evidenced && dwellings % 50 == 0 && sample.len() < 20_000 {
+                sample.push(r.uprn);
+            }
+            sales.extend(sold);
         }
         sales.sort_by(|a, b| a.date.cmp(&b.date).then_with(|| a.guid.cmp(&b.guid)));
         for s in &sales {

@@ -533,6 +533,13 @@ async fn real_exeter_areas_resolve_and_reverse_geocode() {
     let dir = tempfile::tempdir().unwrap();
     let names = dir.path().join("WD_NC.csv");
     std::fs::write(&names, "WD19CD,WD19NM\nE05003491,Alphington\n").unwrap();
+    // An ONS built-up area around the city centre, in the 2022 file's property names.
+    let bua = dir.path().join("BUA22_boundaries.geojson");
+    std::fs::write(
+        &bua,
+        r#"{"type":"FeatureCollection","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::27700"}},"features":[{"type":"Feature","properties":{"BUA22CD":"E63011018","BUA22NM":"Exeter","LAD22CD":"E07000041"},"geometry":{"type":"Polygon","coordinates":[[[291000,91500],[293500,91500],[293500,94000],[291000,94000],[291000,91500]]]}}]}"#,
+    )
+    .unwrap();
     for (ds, path) in [
         (
             Dataset::Boundaries,
@@ -555,6 +562,7 @@ async fn real_exeter_areas_resolve_and_reverse_geocode() {
             data.join("postcodes/nspd_nov2025_via_qlacref_E07000041_E06000046_SW19.csv"),
         ),
         (Dataset::NamesCodes, names),
+        (Dataset::Boundaries, bua),
     ] {
         let r =
             terrace_ingest::load_file(&t.db, ds, &path, Default::default(), &mut Progress::quiet())
@@ -588,6 +596,7 @@ async fn real_exeter_areas_resolve_and_reverse_geocode() {
         ("ward", "ward:E05"),
         ("lsoa", "lsoa:E01"),
         ("lad", "lad:E07000041"),
+        ("bua", "bua:E63011018"),
     ] {
         let r = send(
             &svc,
@@ -616,7 +625,15 @@ async fn real_exeter_areas_resolve_and_reverse_geocode() {
             assert!(ids(&r.json["area"]["parents"]).contains(&"lad:E07000041".to_string()));
         }
     }
-    for kind in ["ward", "lsoa", "lad", "unit"] {
+    let r = send(
+        &svc,
+        post_json("/v1/areas/resolve", &key, &json!({"query": "bua:E63011018"})),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(r.json["area"]["name"], "Exeter", "{}", r.json);
+    assert_eq!(r.json["area"]["kind"], "bua", "{}", r.json);
+    for kind in ["ward", "lsoa", "lad", "unit", "bua"] {
         let r = send(
             &svc,
             get(

@@ -1,12 +1,13 @@
 //! ONS boundary GeoJSON FeatureCollections: LSOAs, MSOAs, wards, local authorities, counties,
-//! regions and countries.
+//! regions, countries and built-up areas.
 //!
 //! The features are streamed one at a time, so a large collection is never held in memory whole.
 //! The kind and code come from the property names, which vary by vintage:
 //! `lsoaYYcd` (e.g. `LSOA11CD`, `LSOA21CD`) is an LSOA, `msoaYYcd` an MSOA, `wdYYcd` (`WD13CD`,
 //! `WD24CD`) a ward, `ladYYcd` (`lad19cd`, `LAD23CD`) a local authority, `ctyYYcd` a county,
-//! `rgnYYcd` a region and `ctryYYcd` a country, matched case-insensitively; when a feature has
-//! several (an LSOA file that also carries `MSOA21CD` and `LAD21CD`), the finest wins.
+//! `rgnYYcd` a region, `ctryYYcd` a country and `buaYYcd` (`BUA22CD`) a built-up area, matched
+//! case-insensitively; when a feature has several (an LSOA file that also carries `MSOA21CD` and
+//! `LAD21CD`, a built-up area with its `LAD22CD`), the finest wins.
 //! The name is the matching `...NM` property.
 //!
 //! Coordinates are WGS84 longitude/latitude unless the collection's `crs` (before `features`)
@@ -239,6 +240,8 @@ fn code_property(key: &str) -> Option<(&'static str, u8, String)> {
         ("msoa", "msoa", 1),
         ("wd", "ward", 2),
         ("ward", "ward", 2),
+        // ONS built-up areas (`BUA22CD`): finer than the authority a feature may also name.
+        ("bua", "bua", 2),
         ("lad", "lad", 3),
         ("cty", "county", 4),
         ("rgn", "region", 5),
@@ -403,7 +406,8 @@ mod tests {
               {{"type":"Feature","properties":{{"MSOA21CD":"E02004156","MSOA21NM":"Exeter 001","LAD22CD":"E07000041"}},"geometry":{{"type":"Polygon","coordinates":{SQUARE_WGS}}}}},
               {{"type":"Feature","properties":{{"CTY23CD":"E10000008","CTY23NM":"Devon"}},"geometry":{{"type":"Polygon","coordinates":{SQUARE_WGS}}}}},
               {{"type":"Feature","properties":{{"RGN22CD":"E12000009","RGN22NM":"South West"}},"geometry":{{"type":"Polygon","coordinates":{SQUARE_WGS}}}}},
-              {{"type":"Feature","properties":{{"CTRY22CD":"E92000001","CTRY22NM":"England"}},"geometry":{{"type":"Polygon","coordinates":{SQUARE_WGS}}}}}
+              {{"type":"Feature","properties":{{"CTRY22CD":"E92000001","CTRY22NM":"England"}},"geometry":{{"type":"Polygon","coordinates":{SQUARE_WGS}}}}},
+              {{"type":"Feature","properties":{{"BUA22CD":"E63011018","BUA22NM":"Exeter","LAD22CD":"E07000041"}},"geometry":{{"type":"Polygon","coordinates":{SQUARE_WGS}}}}}
             ]}}"#
         );
         let (ok, bad) = parse(&content);
@@ -419,6 +423,7 @@ mod tests {
                 ("county", "E10000008", Some("Devon")),
                 ("region", "E12000009", Some("South West")),
                 ("country", "E92000001", Some("England")),
+                ("bua", "E63011018", Some("Exeter")),
             ]
         );
     }
