@@ -6,7 +6,7 @@
 //! transaction, and a roll-up deletes per-call rows and adds their sums to `ledger_daily` in one
 //! transaction.
 
-use crate::db::{Db, StoreResult};
+use crate::db::{Db, StoreError, StoreResult};
 use crate::schema::{accounts, api_keys, idempotency_keys, ledger, ledger_daily};
 use crate::with_conn;
 use chrono::NaiveDateTime;
@@ -587,10 +587,11 @@ fn decide(charges: &[OwnedCharge], balances: &[(i64, i64)], revoked: &[i64]) -> 
     }
 }
 
-/// The body of a batch of debits, expanded for the sync (SQLite) and async (PostgreSQL)
-/// connections: `$run` executes a query (`diesel::RunQueryDsl` or `diesel_async::RunQueryDsl`),
-/// `$($aw)*` is `.await` or nothing, and `$($lock)*` locks the accounts read (PostgreSQL's
-/// `FOR UPDATE`; an SQLite write transaction holds the whole database already).
+/// The body of SQLite's batch of debits (PostgreSQL runs [`debit_batch_pg`] instead), written as
+/// a macro over the connection kind: `$run` executes a query (`diesel::RunQueryDsl` or
+/// `diesel_async::RunQueryDsl`), `$($aw)*` is `.await` or nothing, and `$($lock)*` locks the
+/// accounts read (`FOR UPDATE` where a backend needs it; an SQLite write transaction holds the
+/// whole database already).
 ///
 /// A fixed number of statements per batch, whatever its size: the revoked keys among the
 /// batch's keys, the balances of its accounts, one UPDATE per account charged and the ledger
@@ -671,17 +672,7 @@ pub async fn debit_batch(
 ) -> StoreResult<Vec<DebitOutcome>> {
     use crate::db::Conn;
     match db.conn().await? {
-        Conn::Pg(mut c) => {
-            use diesel_async::RunQueryDsl as AsyncRun;
-            let out = c
-                .transaction(async |c| {
-                    let out =
-                        debit_batch_body!(c, &charges, now, AsyncRun, [.await], [.for_update()]);
-                    Ok::<_, diesel::result::Error>(out)
-                })
-                .await?;
-            Ok(out)
-        }
+        Conn::Pg(mut c) => debit_batch_pg(&mut c, &charges, now).await,
         Conn::Sqlite(mut c) => {
             let out = c
                 .spawn_blocking(move |c| {
@@ -695,6 +686,61 @@ pub async fn debit_batch(
             Ok(out)
         }
     }
+}
+
+/// One row of `terrace_debit_batch` (migration `000042_debit_batch_function`).
+#[derive(QueryableByName)]
+struct PgOutcome {
+    #[diesel(sql_type = diesel::sql_types::Integer)]
+    o_ord: i32,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    o_outcome: String,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::BigInt>)]
+    o_balance: Option<i64>,
+}
+
+/// PostgreSQL's batch: the whole batch is one call of the `terrace_debit_batch` function, in
+/// autocommit, so it costs one round trip and one commit (where the statement-by-statement body
+/// cost six round trips: begin, revoked keys, balances, update, insert, commit, which set the
+/// writer's pace). The function applies [`decide`]'s rule; `one_batch_decides_each_debit_in_order`
+/// and the concurrency tests run on both backends to hold the two to the same answers.
+async fn debit_batch_pg(
+    c: &mut diesel_async::AsyncPgConnection,
+    charges: &[OwnedCharge],
+    now: NaiveDateTime,
+) -> StoreResult<Vec<DebitOutcome>> {
+    use diesel::sql_types::{Array, BigInt, Nullable, Text, Timestamp};
+    let rows: Vec<PgOutcome> = diesel::sql_query(
+        "SELECT o_ord, o_outcome, o_balance FROM terrace_debit_batch($1, $2, $3, $4, $5, $6, $7)",
+    )
+    .bind::<Array<BigInt>, _>(charges.iter().map(|ch| ch.account_id).collect::<Vec<_>>())
+    .bind::<Array<Nullable<BigInt>>, _>(charges.iter().map(|ch| ch.key_id).collect::<Vec<_>>())
+    .bind::<Array<BigInt>, _>(charges.iter().map(|ch| ch.credits).collect::<Vec<_>>())
+    .bind::<Array<Text>, _>(charges.iter().map(|ch| ch.operation.as_str()).collect::<Vec<_>>())
+    .bind::<Array<Text>, _>(charges.iter().map(|ch| ch.request_id.as_str()).collect::<Vec<_>>())
+    .bind::<Array<Text>, _>(charges.iter().map(|ch| ch.surface.as_str()).collect::<Vec<_>>())
+    .bind::<Timestamp, _>(now)
+    .load(c)
+    .await?;
+    let mut out = vec![DebitOutcome::NoAccount; charges.len()];
+    for r in rows {
+        let slot = usize::try_from(r.o_ord - 1)
+            .ok()
+            .and_then(|i| out.get_mut(i))
+            .ok_or_else(|| StoreError::Setup(format!("debit batch row {} out of range", r.o_ord)))?;
+        *slot = match (r.o_outcome.as_str(), r.o_balance) {
+            ("charged", Some(balance)) => DebitOutcome::Charged { balance },
+            ("insufficient", Some(balance)) => DebitOutcome::Insufficient { balance },
+            ("revoked", _) => DebitOutcome::Revoked,
+            ("no_account", _) => DebitOutcome::NoAccount,
+            (other, b) => {
+                return Err(StoreError::Setup(format!(
+                    "debit batch outcome {other:?} with balance {b:?}"
+                )));
+            }
+        };
+    }
+    Ok(out)
 }
 
 /// What creating a key on behalf of a calling key did.

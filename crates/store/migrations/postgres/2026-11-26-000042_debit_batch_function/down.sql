@@ -1,0 +1,1 @@
+DROP FUNCTION terrace_debit_batch(BIGINT[], BIGINT[], BIGINT[], TEXT[], TEXT[], TEXT[], TIMESTAMP);

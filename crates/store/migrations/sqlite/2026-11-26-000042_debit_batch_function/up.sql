@@ -1,0 +1,1 @@
+-- PostgreSQL's terrace_debit_batch function has no SQLite counterpart: SQLite's batch is decided in Rust (store::accounts::decide). Nothing to do.
