@@ -15,21 +15,6 @@ fn fixtures() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
 }
 
-pub(crate) fn check_422(r: &Reply, loc: &[&str], kind: &str) {
-    assert_eq!(r.status, 422, "{}", r.json);
-    let detail = r.json["detail"].as_array().expect("detail is a list");
-    let want: Vec<Value> = loc.iter().map(|s| json!(s)).collect();
-    assert!(
-        detail.iter().any(|d| {
-            let l = d["loc"].as_array().unwrap();
-            l[..want.len().min(l.len())] == want[..] && d["type"] == kind
-        }),
-        "expected loc {loc:?} type {kind}, got {}",
-        r.json
-    );
-    assert_eq!(r.json["credits_charged"], 0);
-}
-
 pub(crate) async fn fixture_world() -> TestApp {
     let w = world().await;
     terrace_ingest::load_manifest(w.db(), &fixtures(), &mut Progress::quiet())
