@@ -190,7 +190,10 @@ pub async fn supply_demand(db: &Db, req: &SupplyRequest) -> Result<SupplyDemand,
         return Ok(out);
     };
     let (since, until) = (since.date(), until.date());
-    let flow = supply::supply_series(db, req).await?.months.unwrap_or_default();
+    let flow = supply::supply_series(db, req)
+        .await?
+        .months
+        .unwrap_or_default();
     let (rows, snaps) = area_listings(db, &req.area, Some(req.channel), req.bedroom_band).await?;
     let runs: Vec<(&ListingRow, Vec<(NaiveDate, NaiveDate, bool)>)> = rows
         .iter()
@@ -218,7 +221,10 @@ pub async fn supply_demand(db: &Db, req: &SupplyRequest) -> Result<SupplyDemand,
         live_n: today.len() as i64,
         available_n: today.iter().filter(|(_, a)| *a).count() as i64,
         median_days_on_market: quantile(&ages, 0.5).map(|v| (v * 10.0).round() / 10.0),
-        new_homes_n: today.iter().filter(|(l, _)| l.new_home == Some(true)).count() as i64,
+        new_homes_n: today
+            .iter()
+            .filter(|(l, _)| l.new_home == Some(true))
+            .count() as i64,
         new_home_unknown_n: today.iter().filter(|(l, _)| l.new_home.is_none()).count() as i64,
     });
 
@@ -259,9 +265,7 @@ pub async fn supply_demand(db: &Db, req: &SupplyRequest) -> Result<SupplyDemand,
         .into_iter()
         .map(|f| {
             let day = month_end(&f.period).map(|d| d.min(until));
-            let stock_end_n = day
-                .filter(|d| *d >= since)
-                .map(|d| live_on(d).len() as i64);
+            let stock_end_n = day.filter(|d| *d >= since).map(|d| live_on(d).len() as i64);
             let registered_sales_n = match (&sales_by_month, &through_month) {
                 (Some(by), Some(t)) if f.period <= *t => {
                     Some(by.get(&f.period).copied().unwrap_or(0))

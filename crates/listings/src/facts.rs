@@ -199,7 +199,9 @@ async fn resolve(
             scored.sort();
             let near: Vec<String> = scored.into_iter().take(5).map(|(_, n)| n).collect();
             Err(LookupError::NotFound(if near.is_empty() {
-                format!("a local authority named {given:?} (no local authority names are loaded; give its GSS code)")
+                format!(
+                    "a local authority named {given:?} (no local authority names are loaded; give its GSS code)"
+                )
             } else {
                 format!(
                     "a local authority named {given:?} (nearest: {})",
@@ -267,7 +269,8 @@ pub async fn market_facts(db: &Db, req: &FactsRequest) -> Result<MarketFacts, Lo
             "sale" => {
                 sale.push(l.first.1 as f64);
                 if let Some(s) = own.iter().find(|s| {
-                    s.time.date() >= l.first.0 && AGREED.contains(&s.status.as_deref().unwrap_or(""))
+                    s.time.date() >= l.first.0
+                        && AGREED.contains(&s.status.as_deref().unwrap_or(""))
                 }) {
                     dom.push((s.time.date() - l.first.0).num_days() as f64);
                 }
@@ -352,7 +355,9 @@ pub async fn market_facts(db: &Db, req: &FactsRequest) -> Result<MarketFacts, Lo
         "rent_asking",
     );
     let gross = match (rent_asking, price_asking) {
-        (Some(r), Some(p)) if rent.len() >= MIN_LISTINGS && sale.len() >= MIN_LISTINGS && p > 0.0 => {
+        (Some(r), Some(p))
+            if rent.len() >= MIN_LISTINGS && sale.len() >= MIN_LISTINGS && p > 0.0 =>
+        {
             Some(Metric {
                 metric: "gross_yield_asking",
                 value: (12.0 * r / p * 10_000.0).round() / 10_000.0,

@@ -135,7 +135,10 @@ pub(crate) struct Listed<'a> {
 
 /// The listing's priced snapshots, its first price and whether it was ever cut; and the days of
 /// its cuts.
-pub(crate) fn listed<'a>(row: &'a ListingRow, snaps: &[SnapshotRow]) -> Option<(Listed<'a>, Vec<NaiveDate>)> {
+pub(crate) fn listed<'a>(
+    row: &'a ListingRow,
+    snaps: &[SnapshotRow],
+) -> Option<(Listed<'a>, Vec<NaiveDate>)> {
     let prices: Vec<(NaiveDate, i64)> = snaps
         .iter()
         .filter_map(|s| Some((s.time.date(), s.price.filter(|p| *p > 0)?)))

@@ -11,12 +11,12 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use terrace_core::{AreaId, AreaKind, Uprn, Violation};
+use terrace_listings::demand::{self, SupplyDemand};
+use terrace_listings::facts::{self, AssetType, FactsGeography, FactsRequest, MarketFacts};
 use terrace_listings::indices::{self, IndexAreaType, IndexKind, IndexRequest, ListingIndex};
 use terrace_listings::market::{
     self, AgentsResult, Answer, BedroomBand, Channel, ListingHistory, ListingStock, StockRequest,
 };
-use terrace_listings::demand::{self, SupplyDemand};
-use terrace_listings::facts::{self, AssetType, FactsGeography, FactsRequest, MarketFacts};
 use terrace_listings::supply::{self, SupplyRequest, SupplySeries};
 use terrace_listings::yields::{self, Yields, YieldsRequest};
 use terrace_store::listings::ListingArea;
@@ -395,7 +395,8 @@ fn area_and_months(
 /// `area_type`'s (or absent where one is needed, or given for national) names no series: 404.
 fn check_index(kind: IndexKind, p: IndexParams) -> Result<IndexRequest, ApiError> {
     let code = p.area_code.as_deref().map(str::trim);
-    let (start, end) = area_and_months(p.area_code.as_deref(), p.start.as_deref(), p.end.as_deref())?;
+    let (start, end) =
+        area_and_months(p.area_code.as_deref(), p.start.as_deref(), p.end.as_deref())?;
     let expected = match p.area_type {
         IndexAreaType::District => (AreaKind::District, "an outward code such as XT1 or EX1"),
         IndexAreaType::Area => (

@@ -6,7 +6,7 @@
 
 use crate::support::*;
 use chrono::NaiveDate;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::path::PathBuf;
 use terrace_ingest::Progress;
 use terrace_store::valuation::{self as vs, ValuationRow};
