@@ -20,6 +20,9 @@ use terrace_analytics::quantile;
 use terrace_store::listings::{self, ListingArea, ListingRow, SnapshotRow};
 use terrace_store::{Db, LookupError, sales};
 
+/// A run of days a listing was live: first day, last day, available.
+type LiveRun = (NaiveDate, NaiveDate, bool);
+
 /// How many area codes a not-found answer names.
 const NEAREST: usize = 5;
 
@@ -195,7 +198,7 @@ pub async fn supply_demand(db: &Db, req: &SupplyRequest) -> Result<SupplyDemand,
         .months
         .unwrap_or_default();
     let (rows, snaps) = area_listings(db, &req.area, Some(req.channel), req.bedroom_band).await?;
-    let runs: Vec<(&ListingRow, Vec<(NaiveDate, NaiveDate, bool)>)> = rows
+    let runs: Vec<(&ListingRow, Vec<LiveRun>)> = rows
         .iter()
         .map(|l| {
             let own = snaps.get(&l.listing_id).map_or(&[][..], Vec::as_slice);

@@ -88,6 +88,9 @@ const NOTES: [&str; 3] = [
     "Rents and prices are asking figures, not achieved ones; a listing counts in the month of its first priced snapshot.",
 ];
 
+/// A month's listings: the rents (pcm) with their UPRNs, and the sale prices.
+type Cell = (Vec<(i64, Option<i64>)>, Vec<i64>);
+
 fn yield4(v: f64) -> f64 {
     (v * 10_000.0).round() / 10_000.0
 }
@@ -111,8 +114,7 @@ pub async fn yields(db: &Db, req: &YieldsRequest) -> Result<Yields, LookupError>
         return Ok(out);
     }
     let (rows, snaps) = area_listings(db, &req.area, None, req.bedroom_band).await?;
-    // month -> (rents with their UPRNs, sale prices)
-    let mut cells: BTreeMap<String, (Vec<(i64, Option<i64>)>, Vec<i64>)> = BTreeMap::new();
+    let mut cells: BTreeMap<String, Cell> = BTreeMap::new();
     for r in &rows {
         let own = snaps.get(&r.listing_id).map_or(&[][..], Vec::as_slice);
         let Some((l, _)) = listed(r, own) else {
