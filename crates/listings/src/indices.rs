@@ -69,7 +69,7 @@ impl IndexKind {
 }
 
 /// The hedonic property type of a feed's label.
-fn property_type(label: Option<&str>) -> PropertyType {
+pub(crate) fn property_type(label: Option<&str>) -> PropertyType {
     let l = label.unwrap_or_default().to_ascii_lowercase();
     let has = |w: &[&str]| w.iter().any(|x| l.contains(x));
     if has(&["flat", "apartment", "maisonette", "penthouse", "studio"]) {

@@ -5,7 +5,9 @@
 //! else the district's median asking rent for its bedroom band, with a gross yield); `lha` is the
 //! Local Housing Allowance block (the housing-benefit cap of the broad rental market area);
 //! `indices` builds, checks against the ONS private rents index, stores and serves the asking-price
-//! and rent indices from the listing snapshots.
+//! and rent indices from the listing snapshots; `supply`, `demand`, `yields` and `facts` compute
+//! the monthly supply statistics, supply and demand (live stock, flow, months of inventory), the
+//! gross yields on two bases and the market facts at call time.
 //!
 //! Architecture Invariant: plain functions over the store, no HTTP or MCP types; an asking rent
 //! is never presented as a market rent and the LHA is never presented as either: each block
@@ -13,11 +15,14 @@
 //! Errors are the store's shared `LookupError` (`NotFound`, `Store`).
 
 pub mod changes;
+pub mod demand;
+pub mod facts;
 pub mod indices;
 pub mod lha;
 pub mod market;
 pub mod rental;
 pub mod supply;
+pub mod yields;
 
 pub use changes::{ChangesPage, PageRequest, changes_since};
 pub use lha::{HousingBenefitCap, housing_benefit_cap};

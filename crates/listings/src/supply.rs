@@ -96,11 +96,11 @@ const NOTES: [&str; 3] = [
     "Prices are asking prices (rents per calendar month), not achieved prices.",
 ];
 
-fn month_label(d: NaiveDate) -> String {
+pub(crate) fn month_label(d: NaiveDate) -> String {
     format!("{:04}-{:02}", d.year(), d.month())
 }
 
-fn share(part: usize, whole: usize) -> Option<f64> {
+pub(crate) fn share(part: usize, whole: usize) -> Option<f64> {
     (whole > 0).then(|| (part as f64 / whole as f64 * 10_000.0).round() / 10_000.0)
 }
 
@@ -125,17 +125,20 @@ fn concentration(agents: &[String]) -> (Option<f64>, Option<f64>) {
 }
 
 /// One listing's place in its cohort.
-struct Listed<'a> {
-    row: &'a ListingRow,
-    first: (NaiveDate, i64),
-    reduced: bool,
+pub(crate) struct Listed<'a> {
+    pub(crate) row: &'a ListingRow,
+    pub(crate) first: (NaiveDate, i64),
+    pub(crate) reduced: bool,
     /// (day, price) of every priced snapshot, oldest first.
-    prices: Vec<(NaiveDate, i64)>,
+    pub(crate) prices: Vec<(NaiveDate, i64)>,
 }
 
 /// The listing's priced snapshots, its first price and whether it was ever cut; and the days of
 /// its cuts.
-fn listed<'a>(row: &'a ListingRow, snaps: &[SnapshotRow]) -> Option<(Listed<'a>, Vec<NaiveDate>)> {
+pub(crate) fn listed<'a>(
+    row: &'a ListingRow,
+    snaps: &[SnapshotRow],
+) -> Option<(Listed<'a>, Vec<NaiveDate>)> {
     let prices: Vec<(NaiveDate, i64)> = snaps
         .iter()
         .filter_map(|s| Some((s.time.date(), s.price.filter(|p| *p > 0)?)))
@@ -239,14 +242,13 @@ fn month_row(
     }
 }
 
-/// The monthly supply statistics of an area. `NotFound` for an area nothing places there.
+/// The monthly supply statistics of an area. `NotFound` (naming the nearest) for an area nothing
+/// places there.
 pub async fn supply_series(
     db: &terrace_store::Db,
     req: &SupplyRequest,
 ) -> Result<SupplySeries, LookupError> {
-    if !listings::area_known(db, &req.area).await? {
-        return Err(LookupError::NotFound(format!("area {}", req.area_label)));
-    }
+    crate::demand::known(db, &req.area, &req.area_label).await?;
     let mut out = SupplySeries {
         status: Answer::NotAvailable,
         reason: Some(NO_FEED.into()),

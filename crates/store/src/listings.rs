@@ -526,3 +526,37 @@ pub async fn listings_page(db: &Db, after: &str, limit: i64) -> StoreResult<Vec<
             .await?
     }))
 }
+
+/// The codes an unknown area is compared with to name the nearest: the outward codes of the
+/// listings' postcodes (`lad` false), or the local authority codes of the postcode directory
+/// and the register (`lad` true); sorted, distinct.
+pub async fn area_codes(db: &Db, lad: bool) -> StoreResult<Vec<String>> {
+    use crate::schema::addresses;
+    let mut out: Vec<String> = if lad {
+        let mut a: Vec<Option<String>> = with_conn!(db, |c| postcodes::table
+            .select(postcodes::lad_code)
+            .distinct()
+            .load(c)
+            .await?);
+        let b: Vec<Option<String>> = with_conn!(db, |c| addresses::table
+            .select(addresses::lad_code)
+            .distinct()
+            .load(c)
+            .await?);
+        a.extend(b);
+        a.into_iter().flatten().collect()
+    } else {
+        let pcs: Vec<Option<String>> = with_conn!(db, |c| listings::table
+            .select(listings::postcode)
+            .distinct()
+            .load(c)
+            .await?);
+        pcs.into_iter()
+            .flatten()
+            .filter_map(|p| p.split_whitespace().next().map(str::to_ascii_uppercase))
+            .collect()
+    };
+    out.sort();
+    out.dedup();
+    Ok(out)
+}

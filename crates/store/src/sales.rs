@@ -108,3 +108,87 @@ crate::matchable_ops!(
     unmatched_price_paid,
     set_price_paid_matches
 );
+
+/// A registered sale as the area statistics read it.
+#[derive(Debug, Clone, PartialEq, Queryable)]
+pub struct AreaSale {
+    pub date: NaiveDate,
+    pub price: i64,
+    /// Price Paid code `D`, `S`, `T`, `F` or `O`.
+    pub property_type: String,
+    pub uprn: Option<i64>,
+}
+
+/// The category A sales completed between two days (inclusive) in an area (a postcode prefix,
+/// a local authority by the postcode directory, or everywhere), by date then id.
+pub async fn category_a_sales_in_area(
+    db: &Db,
+    area: &crate::listings::ListingArea,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> StoreResult<Vec<AreaSale>> {
+    use crate::listings::ListingArea;
+    use crate::schema::postcodes;
+    let cols = (
+        price_paid::date,
+        price_paid::price,
+        price_paid::property_type,
+        price_paid::uprn,
+    );
+    let mut out: Vec<AreaSale> = match area {
+        ListingArea::National => with_conn!(db, |c| {
+            price_paid::table
+                .filter(price_paid::ppd_category.eq("A"))
+                .filter(price_paid::date.ge(from))
+                .filter(price_paid::date.le(to))
+                .select(cols)
+                .load::<AreaSale>(c)
+                .await?
+        }),
+        ListingArea::PostcodePrefix(p) => {
+            let pattern = ListingArea::pattern(p);
+            with_conn!(db, |c| {
+                price_paid::table
+                    .filter(price_paid::postcode.like(&pattern))
+                    .filter(price_paid::ppd_category.eq("A"))
+                    .filter(price_paid::date.ge(from))
+                    .filter(price_paid::date.le(to))
+                    .select(cols)
+                    .load::<AreaSale>(c)
+                    .await?
+            })
+        }
+        ListingArea::LocalAuthority(code) => {
+            let pcs: Vec<String> = with_conn!(db, |c| postcodes::table
+                .filter(postcodes::lad_code.eq(code))
+                .select(postcodes::postcode)
+                .load(c)
+                .await?);
+            let mut out = Vec::new();
+            for k in pcs.chunks(crate::bulk::CHUNK) {
+                let part: Vec<AreaSale> = with_conn!(db, |c| {
+                    price_paid::table
+                        .filter(price_paid::postcode.eq_any(k))
+                        .filter(price_paid::ppd_category.eq("A"))
+                        .filter(price_paid::date.ge(from))
+                        .filter(price_paid::date.le(to))
+                        .select(cols)
+                        .load::<AreaSale>(c)
+                        .await?
+                });
+                out.extend(part);
+            }
+            out
+        }
+    };
+    out.sort_by_key(|s| s.date);
+    Ok(out)
+}
+
+/// The latest completion date of any registered sale (`None` when none is loaded).
+pub async fn latest_sale_date(db: &Db) -> StoreResult<Option<NaiveDate>> {
+    Ok(with_conn!(db, |c| price_paid::table
+        .select(diesel::dsl::max(price_paid::date))
+        .first(c)
+        .await?))
+}

@@ -3,7 +3,6 @@
 //! `shrunk` and the band, a rent month withheld when the PIPR cannot check it, a 404 naming the
 //! nearest areas for an area without a series or a code of another form, and every 422.
 
-use crate::listings_market::check_422;
 use crate::support::*;
 use terrace_ingest::Dataset;
 

@@ -30,21 +30,6 @@ async fn link(db: &terrace_store::Db) {
         .unwrap();
 }
 
-pub(crate) fn check_422(r: &Reply, loc: &[&str], kind: &str) {
-    assert_eq!(r.status, 422, "{}", r.json);
-    let detail = r.json["detail"].as_array().expect("detail is a list");
-    let want: Vec<Value> = loc.iter().map(|s| json!(s)).collect();
-    assert!(
-        detail.iter().any(|d| {
-            let l = d["loc"].as_array().unwrap();
-            l[..want.len().min(l.len())] == want[..] && d["type"] == kind
-        }),
-        "expected loc {loc:?} type {kind}, got {}",
-        r.json
-    );
-    assert_eq!(r.json["credits_charged"], 0);
-}
-
 #[actix_web::test]
 async fn without_a_feed_every_operation_is_not_available() {
     let w = world().await;

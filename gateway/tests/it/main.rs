@@ -21,6 +21,7 @@ mod hub;
 mod land;
 mod lease;
 mod listing_indices;
+mod listings_demand;
 mod listings_market;
 mod market;
 mod market_files;

@@ -6,28 +6,13 @@
 
 use crate::support::*;
 use chrono::NaiveDate;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::path::PathBuf;
 use terrace_ingest::Progress;
 use terrace_store::valuation::{self as vs, ValuationRow};
 
 fn fixtures() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
-}
-
-pub(crate) fn check_422(r: &Reply, loc: &[&str], kind: &str) {
-    assert_eq!(r.status, 422, "{}", r.json);
-    let detail = r.json["detail"].as_array().expect("detail is a list");
-    let want: Vec<Value> = loc.iter().map(|s| json!(s)).collect();
-    assert!(
-        detail.iter().any(|d| {
-            let l = d["loc"].as_array().unwrap();
-            l[..want.len().min(l.len())] == want[..] && d["type"] == kind
-        }),
-        "expected loc {loc:?} type {kind}, got {}",
-        r.json
-    );
-    assert_eq!(r.json["credits_charged"], 0);
 }
 
 pub(crate) async fn fixture_world() -> TestApp {

@@ -4,7 +4,7 @@
 //! (ordering, filters, paging, charging, 404 and every validation rule).
 
 use crate::support::*;
-use crate::valuation::{all_valuations, check_422, fixture_world};
+use crate::valuation::{all_valuations, fixture_world};
 use serde_json::{Value, json};
 use terrace_store::valuation::{self as vs, ValuationRow};
 

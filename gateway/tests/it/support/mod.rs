@@ -5,7 +5,7 @@
 use actix_web::body::MessageBody;
 use actix_web::dev::{Service, ServiceResponse};
 use actix_web::{App, test};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::sync::Arc;
 use terrace_address::{AddressCtx, IndexHandle};
 use terrace_core::SystemClock;
@@ -177,4 +177,21 @@ pub fn post_raw(path: &str, key: &str, body: &'static str) -> test::TestRequest 
 
 pub async fn balance(db: &Db, account: i64) -> i64 {
     terrace_credits::balance(db, account).await.unwrap().balance
+}
+
+/// A 422 with the validation body: some entry of `detail` whose `loc` starts with `loc` has the
+/// `type` `kind`, and nothing was charged.
+pub fn check_422(r: &Reply, loc: &[&str], kind: &str) {
+    assert_eq!(r.status, 422, "{}", r.json);
+    let detail = r.json["detail"].as_array().expect("detail is a list");
+    let want: Vec<Value> = loc.iter().map(|s| json!(s)).collect();
+    assert!(
+        detail.iter().any(|d| {
+            let l = d["loc"].as_array().unwrap();
+            l[..want.len().min(l.len())] == want[..] && d["type"] == kind
+        }),
+        "expected loc {loc:?} type {kind}, got {}",
+        r.json
+    );
+    assert_eq!(r.json["credits_charged"], 0);
 }
