@@ -19,6 +19,7 @@ mod council_tax;
 mod fixture_world;
 mod hub;
 mod land;
+mod stock;
 mod lease;
 mod listing_indices;
 mod listings_market;
