@@ -168,7 +168,9 @@ impl Cursor<'_> {
                     )));
                 }
                 if coords.iter().any(|c| !c.x.is_finite() || !c.y.is_finite()) {
-                    return Err(GeoError::Invalid("a position is not a finite number".into()));
+                    return Err(GeoError::Invalid(
+                        "a position is not a finite number".into(),
+                    ));
                 }
                 if coords.first() != coords.last() {
                     return Err(GeoError::Invalid("unclosed ring".into()));

@@ -288,7 +288,11 @@ mod tests {
             None,
         );
         check("{\"results\": []}", None);
-        let gpkg = format!("SQLite format 3\0{}GPKG{}", "\0".repeat(52), "\0".repeat(28));
+        let gpkg = format!(
+            "SQLite format 3\0{}GPKG{}",
+            "\0".repeat(52),
+            "\0".repeat(28)
+        );
         check(&gpkg, Some("os_buildings"));
         check(&gpkg.replace("GPKG", "ABCD"), None);
         check("", None);

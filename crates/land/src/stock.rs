@@ -344,13 +344,15 @@ mod tests {
             (10, None, Some("LP".into())),
         ];
         let (u, b, mixed) = count_units(&rows);
+        assert_eq!((u.addresses, u.units, u.parent_shells), (9, 8, 1), "{u:?}");
         assert_eq!(
-            (u.addresses, u.units, u.parent_shells),
-            (9, 8, 1),
-            "{u:?}"
-        );
-        assert_eq!(
-            (u.residential, u.commercial, u.dual_use, u.other, u.unclassified),
+            (
+                u.residential,
+                u.commercial,
+                u.dual_use,
+                u.other,
+                u.unclassified
+            ),
             (4, 1, 1, 1, 1)
         );
         // buildings: 1 (flat + shop), 4, 5, 6, 9 (two flats), 10

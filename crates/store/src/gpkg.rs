@@ -108,7 +108,9 @@ impl GeoPackage {
                 .map_err(|_| bad(format!("{file} is not an SQLite file (too short)")))?;
         }
         if &head != b"SQLite format 3\0" {
-            return Err(bad(format!("{file} is not an SQLite file (a GeoPackage is one)")));
+            return Err(bad(format!(
+                "{file} is not an SQLite file (a GeoPackage is one)"
+            )));
         }
         let path_text = path
             .to_str()

@@ -588,7 +588,8 @@ pub async fn scope_footprints(db: &Db, scope: &PlotScope) -> StoreResult<Vec<(f6
                         .on(parcel_buildings::building_id.eq(building_footprints::building_id)),
                 )
                 .inner_join(
-                    parcel_stats::table.on(parcel_stats::inspire_id.eq(parcel_buildings::inspire_id)),
+                    parcel_stats::table
+                        .on(parcel_stats::inspire_id.eq(parcel_buildings::inspire_id)),
                 )
                 .filter(parcel_stats::lsoa_code.eq(l))
                 .filter(not_glasshouse)

@@ -521,19 +521,25 @@ async fn the_fixture_world_links_titles_to_parcels_and_reports_its_coverage() {
 
     // The stock profile of both authorities against the fixture files read here: the register's
     // classes and parents (AddressBase CSV: no field is quoted), the footprints (GeoJSON).
-    let csv = std::fs::read_to_string(dir.join("addressbase/addressbase_plus_fixture.csv")).unwrap();
+    let csv =
+        std::fs::read_to_string(dir.join("addressbase/addressbase_plus_fixture.csv")).unwrap();
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     let col = |n: &str| header.iter().position(|h| *h == n).unwrap();
     let (uprn_at, parent_at, class_at) = (col("UPRN"), col("PARENT_UPRN"), col("CLASS"));
     let mut classes = std::collections::BTreeMap::<char, i64>::new();
-    let mut buildings = std::collections::BTreeMap::<String, std::collections::BTreeSet<char>>::new();
+    let mut buildings =
+        std::collections::BTreeMap::<String, std::collections::BTreeSet<char>>::new();
     for line in lines {
         let f: Vec<&str> = line.split(',').collect();
         let class = f[class_at].chars().next().unwrap();
         *classes.entry(class).or_default() += 1;
         if class != 'P' {
-            let key = if f[parent_at].is_empty() { f[uprn_at] } else { f[parent_at] };
+            let key = if f[parent_at].is_empty() {
+                f[uprn_at]
+            } else {
+                f[parent_at]
+            };
             buildings.entry(key.to_string()).or_default().insert(class);
         }
     }
@@ -549,7 +555,11 @@ async fn the_fixture_world_links_titles_to_parcels_and_reports_its_coverage() {
     let mut sums = std::collections::BTreeMap::<&str, i64>::new();
     let (mut mixed_count, mut mixed_denominator) = (0, 0);
     for lad in [measured, unmeasured] {
-        let r = send(&svc, get(&format!("/v1/buildings/stock-profile/lad:{lad}"), &key)).await;
+        let r = send(
+            &svc,
+            get(&format!("/v1/buildings/stock-profile/lad:{lad}"), &key),
+        )
+        .await;
         assert_eq!(r.status, 200, "{}", r.json);
         assert_eq!(r.json["credits_charged"], 0);
         for k in ["residential", "commercial", "dual_use", "parent_shells"] {
@@ -562,8 +572,15 @@ async fn the_fixture_world_links_titles_to_parcels_and_reports_its_coverage() {
             // Every fixture footprint is an 8 m square, all in the measured authority.
             let n = cases["parcels_with_building"].as_i64().unwrap();
             let f = &r.json["median_footprint_m2"];
-            assert_eq!((f["value"].as_str(), f["n"].as_i64()), (Some("64.00"), Some(n)), "{f}");
-            assert_eq!(r.json["median_height_m"]["status"], "not_available", "OS Open Map Local has no height");
+            assert_eq!(
+                (f["value"].as_str(), f["n"].as_i64()),
+                (Some("64.00"), Some(n)),
+                "{f}"
+            );
+            assert_eq!(
+                r.json["median_height_m"]["status"], "not_available",
+                "OS Open Map Local has no height"
+            );
         } else {
             assert_eq!(r.json["median_footprint_m2"]["status"], "not_available");
         }

@@ -23,7 +23,13 @@ fn blob(x0: f64, y0: f64, x1: f64, y1: f64) -> Option<Vec<u8>> {
     Some(gpkg_blob(BNG, &wkb_polygon(&[rect(x0, y0, x1, y1)]), true))
 }
 
-fn row(fid: i64, id: &str, code: i32, height: Option<&str>, geometry: Option<Vec<u8>>) -> GpkgBuilding {
+fn row(
+    fid: i64,
+    id: &str,
+    code: i32,
+    height: Option<&str>,
+    geometry: Option<Vec<u8>>,
+) -> GpkgBuilding {
     GpkgBuilding {
         fid,
         id: Some(id.to_string()),
@@ -49,13 +55,37 @@ fn gpkg_rows() -> Vec<GpkgBuilding> {
     truncated.truncate(truncated.len() - 20);
     vec![
         // 100 m², 6.5 m
-        row(1, "G1", 15_014, Some("6.5"), blob(260_000.0, 80_000.0, 260_010.0, 80_010.0)),
+        row(
+            1,
+            "G1",
+            15_014,
+            Some("6.5"),
+            blob(260_000.0, 80_000.0, 260_010.0, 80_010.0),
+        ),
         // a glasshouse: loaded, left out of the stock profile's buildings
-        row(2, "G2", 15_016, None, blob(260_050.0, 80_050.0, 260_070.0, 80_070.0)),
+        row(
+            2,
+            "G2",
+            15_016,
+            None,
+            blob(260_050.0, 80_050.0, 260_070.0, 80_070.0),
+        ),
         // 40 m², 12 m
-        row(3, "G3", 15_014, Some("12"), blob(260_200.0, 80_200.0, 260_205.0, 80_208.0)),
+        row(
+            3,
+            "G3",
+            15_014,
+            Some("12"),
+            blob(260_200.0, 80_200.0, 260_205.0, 80_208.0),
+        ),
         // 300 m², no height
-        row(4, "G4", 15_019, None, blob(260_300.0, 80_300.0, 260_330.0, 80_310.0)),
+        row(
+            4,
+            "G4",
+            15_019,
+            None,
+            blob(260_300.0, 80_300.0, 260_330.0, 80_310.0),
+        ),
         // 16 m², 3 m, with a big-endian header
         row(
             5,
@@ -76,16 +106,50 @@ fn gpkg_rows() -> Vec<GpkgBuilding> {
             geometry: blob(260_500.0, 80_500.0, 260_510.0, 80_510.0),
         },
         row(7, "G7", 15_014, None, None),
-        row(8, "G8", 15_014, None, Some(gpkg_blob(BNG, &wkb_polygon(&[unclosed]), true))),
+        row(
+            8,
+            "G8",
+            15_014,
+            None,
+            Some(gpkg_blob(BNG, &wkb_polygon(&[unclosed]), true)),
+        ),
         row(9, "G9", 15_014, None, Some(gpkg_blob(BNG, &point, true))),
         row(10, "G10", 15_014, None, Some(not_gp)),
-        row(11, "G11", 15_014, None, Some(gpkg_blob(4_326, &wkb_polygon(&[rect(0.0, 0.0, 1.0, 1.0)]), true))),
-        row(12, "G12", 15_099, None, blob(260_700.0, 80_700.0, 260_710.0, 80_710.0)),
-        row(13, "G13", 15_014, Some("tall"), blob(260_800.0, 80_800.0, 260_810.0, 80_810.0)),
+        row(
+            11,
+            "G11",
+            15_014,
+            None,
+            Some(gpkg_blob(
+                4_326,
+                &wkb_polygon(&[rect(0.0, 0.0, 1.0, 1.0)]),
+                true,
+            )),
+        ),
+        row(
+            12,
+            "G12",
+            15_099,
+            None,
+            blob(260_700.0, 80_700.0, 260_710.0, 80_710.0),
+        ),
+        row(
+            13,
+            "G13",
+            15_014,
+            Some("tall"),
+            blob(260_800.0, 80_800.0, 260_810.0, 80_810.0),
+        ),
         row(14, "G14", 15_014, None, Some(empty)),
         row(15, "G15", 15_014, None, Some(truncated)),
         // 64 m² in authority B
-        row(16, "G16", 15_014, None, blob(265_000.0, 85_000.0, 265_008.0, 85_008.0)),
+        row(
+            16,
+            "G16",
+            15_014,
+            None,
+            blob(265_000.0, 85_000.0, 265_008.0, 85_008.0),
+        ),
     ]
 }
 
@@ -135,8 +199,16 @@ async fn the_geopackage_loader_reads_the_building_layer_rejects_each_malformed_r
  {
     let (app, first) = gpkg_world().await;
     let c = &first.counts;
-    assert_eq!((c.read, c.loaded, c.rejected), (16, 6, 10), "{:?}", first.rejections);
-    assert_eq!(c.read, c.loaded + c.updated + c.unchanged + c.deleted + c.rejected);
+    assert_eq!(
+        (c.read, c.loaded, c.rejected),
+        (16, 6, 10),
+        "{:?}",
+        first.rejections
+    );
+    assert_eq!(
+        c.read,
+        c.loaded + c.updated + c.unchanged + c.deleted + c.rejected
+    );
     let lines: Vec<u64> = first.rejections.iter().map(|r| r.line).collect();
     assert_eq!(lines, REJECTED.iter().map(|(l, _)| *l).collect::<Vec<_>>());
     for (r, (_, words)) in first.rejections.iter().zip(REJECTED) {
@@ -164,7 +236,13 @@ async fn the_geopackage_loader_reads_the_building_layer_rejects_each_malformed_r
         .await
         .unwrap();
     assert_eq!(
-        (again.counts.read, again.counts.loaded, again.counts.updated, again.counts.unchanged, again.counts.rejected),
+        (
+            again.counts.read,
+            again.counts.loaded,
+            again.counts.updated,
+            again.counts.unchanged,
+            again.counts.rejected
+        ),
         (16, 0, 0, 6, 10)
     );
 
@@ -172,7 +250,12 @@ async fn the_geopackage_loader_reads_the_building_layer_rejects_each_malformed_r
     let third = load_gpkg(&app, &os_buildings_gpkg_sql(&gpkg_rows(), false))
         .await
         .unwrap();
-    assert_eq!((third.counts.updated, third.counts.unchanged), (3, 3), "{:?}", third.counts);
+    assert_eq!(
+        (third.counts.updated, third.counts.unchanged),
+        (3, 3),
+        "{:?}",
+        third.counts
+    );
 
     // A GeoPackage without a building layer, and a file that is no GeoPackage, are errors of
     // the file.
@@ -194,12 +277,21 @@ async fn stock_profile_medians_come_from_the_geopackage_footprints_and_solar_is_
     assert_eq!(r.json["credits_remaining"], 0);
     // Footprints in A without the glasshouse: 16, 40, 100, 300 m²; heights 3, 6.5, 12 m.
     let f = &r.json["median_footprint_m2"];
-    assert_eq!((f["status"].as_str(), f["value"].as_str(), f["n"].as_i64()), (Some("ok"), Some("70.00"), Some(4)));
+    assert_eq!(
+        (f["status"].as_str(), f["value"].as_str(), f["n"].as_i64()),
+        (Some("ok"), Some("70.00"), Some(4))
+    );
     let h = &r.json["median_height_m"];
-    assert_eq!((h["status"].as_str(), h["value"].as_str(), h["n"].as_i64()), (Some("ok"), Some("6.50"), Some(3)));
+    assert_eq!(
+        (h["status"].as_str(), h["value"].as_str(), h["n"].as_i64()),
+        (Some("ok"), Some("6.50"), Some(3))
+    );
     let s = &r.json["solar_penetration"];
     assert_eq!(s["status"], "not_available");
-    assert!(s["reason"].as_str().unwrap().contains("PHOTO_SUPPLY"), "{s}");
+    assert!(
+        s["reason"].as_str().unwrap().contains("PHOTO_SUPPLY"),
+        "{s}"
+    );
     for k in ["percent", "share", "count", "denominator"] {
         assert_eq!(s[k], Value::Null, "{k}: never 0 for not known");
     }
@@ -210,8 +302,17 @@ async fn stock_profile_medians_come_from_the_geopackage_footprints_and_solar_is_
     assert_eq!(r.json["median_footprint_m2"]["value"], "64.00");
     assert_eq!(r.json["median_footprint_m2"]["n"], 1);
     let h = &r.json["median_height_m"];
-    assert_eq!((h["status"].as_str(), h["value"].as_str(), h["n"].as_i64()), (Some("not_available"), None, Some(0)));
-    assert!(h["reason"].as_str().unwrap().contains("none of the 1 building footprints"), "{h}");
+    assert_eq!(
+        (h["status"].as_str(), h["value"].as_str(), h["n"].as_i64()),
+        (Some("not_available"), None, Some(0))
+    );
+    assert!(
+        h["reason"]
+            .as_str()
+            .unwrap()
+            .contains("none of the 1 building footprints"),
+        "{h}"
+    );
     assert_eq!(balance(app.db(), acct).await, 0);
 }
 
@@ -257,7 +358,13 @@ async fn stock_profile_counts_units_mixed_use_and_solar_with_their_denominators(
     let r = send(&svc, get("/v1/buildings/stock-profile/lad:E06000099", &key)).await;
     assert_eq!(r.status, 200, "{}", r.json);
     assert_eq!(r.json["area_id"], "lad:E06000099");
-    assert_eq!((r.json["credits_charged"].as_i64(), r.json["credits_remaining"].as_i64()), (Some(0), Some(7)));
+    assert_eq!(
+        (
+            r.json["credits_charged"].as_i64(),
+            r.json["credits_remaining"].as_i64()
+        ),
+        (Some(0), Some(7))
+    );
     // Exampleton: houses 1-3, the shell 10 with flats 11-13 and the shop 14, the shop 20, Rose
     // Cottage 21, 21 and 12 Station Road.
     assert_eq!(
@@ -272,7 +379,13 @@ async fn stock_profile_counts_units_mixed_use_and_solar_with_their_denominators(
     );
     let m = &r.json["mixed_use_share"];
     assert_eq!(
-        (m["status"].as_str(), m["count"].as_i64(), m["denominator"].as_i64(), m["percent"].as_i64(), m["share"].as_str()),
+        (
+            m["status"].as_str(),
+            m["count"].as_i64(),
+            m["denominator"].as_i64(),
+            m["percent"].as_i64(),
+            m["share"].as_str()
+        ),
         (Some("ok"), Some(1), Some(8), Some(13), Some("0.1250")),
         "12.5% is a whole 13%: {m}"
     );
@@ -280,13 +393,32 @@ async fn stock_profile_counts_units_mixed_use_and_solar_with_their_denominators(
     // The HMO share: no register is loaded.
     let hmo = &r.json["hmo_share"];
     assert_eq!(hmo["status"], "not_available");
-    assert!(hmo["reason"].as_str().unwrap().contains("HMO licence register"), "{hmo}");
-    assert_eq!((hmo["count"].clone(), hmo["denominator"].clone(), hmo["percent"].clone()), (Value::Null, Value::Null, Value::Null));
+    assert!(
+        hmo["reason"]
+            .as_str()
+            .unwrap()
+            .contains("HMO licence register"),
+        "{hmo}"
+    );
+    assert_eq!(
+        (
+            hmo["count"].clone(),
+            hmo["denominator"].clone(),
+            hmo["percent"].clone()
+        ),
+        (Value::Null, Value::Null, Value::Null)
+    );
     // Solar: stated by the newest certificates of 1 (30), 2 (0.0) and 12 (0); 3 is blank and 13
     // not a number, 24 lies in B.
     let s = &r.json["solar_penetration"];
     assert_eq!(
-        (s["status"].as_str(), s["count"].as_i64(), s["denominator"].as_i64(), s["percent"].as_i64(), s["share"].as_str()),
+        (
+            s["status"].as_str(),
+            s["count"].as_i64(),
+            s["denominator"].as_i64(),
+            s["percent"].as_i64(),
+            s["share"].as_str()
+        ),
         (Some("ok"), Some(1), Some(3), Some(33), Some("0.3333")),
         "{s}"
     );
@@ -301,16 +433,45 @@ async fn stock_profile_counts_units_mixed_use_and_solar_with_their_denominators(
     assert_eq!(r.status, 200, "{}", r.json);
     assert_eq!(r.json["units"]["residential"], 1);
     let m = &r.json["mixed_use_share"];
-    assert_eq!((m["status"].as_str(), m["count"].as_i64(), m["denominator"].as_i64(), m["percent"].as_i64()), (Some("ok"), Some(0), Some(1), Some(0)), "a measured 0");
+    assert_eq!(
+        (
+            m["status"].as_str(),
+            m["count"].as_i64(),
+            m["denominator"].as_i64(),
+            m["percent"].as_i64()
+        ),
+        (Some("ok"), Some(0), Some(1), Some(0)),
+        "a measured 0"
+    );
     let s = &r.json["solar_penetration"];
-    assert_eq!((s["count"].as_i64(), s["denominator"].as_i64(), s["percent"].as_i64()), (Some(1), Some(1), Some(100)));
+    assert_eq!(
+        (
+            s["count"].as_i64(),
+            s["denominator"].as_i64(),
+            s["percent"].as_i64()
+        ),
+        (Some(1), Some(1), Some(100))
+    );
     for k in ["median_footprint_m2", "median_height_m"] {
         let f = &r.json[k];
-        assert_eq!((f["status"].as_str(), f["value"].clone(), f["n"].as_i64()), (Some("not_available"), Value::Null, Some(0)), "{k}");
-        assert!(f["reason"].as_str().unwrap().contains("no OS Open Map Local building footprint is loaded in lad:E06000098"), "{f}");
+        assert_eq!(
+            (f["status"].as_str(), f["value"].clone(), f["n"].as_i64()),
+            (Some("not_available"), Value::Null, Some(0)),
+            "{k}"
+        );
+        assert!(
+            f["reason"]
+                .as_str()
+                .unwrap()
+                .contains("no OS Open Map Local building footprint is loaded in lad:E06000098"),
+            "{f}"
+        );
     }
     assert_eq!(balance(db, acct).await, 7);
-    assert_eq!(terrace_store::accounts::ledger_sum(db, acct).await.unwrap(), 7);
+    assert_eq!(
+        terrace_store::accounts::ledger_sum(db, acct).await.unwrap(),
+        7
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -324,15 +485,37 @@ async fn stock_profile_validation_is_422_unknown_areas_404_and_nothing_is_charge
         "value_error",
     );
     let long = format!("/v1/buildings/stock-profile/lad:{}", "E".repeat(37));
-    check_422(&send(&svc, get(&long, &key)).await, &["path", "area_id"], "string_too_long");
-    for area in ["lad:E06000097", "nowhere", "district:XT1", "lsoa:E01000001", "lad:E01000001"] {
-        let r = send(&svc, get(&format!("/v1/buildings/stock-profile/{area}"), &key)).await;
-        assert_eq!((r.status, r.json["credits_charged"].as_i64()), (404, Some(0)), "{area}: {}", r.json);
+    check_422(
+        &send(&svc, get(&long, &key)).await,
+        &["path", "area_id"],
+        "string_too_long",
+    );
+    for area in [
+        "lad:E06000097",
+        "nowhere",
+        "district:XT1",
+        "lsoa:E01000001",
+        "lad:E01000001",
+    ] {
+        let r = send(
+            &svc,
+            get(&format!("/v1/buildings/stock-profile/{area}"), &key),
+        )
+        .await;
+        assert_eq!(
+            (r.status, r.json["credits_charged"].as_i64()),
+            (404, Some(0)),
+            "{area}: {}",
+            r.json
+        );
         assert_eq!(r.json["credits_remaining"], 3);
     }
     let r = send(&svc, get("/v1/buildings/stock-profile/district:XT1", &key)).await;
     let msg = r.json["detail"].as_str().unwrap();
-    assert!(msg.contains("lad:") && msg.contains("lsoa:"), "the 404 lists the kinds answered: {msg}");
+    assert!(
+        msg.contains("lad:") && msg.contains("lsoa:"),
+        "the 404 lists the kinds answered: {msg}"
+    );
     // A key is needed, free or not.
     let r = send(
         &svc,

@@ -148,7 +148,9 @@ fn read_gpkg(path: &Path) -> io::Result<impl Iterator<Item = Parsed<BuildingRow>
             layer
                 .columns
                 .iter()
-                .find(|c| c.eq_ignore_ascii_case(n) && !c.eq_ignore_ascii_case(&layer.geometry_column))
+                .find(|c| {
+                    c.eq_ignore_ascii_case(n) && !c.eq_ignore_ascii_case(&layer.geometry_column)
+                })
                 .cloned()
         })
     };
@@ -182,8 +184,9 @@ fn read_gpkg(path: &Path) -> io::Result<impl Iterator<Item = Parsed<BuildingRow>
             .ok_or_else(|| reject(line, format!("fid {}: feature has no id", f.fid)))?;
         let geometry = match &f.geometry {
             None => Err(format!("{building_id}: feature has no geometry")),
-            Some(blob) => gpkg_geometry(blob, srs_id, wgs84)
-                .map_err(|e| format!("{building_id}: {e}")),
+            Some(blob) => {
+                gpkg_geometry(blob, srs_id, wgs84).map_err(|e| format!("{building_id}: {e}"))
+            }
         }
         .map_err(|e| reject(line, e))?;
         building_row(building_id, value(code_at), value(height_at), geometry)
@@ -193,13 +196,22 @@ fn read_gpkg(path: &Path) -> io::Result<impl Iterator<Item = Parsed<BuildingRow>
 }
 
 /// Decodes a GeoPackage binary geometry (header, envelope, WKB) into a BNG multipolygon.
-pub fn gpkg_geometry(blob: &[u8], layer_srs_id: i64, wgs84: bool) -> Result<MultiPolygon<f64>, String> {
-    let head = blob.get(..8).ok_or("geometry blob shorter than its 8-byte header")?;
+pub fn gpkg_geometry(
+    blob: &[u8],
+    layer_srs_id: i64,
+    wgs84: bool,
+) -> Result<MultiPolygon<f64>, String> {
+    let head = blob
+        .get(..8)
+        .ok_or("geometry blob shorter than its 8-byte header")?;
     if &head[..2] != b"GP" {
         return Err("geometry is not a GeoPackage binary (no GP magic)".into());
     }
     if head[2] != 0 {
-        return Err(format!("GeoPackage binary version {} (only 0, version 1, is defined)", head[2]));
+        return Err(format!(
+            "GeoPackage binary version {} (only 0, version 1, is defined)",
+            head[2]
+        ));
     }
     let flags = head[3];
     if flags & 0b0010_0000 != 0 {
@@ -245,7 +257,9 @@ pub fn gpkg_geometry(blob: &[u8], layer_srs_id: i64, wgs84: bool) -> Result<Mult
                     .map(|c| {
                         terrace_geo::bng_from_wgs84(c.x, c.y)
                             .map(|(x, y)| geo::Coord { x, y })
-                            .ok_or_else(|| format!("position ({}, {}) is outside Great Britain", c.x, c.y))
+                            .ok_or_else(|| {
+                                format!("position ({}, {}) is outside Great Britain", c.x, c.y)
+                            })
                     })
                     .collect::<Result<Vec<_>, _>>()
                     .map(geo::LineString::new)
@@ -336,7 +350,13 @@ mod tests {
     }
 
     fn square_wkb(x: f64, y: f64, side: f64) -> Vec<u8> {
-        let ring = [(x, y), (x + side, y), (x + side, y + side), (x, y + side), (x, y)];
+        let ring = [
+            (x, y),
+            (x + side, y),
+            (x + side, y + side),
+            (x, y + side),
+            (x, y),
+        ];
         let mut b = vec![0u8]; // big-endian WKB
         b.extend(3u32.to_be_bytes());
         b.extend(1u32.to_be_bytes());
@@ -355,7 +375,8 @@ mod tests {
         for (e, bytes) in [(0u8, 0usize), (1, 32), (2, 48), (3, 48), (4, 64)] {
             for order in [0u8, 1] {
                 let b = blob((e << 1) | order, 27_700, bytes, &wkb);
-                let mp = gpkg_geometry(&b, 27_700, false).unwrap_or_else(|err| panic!("{e} {order}: {err}"));
+                let mp = gpkg_geometry(&b, 27_700, false)
+                    .unwrap_or_else(|err| panic!("{e} {order}: {err}"));
                 assert!((mp.unsigned_area() - 100.0).abs() < 1e-9);
             }
         }
@@ -363,7 +384,10 @@ mod tests {
             let err = gpkg_geometry(&b, 27_700, false).unwrap_err();
             assert!(err.contains(words), "{err} should say {words}");
         };
-        bad(blob((5 << 1) | 1, 27_700, 0, &wkb), "invalid envelope indicator 5");
+        bad(
+            blob((5 << 1) | 1, 27_700, 0, &wkb),
+            "invalid envelope indicator 5",
+        );
         bad(blob(0b0010_0001, 27_700, 0, &wkb), "extended");
         bad(blob(0b0001_0001, 27_700, 0, &wkb), "empty geometry");
         bad(blob(1, 27_700, 0, &[]), "ends inside its envelope");
@@ -378,7 +402,10 @@ mod tests {
         let wgs = blob(1, 4_326, 0, &square_wkb(-3.53, 50.72, 0.001));
         let mp = gpkg_geometry(&wgs, 4_326, true).unwrap();
         let c = mp.0[0].exterior().0[0];
-        assert!((290_000.0..295_000.0).contains(&c.x) && (90_000.0..95_000.0).contains(&c.y), "{c:?}");
+        assert!(
+            (290_000.0..295_000.0).contains(&c.x) && (90_000.0..95_000.0).contains(&c.y),
+            "{c:?}"
+        );
     }
 
     #[test]
@@ -388,6 +415,9 @@ mod tests {
         assert_eq!(read(f.path()).unwrap().count(), 0);
         let f = temp_file(b"SQLite format 3\0");
         assert!(is_sqlite(f.path()).unwrap());
-        assert!(read(f.path()).is_err(), "an SQLite file with no GeoPackage tables");
+        assert!(
+            read(f.path()).is_err(),
+            "an SQLite file with no GeoPackage tables"
+        );
     }
 }
