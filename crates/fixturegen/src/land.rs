@@ -76,6 +76,151 @@ pub fn os_buildings_geojson(footprints: &[Footprint]) -> String {
     s
 }
 
+/// One row of a GeoPackage `building` layer as OS Open Map Local lays it out (`fid`, `id`,
+/// `feature_code`, the geometry), with an optional height column for files that carry one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpkgBuilding {
+    pub fid: i64,
+    pub id: Option<String>,
+    pub feature_code: Option<i32>,
+    /// Written to the `relhmax` column when the layer has one, as given.
+    pub height: Option<String>,
+    /// The geometry blob as stored (`None`: NULL).
+    pub geometry: Option<Vec<u8>>,
+}
+
+/// Standard WKB (little-endian, XY) of a polygon.
+pub fn wkb_polygon(rings: &[Vec<(f64, f64)>]) -> Vec<u8> {
+    let mut b = vec![1u8];
+    b.extend(3u32.to_le_bytes());
+    b.extend((rings.len() as u32).to_le_bytes());
+    for ring in rings {
+        b.extend((ring.len() as u32).to_le_bytes());
+        for (x, y) in ring {
+            b.extend(x.to_le_bytes());
+            b.extend(y.to_le_bytes());
+        }
+    }
+    b
+}
+
+/// A GeoPackage binary geometry (GeoPackage 1.4, clause 2.1.3): the magic `GP`, version 0, the
+/// flags byte (bit 0 the header's byte order, 1 little-endian; bits 1-3 the envelope indicator,
+/// here 1, an XY envelope), the `srs_id`, the envelope `[minx, maxx, miny, maxy]`, then `wkb`.
+pub fn gpkg_blob(srs_id: i32, wkb: &[u8], little_endian: bool) -> Vec<u8> {
+    let mut b = b"GP".to_vec();
+    b.push(0);
+    b.push(0b0000_0010 | u8::from(little_endian));
+    let f = |v: f64| {
+        if little_endian {
+            v.to_le_bytes()
+        } else {
+            v.to_be_bytes()
+        }
+    };
+    b.extend(if little_endian {
+        srs_id.to_le_bytes()
+    } else {
+        srs_id.to_be_bytes()
+    });
+    // The envelope of the WKB's coordinates (a polygon's, read back from the bytes written by
+    // `wkb_polygon`; any other blob gets a zero envelope).
+    let mut xs = Vec::new();
+    let mut ys = Vec::new();
+    if wkb.len() > 9 && wkb[0] == 1 && wkb[1..5] == 3u32.to_le_bytes() {
+        let mut at = 9;
+        let rd = |at: usize| -> Option<f64> {
+            wkb.get(at..at + 8)
+                .map(|s| f64::from_le_bytes(s.try_into().unwrap_or([0; 8])))
+        };
+        let rings = u32::from_le_bytes(wkb[5..9].try_into().unwrap_or([0; 4]));
+        for _ in 0..rings {
+            let Some(n) = wkb.get(at..at + 4) else { break };
+            let n = u32::from_le_bytes(n.try_into().unwrap_or([0; 4]));
+            at += 4;
+            for _ in 0..n {
+                if let (Some(x), Some(y)) = (rd(at), rd(at + 8)) {
+                    xs.push(x);
+                    ys.push(y);
+                }
+                at += 16;
+            }
+        }
+    }
+    let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let env = if xs.is_empty() {
+        [0.0; 4]
+    } else {
+        [min(&xs), max(&xs), min(&ys), max(&ys)]
+    };
+    for v in env {
+        b.extend(f(v));
+    }
+    b.extend_from_slice(wkb);
+    b
+}
+
+fn sql_text(v: &Option<String>) -> String {
+    match v {
+        Some(s) => format!("'{}'", s.replace('\'', "''")),
+        None => "NULL".into(),
+    }
+}
+
+/// The SQL script of a GeoPackage (GeoPackage 1.4: the `GPKG` application id, the required
+/// `gpkg_spatial_ref_sys`, `gpkg_contents` and `gpkg_geometry_columns` tables) holding OS Open
+/// Map Local's `building` layer in EPSG:27700 with `rows`, a `relhmax` height column when
+/// `with_height`, and an empty `road` layer beside it.
+pub fn os_buildings_gpkg_sql(rows: &[GpkgBuilding], with_height: bool) -> String {
+    let mut s = String::from(
+        "PRAGMA application_id = 1196444487;\n\
+PRAGMA user_version = 10400;\n\
+CREATE TABLE gpkg_spatial_ref_sys (srs_name TEXT NOT NULL, srs_id INTEGER NOT NULL PRIMARY KEY, organization TEXT NOT NULL, organization_coordsys_id INTEGER NOT NULL, definition TEXT NOT NULL, description TEXT);\n\
+INSERT INTO gpkg_spatial_ref_sys VALUES ('Undefined cartesian SRS', -1, 'NONE', -1, 'undefined', 'undefined cartesian coordinate reference system');\n\
+INSERT INTO gpkg_spatial_ref_sys VALUES ('Undefined geographic SRS', 0, 'NONE', 0, 'undefined', 'undefined geographic coordinate reference system');\n\
+INSERT INTO gpkg_spatial_ref_sys VALUES ('WGS 84 geodetic', 4326, 'EPSG', 4326, 'GEOGCS[\"WGS 84\"]', 'longitude/latitude coordinates in decimal degrees on the WGS 84 spheroid');\n\
+INSERT INTO gpkg_spatial_ref_sys VALUES ('OSGB36 / British National Grid', 27700, 'EPSG', 27700, 'PROJCS[\"OSGB36 / British National Grid\"]', NULL);\n\
+CREATE TABLE gpkg_contents (table_name TEXT NOT NULL PRIMARY KEY, data_type TEXT NOT NULL, identifier TEXT UNIQUE, description TEXT DEFAULT '', last_change DATETIME NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')), min_x DOUBLE, min_y DOUBLE, max_x DOUBLE, max_y DOUBLE, srs_id INTEGER, CONSTRAINT fk_gc_r_srs_id FOREIGN KEY (srs_id) REFERENCES gpkg_spatial_ref_sys(srs_id));\n\
+CREATE TABLE gpkg_geometry_columns (table_name TEXT NOT NULL, column_name TEXT NOT NULL, geometry_type_name TEXT NOT NULL, srs_id INTEGER NOT NULL, z TINYINT NOT NULL, m TINYINT NOT NULL, CONSTRAINT pk_geom_cols PRIMARY KEY (table_name, column_name), CONSTRAINT uk_gc_table_name UNIQUE (table_name), CONSTRAINT fk_gc_tn FOREIGN KEY (table_name) REFERENCES gpkg_contents(table_name), CONSTRAINT fk_gc_srs FOREIGN KEY (srs_id) REFERENCES gpkg_spatial_ref_sys (srs_id));\n\
+CREATE TABLE road (fid INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, geometry LINESTRING, id TEXT);\n\
+INSERT INTO gpkg_contents (table_name, data_type, identifier, last_change, srs_id) VALUES ('road', 'features', 'road', '2026-06-01T00:00:00.000Z', 27700);\n\
+INSERT INTO gpkg_geometry_columns VALUES ('road', 'geometry', 'LINESTRING', 27700, 0, 0);\n",
+    );
+    let _ = writeln!(
+        s,
+        "CREATE TABLE building (fid INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, geometry MULTIPOLYGON, id TEXT, feature_code INTEGER{});",
+        if with_height { ", relhmax REAL" } else { "" }
+    );
+    s.push_str("INSERT INTO gpkg_contents (table_name, data_type, identifier, last_change, srs_id) VALUES ('building', 'features', 'building', '2026-06-01T00:00:00.000Z', 27700);\n");
+    s.push_str("INSERT INTO gpkg_geometry_columns VALUES ('building', 'geometry', 'MULTIPOLYGON', 27700, 0, 0);\n");
+    for r in rows {
+        let geometry = match &r.geometry {
+            Some(g) => {
+                let hex: String = g.iter().map(|b| format!("{b:02X}")).collect();
+                format!("X'{hex}'")
+            }
+            None => "NULL".into(),
+        };
+        let code = r
+            .feature_code
+            .map_or_else(|| "NULL".to_string(), |c| c.to_string());
+        let height = if with_height {
+            format!(", {}", sql_text(&r.height))
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            s,
+            "INSERT INTO building (fid, geometry, id, feature_code{}) VALUES ({}, {geometry}, {}, {code}{height});",
+            if with_height { ", relhmax" } else { "" },
+            r.fid,
+            sql_text(&r.id),
+        );
+    }
+    s
+}
+
 /// The INSPIRE GML of the fixture world.
 pub const INSPIRE_FILE: &str = "land/Land_Registry_Cadastral_Parcels.gml";
 /// The OS Open Map Local buildings of the fixture world.

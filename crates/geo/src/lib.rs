@@ -20,7 +20,7 @@ mod wkb_io;
 pub use index::PolygonIndex;
 pub use points::PointIndex;
 pub use shape::{Shape, geojson_shape_to_bng, wkt_to_bng};
-pub use wkb_io::{multipolygon_from_wkb, multipolygon_to_wkb};
+pub use wkb_io::{multipolygon_from_wkb, multipolygon_from_wkb_strict, multipolygon_to_wkb};
 
 use geo::{BoundingRect, Coord, LineString, MultiPolygon, Polygon};
 

@@ -20,13 +20,28 @@ pub fn multipolygon_to_wkb(mp: &MultiPolygon<f64>) -> Vec<u8> {
 ///
 /// A Polygon becomes a one-polygon MultiPolygon; Z and M ordinates are dropped.
 pub fn multipolygon_from_wkb(bytes: &[u8]) -> Result<MultiPolygon<f64>, GeoError> {
+    decode(bytes, false)
+}
+
+/// As [`multipolygon_from_wkb`], for WKB from outside (a loader's file): a ring with fewer than
+/// four positions, a ring whose last position is not its first, or a position that is not finite
+/// is [`GeoError::Invalid`] (`geo` would close an open ring silently).
+pub fn multipolygon_from_wkb_strict(bytes: &[u8]) -> Result<MultiPolygon<f64>, GeoError> {
+    decode(bytes, true)
+}
+
+fn decode(bytes: &[u8], strict: bool) -> Result<MultiPolygon<f64>, GeoError> {
     let parsed = wkb::reader::read_wkb(bytes).map_err(|e| GeoError::Wkb(e.to_string()))?;
     let kind = parsed.geometry_type();
     if kind != wkb::reader::GeometryType::Polygon && kind != wkb::reader::GeometryType::MultiPolygon
     {
         return Err(GeoError::Unsupported(format!("{kind:?}")));
     }
-    let mut cur = Cursor { buf: bytes, pos: 0 };
+    let mut cur = Cursor {
+        buf: bytes,
+        pos: 0,
+        strict,
+    };
     let header = cur.header()?;
     let mp = match header.kind {
         POLYGON => MultiPolygon::new(vec![cur.polygon_body(&header)?]),
@@ -65,6 +80,8 @@ struct Header {
 struct Cursor<'a> {
     buf: &'a [u8],
     pos: usize,
+    /// Refuse open, short and non-finite rings.
+    strict: bool,
 }
 
 impl Cursor<'_> {
@@ -143,6 +160,22 @@ impl Cursor<'_> {
                 }
                 coords.push(Coord { x, y });
             }
+            if self.strict {
+                if coords.len() < 4 {
+                    return Err(GeoError::Invalid(format!(
+                        "a ring has {} positions (at least 4)",
+                        coords.len()
+                    )));
+                }
+                if coords.iter().any(|c| !c.x.is_finite() || !c.y.is_finite()) {
+                    return Err(GeoError::Invalid(
+                        "a position is not a finite number".into(),
+                    ));
+                }
+                if coords.first() != coords.last() {
+                    return Err(GeoError::Invalid("unclosed ring".into()));
+                }
+            }
             out.push(LineString::new(coords));
         }
         let mut rings = out.into_iter();
@@ -206,6 +239,34 @@ mod tests {
         let mp = multipolygon_from_wkb(&b).expect("decodes");
         assert_eq!(mp.0.len(), 1);
         assert_eq!(mp.0[0].exterior().0[2], Coord { x: 2.0, y: 2.0 });
+    }
+
+    #[test]
+    fn strict_decoding_refuses_open_and_short_rings() {
+        let ring = |pts: &[(f64, f64)]| {
+            let mut b = vec![1u8];
+            b.extend(3u32.to_le_bytes());
+            b.extend(1u32.to_le_bytes());
+            b.extend((pts.len() as u32).to_le_bytes());
+            for (x, y) in pts {
+                b.extend(x.to_le_bytes());
+                b.extend(y.to_le_bytes());
+            }
+            b
+        };
+        let open = ring(&[(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (0.0, 2.0)]);
+        assert!(multipolygon_from_wkb(&open).is_ok(), "geo closes it");
+        assert_eq!(
+            multipolygon_from_wkb_strict(&open),
+            Err(GeoError::Invalid("unclosed ring".into()))
+        );
+        let short = ring(&[(0.0, 0.0), (2.0, 0.0), (0.0, 0.0)]);
+        assert!(matches!(
+            multipolygon_from_wkb_strict(&short),
+            Err(GeoError::Invalid(_))
+        ));
+        let closed = ring(&[(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (0.0, 0.0)]);
+        assert!(multipolygon_from_wkb_strict(&closed).is_ok());
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //!
 //! Text that is not valid UTF-8 is read as Latin-1 field by field rather than rejected.
 //!
-//! Architecture Invariant: this module only parses; it never touches the store.
+//! Architecture Invariant: this module only parses; it never touches the store. (The buildings
+//! GeoPackage is an SQLite file: it is opened through `terrace_store::gpkg`, since only the store
+//! crate links SQLite, but it is never the store's database.)
 
 pub mod addressbase;
 pub mod blm;
@@ -77,7 +79,7 @@ pub type Parsed<T> = Result<(u64, T), Rejection>;
 
 /// Names the dataset a file holds from its first line (for GeoJSON, its first few kilobytes):
 /// one of `price_paid`, `epc`, `open_uprn`, `codepoint`, `onspd`, `boundaries`, `addressbase`,
-/// or `None` when the file is unreadable or none of these.
+/// `os_buildings` for a GeoPackage, or `None` when the file is unreadable or none of these.
 pub fn sniff(path: &Path) -> Option<&'static str> {
     let file = std::fs::File::open(path).ok()?;
     let mut head = Vec::new();
@@ -85,6 +87,11 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
         .take(64 * 1024)
         .read_to_end(&mut head)
         .ok()?;
+    // A GeoPackage: the SQLite header with the application id `GPKG` at byte 68. The only
+    // GeoPackage loaded is OS Open Map Local's (its `building` layer).
+    if head.starts_with(b"SQLite format 3\0") && head.get(68..72) == Some(b"GPKG".as_slice()) {
+        return Some("os_buildings");
+    }
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
     let text = value::decode(head);
     let trimmed = text.trim_start();
@@ -281,6 +288,13 @@ mod tests {
             None,
         );
         check("{\"results\": []}", None);
+        let gpkg = format!(
+            "SQLite format 3\0{}GPKG{}",
+            "\0".repeat(52),
+            "\0".repeat(28)
+        );
+        check(&gpkg, Some("os_buildings"));
+        check(&gpkg.replace("GPKG", "ABCD"), None);
         check("", None);
         check("hello world\n", None);
         check(

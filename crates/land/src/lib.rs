@@ -1,6 +1,7 @@
 //! The land family: HM Land Registry's INSPIRE index polygons with the buildings and addresses
 //! standing on them. [`plot_utilisation`] answers `POST /v1/land/plot-utilisation` from the
-//! figures the land build ([`build`]) writes per parcel; [`classify`] is the land use of a parcel.
+//! figures the land build ([`build`]) writes per parcel; [`classify`] is the land use of a parcel;
+//! [`density`] answers the H3 density and [`stock`] an area's stock profile.
 //!
 //! Invariants: plain functions over a context, no HTTP or MCP types; decimals are text; a parcel
 //! whose built coverage is not measured (no footprint data for its local authority) has a null
@@ -9,6 +10,7 @@
 pub mod build;
 pub mod classify;
 pub mod density;
+pub mod stock;
 
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -69,6 +69,8 @@ pub struct FootprintRow {
     pub lad_code: Option<String>,
     pub source: String,
     pub updated_at: NaiveDateTime,
+    /// Height in metres where the file gives one (OS Open Map Local does not).
+    pub height_m: Option<f64>,
 }
 
 keyed_ops!(
@@ -540,4 +542,121 @@ pub async fn latest_linked_sale(db: &Db) -> StoreResult<Option<chrono::NaiveDate
             .get_result::<Option<chrono::NaiveDate>>(c)
             .await?
     }))
+}
+
+/// One address of a stock profile: (UPRN, parent UPRN, AddressBase class).
+pub type StockUnit = (i64, Option<i64>, Option<String>);
+
+/// Every address of the scope (by its own local authority or LSOA), in UPRN order.
+pub async fn scope_units(db: &Db, scope: &PlotScope) -> StoreResult<Vec<StockUnit>> {
+    Ok(with_conn!(db, |c| {
+        let q = addresses::table
+            .order(addresses::uprn)
+            .select((addresses::uprn, addresses::parent_uprn, addresses::class))
+            .into_boxed();
+        scoped_addresses!(q, scope).load(c).await?
+    }))
+}
+
+/// OS feature code of a glasshouse, left out of a stock profile's buildings.
+pub const GLASSHOUSE: i32 = 15_016;
+
+/// (footprint area in m², height in metres) of the scope's building footprints, glasshouses
+/// left out: a local authority's by the authority holding each footprint's interior point, an
+/// LSOA's those standing on a parcel whose interior point lies in the LSOA (each once).
+pub async fn scope_footprints(db: &Db, scope: &PlotScope) -> StoreResult<Vec<(f64, Option<f64>)>> {
+    let not_glasshouse = building_footprints::feature_code
+        .is_null()
+        .or(building_footprints::feature_code.ne(GLASSHOUSE));
+    let rows: Vec<(String, f64, Option<f64>)> = match scope {
+        PlotScope::Lad(l) => with_conn!(db, |c| {
+            building_footprints::table
+                .filter(building_footprints::lad_code.eq(l))
+                .filter(not_glasshouse)
+                .select((
+                    building_footprints::building_id,
+                    building_footprints::area_m2,
+                    building_footprints::height_m,
+                ))
+                .load(c)
+                .await?
+        }),
+        PlotScope::Lsoa(l) => with_conn!(db, |c| {
+            building_footprints::table
+                .inner_join(
+                    parcel_buildings::table
+                        .on(parcel_buildings::building_id.eq(building_footprints::building_id)),
+                )
+                .inner_join(
+                    parcel_stats::table
+                        .on(parcel_stats::inspire_id.eq(parcel_buildings::inspire_id)),
+                )
+                .filter(parcel_stats::lsoa_code.eq(l))
+                .filter(not_glasshouse)
+                .select((
+                    building_footprints::building_id,
+                    building_footprints::area_m2,
+                    building_footprints::height_m,
+                ))
+                .distinct()
+                .load(c)
+                .await?
+        }),
+    };
+    Ok(rows.into_iter().map(|(_, a, h)| (a, h)).collect())
+}
+
+#[derive(Debug, Clone, PartialEq, diesel::QueryableByName)]
+struct SolarRow {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    stated: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    with_pv: i64,
+}
+
+/// (addresses of the scope whose newest EPC states `PHOTO_SUPPLY` as a number, of which above
+/// 0): the certificate's share of roof area with photovoltaic panels, kept in `fields_json`
+/// under its normalised name `photo-supply`. The newest certificate is the latest lodged (an
+/// undated one last, the LMK key breaking ties).
+pub async fn scope_photo_supply(db: &Db, scope: &PlotScope) -> StoreResult<(i64, i64)> {
+    let (column, code) = match scope {
+        PlotScope::Lad(l) => ("lad_code", l.as_str()),
+        PlotScope::Lsoa(l) => ("lsoa_code", l.as_str()),
+    };
+    // JSON and pattern functions differ: SQLite's json_extract and GLOB, PostgreSQL's ->> and ~.
+    let (raw, numeric, real, placeholder) = match db.backend() {
+        crate::db::Backend::Sqlite => (
+            "json_extract(e.fields_json, '$.\"photo-supply\"')",
+            "raw GLOB '[0-9]*' AND NOT raw GLOB '*[^0-9.]*'",
+            "REAL",
+            "?",
+        ),
+        crate::db::Backend::Postgres => (
+            "(e.fields_json::json ->> 'photo-supply')",
+            "raw ~ '^[0-9]+(\\.[0-9]*)?$'",
+            "DOUBLE PRECISION",
+            "$1",
+        ),
+    };
+    let sql = format!(
+        "SELECT CAST(COUNT(*) AS BIGINT) AS stated, \
+                CAST(COALESCE(SUM(CASE WHEN pv > 0 THEN 1 ELSE 0 END), 0) AS BIGINT) AS with_pv \
+         FROM (SELECT CASE WHEN {numeric} THEN CAST(raw AS {real}) END AS pv \
+               FROM (SELECT TRIM({raw}) AS raw, \
+                            ROW_NUMBER() OVER (PARTITION BY e.uprn ORDER BY \
+                                CASE WHEN e.lodgement_date IS NULL THEN 1 ELSE 0 END, \
+                                e.lodgement_date DESC, e.lmk_key DESC) AS rn \
+                     FROM epc_certificates e \
+                     INNER JOIN addresses a ON a.uprn = e.uprn \
+                     WHERE a.{column} = {placeholder}) newest \
+               WHERE rn = 1) t \
+         WHERE pv IS NOT NULL"
+    );
+    let row: SolarRow = with_conn!(db, |c| {
+        diesel::sql_query(sql.as_str())
+            .bind::<diesel::sql_types::Text, _>(code)
+            .get_result(c)
+            .await?
+    });
+    Ok((row.stated, row.with_pv))
 }

@@ -21,6 +21,8 @@
 //! - [`accounts`], [`oauth`]: accounts, keys, the credit ledger, OAuth clients and grants;
 //! - [`loads`]: load accounting; [`meta`]: the typed key-value facts.
 //!
+//! - [`gpkg`]: reading a GeoPackage file (an SQLite file that is not the store) for a loader;
+//!
 //! Infrastructure: [`db`] (backends, pools, `with_conn!`), [`bulk`] (the shared bulk macros),
 //! [`schema`] (diesel tables), [`testing`] (per-test databases).
 //!
@@ -51,6 +53,7 @@ pub mod companies;
 pub mod council_tax;
 pub mod db;
 pub mod epc;
+pub mod gpkg;
 pub mod land;
 pub mod leases;
 pub mod lha;

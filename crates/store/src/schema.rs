@@ -912,6 +912,7 @@ diesel::table! {
         lad_code -> Nullable<Text>,
         source -> Text,
         updated_at -> Timestamp,
+        height_m -> Nullable<Double>,
     }
 }
 

@@ -1,4 +1,5 @@
-//! Land operations (specification part 4.5, buildings and land): plot utilisation.
+//! Land operations (specification part 4.5, buildings and land): the stock profile, the H3
+//! density and plot utilisation.
 
 use crate::error::ApiError;
 use crate::input::{In, invalid};
@@ -7,13 +8,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use terrace_core::{AreaId, AreaKind, Violation};
 use terrace_land::density::{DensityQuery, H3Density};
+use terrace_land::stock::StockProfile;
 use terrace_land::{LandCtx, PlotQuery, PlotUtilisation};
 use validator::Validate;
 
 const TAG: &str = "land";
 
 /// The land family's operations, in the order of the specification.
-pub static OPS: &[&OpDecl] = &[&H3_DENSITY, &PLOT_UTILISATION];
+pub static OPS: &[&OpDecl] = &[&STOCK_PROFILE, &H3_DENSITY, &PLOT_UTILISATION];
 
 fn default_limit() -> i64 {
     100
@@ -181,4 +183,44 @@ pub(crate) static H3_DENSITY: OpDecl = OpDecl {
     summary: "Address and sales density per H3 cell (free)",
     description: "Per resolution-8 H3 cell holding an address of a local authority (`lad:`) or an LSOA (`lsoa:`), in cell order: the area's addresses in the cell by class (residential `R…`, commercial `C…`, other) and the registered sales linked to them over `months` months ending with the month of the newest linked sale (`period` states it), with their total price as an integer in text. Sales are null, with `sales_reason`, when no sale is linked to an address. Pages of `limit` cells; pass `next_cursor` as `cursor`. An unknown area is a 404.",
     ..OpDecl::of::<H3DensityOp>(TAG)
+};
+
+/// The path of `GET /v1/buildings/stock-profile/{area_id}`.
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StockParams {
+    /// A local authority (`lad:E09000024`) or an LSOA (`lsoa:E01000001`); pass
+    /// `analytics_area_id` from area resolve
+    #[validate(length(min = 1, max = 40))]
+    #[schemars(regex(pattern = terrace_core::patterns::NON_BLANK))]
+    pub area_id: String,
+}
+
+pub struct StockProfileOp;
+
+impl Operation for StockProfileOp {
+    type Params = StockParams;
+    type Body = crate::registry::NoBody;
+    type Input = AreaId;
+    type Output = StockProfile;
+
+    fn check(p: StockParams, _: crate::registry::NoBody) -> Result<AreaId, ApiError> {
+        land_area(&p.area_id, In::Path)
+    }
+
+    async fn run(ctx: &Ctx, area_id: AreaId) -> Result<StockProfile, ApiError> {
+        let land = LandCtx {
+            db: ctx.state.db.clone(),
+            areas: ctx.state.areas.clone(),
+        };
+        Ok(terrace_land::stock::stock_profile(&land, area_id).await?)
+    }
+}
+
+pub(crate) static STOCK_PROFILE: OpDecl = OpDecl {
+    id: "area_stock_profile",
+    path: "/v1/buildings/stock-profile/{area_id}",
+    summary: "Unit counts, HMO and mixed-use shares, median height and footprint, solar penetration (free)",
+    description: "The building stock of a local authority (`lad:`) or an LSOA (`lsoa:`): its addresses by AddressBase class (units are every address but parent shells), the addressed buildings (units grouped by parent UPRN), the mixed-use share (buildings with both residential and commercial units, or a dual-use one, over buildings with either), the median footprint area of its OS Open Map Local buildings and the median height of those that carry one, each median with its n, the solar penetration (addresses whose newest energy certificate states photovoltaic panels, EPC `PHOTO_SUPPLY` above 0, over those whose newest certificate states it) and the HMO share. Every share has its count and denominator and a whole percentage; one that no loaded source supports (HMO: no licence register is loaded; solar: no certificate states it) is `not_available` with the reason and null figures, never 0. Decimals are text. An unknown area is a 404.",
+    ..OpDecl::of::<StockProfileOp>(TAG)
 };

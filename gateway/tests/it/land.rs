@@ -518,6 +518,79 @@ async fn the_fixture_world_links_titles_to_parcels_and_reports_its_coverage() {
         r.json["count"], 0,
         "unmeasured parcels are excluded under a ceiling"
     );
+
+    // The stock profile of both authorities against the fixture files read here: the register's
+    // classes and parents (AddressBase CSV: no field is quoted), the footprints (GeoJSON).
+    let csv =
+        std::fs::read_to_string(dir.join("addressbase/addressbase_plus_fixture.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |n: &str| header.iter().position(|h| *h == n).unwrap();
+    let (uprn_at, parent_at, class_at) = (col("UPRN"), col("PARENT_UPRN"), col("CLASS"));
+    let mut classes = std::collections::BTreeMap::<char, i64>::new();
+    let mut buildings =
+        std::collections::BTreeMap::<String, std::collections::BTreeSet<char>>::new();
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let class = f[class_at].chars().next().unwrap();
+        *classes.entry(class).or_default() += 1;
+        if class != 'P' {
+            let key = if f[parent_at].is_empty() {
+                f[uprn_at]
+            } else {
+                f[parent_at]
+            };
+            buildings.entry(key.to_string()).or_default().insert(class);
+        }
+    }
+    let mixed = buildings
+        .values()
+        .filter(|s| (s.contains(&'R') && s.contains(&'C')) || s.contains(&'X'))
+        .count() as i64;
+    let with_rc = buildings
+        .values()
+        .filter(|s| s.iter().any(|c| "RCX".contains(*c)))
+        .count() as i64;
+    assert!(mixed > 0, "the fixture world has mixed-use buildings");
+    let mut sums = std::collections::BTreeMap::<&str, i64>::new();
+    let (mut mixed_count, mut mixed_denominator) = (0, 0);
+    for lad in [measured, unmeasured] {
+        let r = send(
+            &svc,
+            get(&format!("/v1/buildings/stock-profile/lad:{lad}"), &key),
+        )
+        .await;
+        assert_eq!(r.status, 200, "{}", r.json);
+        assert_eq!(r.json["credits_charged"], 0);
+        for k in ["residential", "commercial", "dual_use", "parent_shells"] {
+            *sums.entry(k).or_default() += r.json["units"][k].as_i64().unwrap();
+        }
+        mixed_count += r.json["mixed_use_share"]["count"].as_i64().unwrap();
+        mixed_denominator += r.json["mixed_use_share"]["denominator"].as_i64().unwrap();
+        assert_eq!(r.json["hmo_share"]["status"], "not_available");
+        if lad == measured {
+            // Every fixture footprint is an 8 m square, all in the measured authority.
+            let n = cases["parcels_with_building"].as_i64().unwrap();
+            let f = &r.json["median_footprint_m2"];
+            assert_eq!(
+                (f["value"].as_str(), f["n"].as_i64()),
+                (Some("64.00"), Some(n)),
+                "{f}"
+            );
+            assert_eq!(
+                r.json["median_height_m"]["status"], "not_available",
+                "OS Open Map Local has no height"
+            );
+        } else {
+            assert_eq!(r.json["median_footprint_m2"]["status"], "not_available");
+        }
+    }
+    let count = |c: char| classes.get(&c).copied().unwrap_or(0);
+    assert_eq!(sums["residential"], count('R'));
+    assert_eq!(sums["commercial"], count('C'));
+    assert_eq!(sums["dual_use"], count('X'));
+    assert_eq!(sums["parent_shells"], count('P'));
+    assert_eq!((mixed_count, mixed_denominator), (mixed, with_rc));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

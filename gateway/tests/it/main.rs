@@ -42,6 +42,7 @@ mod report;
 mod retrofit;
 mod risk;
 mod security;
+mod stock;
 mod surface;
 mod validation;
 mod valuation;

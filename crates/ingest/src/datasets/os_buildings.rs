@@ -1,5 +1,6 @@
-//! OS Open Map Local building footprints (GeoJSON of the `building` layer) into
-//! `building_footprints`, keyed by OS id, each with its local authority.
+//! OS Open Map Local building footprints (the GeoPackage's `building` layer, or GeoJSON) into
+//! `building_footprints`, keyed by OS id, each with its local authority and, where the file has
+//! one, its height.
 
 use super::spatial::{lad_index, note_no_lads, place};
 use crate::formats::Parsed;
@@ -59,6 +60,7 @@ impl Load for OsBuildings {
                     lad_code: p.lad_code,
                     source: ctx.source.to_string(),
                     updated_at: ctx.now,
+                    height_m: r.height_m,
                 })
             },
         )

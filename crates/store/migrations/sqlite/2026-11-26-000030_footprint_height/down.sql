@@ -1,0 +1,1 @@
+ALTER TABLE building_footprints DROP COLUMN height_m;
