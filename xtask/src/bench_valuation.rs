@@ -121,7 +121,13 @@ pub async fn valuation(opts: ValuationBench) -> anyhow::Result<()> {
             .map(|u| serde_json::json!({ "uprn": u }).to_string())
             .collect();
         let script = dir.join("estimate.lua");
-        write_script(&script, &key, "POST", &bodies, Some("/v1/valuation/estimate"))?;
+        write_script(
+            &script,
+            &key,
+            "POST",
+            &bodies,
+            Some("/v1/valuation/estimate"),
+        )?;
         let load = load_average();
         eprint!("[load {load}] ");
         load_averages.push(serde_json::json!({"route": "estimate", "load_average": load}));
@@ -156,6 +162,9 @@ mod tests {
     fn reads_the_vintage_line_seconds() {
         let log = "[market] x\n[valuation] vintage 2026-06 (avm-1): 10 valued, 1 refused of 11 UPRNs; 5 calibration sales, interval coverage 80.0% in 12.5s\n";
         assert_eq!(vintage_seconds(log), Some(12.5));
-        assert_eq!(vintage_seconds("[valuation] no category A sales loaded"), None);
+        assert_eq!(
+            vintage_seconds("[valuation] no category A sales loaded"),
+            None
+        );
     }
 }

@@ -6,8 +6,8 @@
 
 use crate::{Caller, CreditsError, Surface};
 use chrono::{DateTime, Utc};
-use terrace_store::accounts::{DebitOutcome, OwnedCharge, debit_batch};
 use std::time::Duration;
+use terrace_store::accounts::{DebitOutcome, OwnedCharge, debit_batch};
 use terrace_store::{Backend, Db, StoreError};
 use tokio::sync::{mpsc, oneshot};
 

@@ -716,9 +716,24 @@ async fn debit_batch_pg(
     .bind::<Array<BigInt>, _>(charges.iter().map(|ch| ch.account_id).collect::<Vec<_>>())
     .bind::<Array<Nullable<BigInt>>, _>(charges.iter().map(|ch| ch.key_id).collect::<Vec<_>>())
     .bind::<Array<BigInt>, _>(charges.iter().map(|ch| ch.credits).collect::<Vec<_>>())
-    .bind::<Array<Text>, _>(charges.iter().map(|ch| ch.operation.as_str()).collect::<Vec<_>>())
-    .bind::<Array<Text>, _>(charges.iter().map(|ch| ch.request_id.as_str()).collect::<Vec<_>>())
-    .bind::<Array<Text>, _>(charges.iter().map(|ch| ch.surface.as_str()).collect::<Vec<_>>())
+    .bind::<Array<Text>, _>(
+        charges
+            .iter()
+            .map(|ch| ch.operation.as_str())
+            .collect::<Vec<_>>(),
+    )
+    .bind::<Array<Text>, _>(
+        charges
+            .iter()
+            .map(|ch| ch.request_id.as_str())
+            .collect::<Vec<_>>(),
+    )
+    .bind::<Array<Text>, _>(
+        charges
+            .iter()
+            .map(|ch| ch.surface.as_str())
+            .collect::<Vec<_>>(),
+    )
     .bind::<Timestamp, _>(now)
     .load(c)
     .await?;
@@ -727,7 +742,9 @@ async fn debit_batch_pg(
         let slot = usize::try_from(r.o_ord - 1)
             .ok()
             .and_then(|i| out.get_mut(i))
-            .ok_or_else(|| StoreError::Setup(format!("debit batch row {} out of range", r.o_ord)))?;
+            .ok_or_else(|| {
+                StoreError::Setup(format!("debit batch row {} out of range", r.o_ord))
+            })?;
         *slot = match (r.o_outcome.as_str(), r.o_balance) {
             ("charged", Some(balance)) => DebitOutcome::Charged { balance },
             ("insufficient", Some(balance)) => DebitOutcome::Insufficient { balance },

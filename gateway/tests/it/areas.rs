@@ -627,7 +627,11 @@ async fn real_exeter_areas_resolve_and_reverse_geocode() {
     }
     let r = send(
         &svc,
-        post_json("/v1/areas/resolve", &key, &json!({"query": "bua:E63011018"})),
+        post_json(
+            "/v1/areas/resolve",
+            &key,
+            &json!({"query": "bua:E63011018"}),
+        ),
     )
     .await;
     assert_eq!(r.status, 200, "{}", r.json);
