@@ -98,8 +98,7 @@ pub async fn valuation(opts: ValuationBench) -> anyhow::Result<()> {
     }
     let vintage_line = log
         .lines()
-        .filter(|l| l.contains("[valuation] vintage"))
-        .next_back()
+        .rfind(|l| l.contains("[valuation] vintage"))
         .unwrap_or("(no vintage line)")
         .to_string();
     let vintage_secs = vintage_seconds(&log);
