@@ -130,6 +130,32 @@ pub(crate) fn require_wrk() -> anyhow::Result<()> {
     }
 }
 
+/// One route of a bench: writes its wrk script (one request a call, chosen at random from
+/// `items`: bodies when `path` is given, else paths), notes the load average, measures it on
+/// the bench service, and returns the figures with the load beside them.
+pub(crate) fn measure_route(
+    dir: &Path,
+    key: &str,
+    method: &str,
+    items: &[String],
+    path: Option<&str>,
+    name: &str,
+    secs: u64,
+) -> anyhow::Result<(Figures, serde_json::Value)> {
+    let script = dir.join(format!(
+        "{}.lua",
+        name.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+    ));
+    write_script(&script, key, method, items, path)?;
+    let load = load_average();
+    eprint!("[load {load}] ");
+    let figures = wrk(name, &format!("http://{API}"), Some(&script), secs)?;
+    Ok((
+        figures,
+        serde_json::json!({"route": name, "load_average": load}),
+    ))
+}
+
 pub(crate) fn wrk(
     name: &str,
     url: &str,

@@ -8,10 +8,7 @@
 //! (p50, p99). Figures are printed and written to target/bench-land/results.json; nothing is
 //! asserted. Without wrk the HTTP run is skipped and said so.
 
-use crate::bench::{
-    API, Bench, BenchStore, bench_account, bench_env, bench_serve, load_average, run, write_script,
-    wrk,
-};
+use crate::bench::{Bench, BenchStore, bench_account, bench_env, bench_serve, measure_route, run};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -191,23 +188,17 @@ pub async fn land(opts: LandBench) -> anyhow::Result<()> {
             })
             .map(|b| b.to_string())
             .collect();
-        let script = dir.join("plot.lua");
-        write_script(
-            &script,
+        let (f, load) = measure_route(
+            &dir,
             &key,
             "POST",
             &bodies,
             Some("/v1/land/plot-utilisation"),
-        )?;
-        let load = load_average();
-        eprint!("[load {load}] ");
-        loads.push(serde_json::json!({"route": "plot_utilisation", "load_average": load}));
-        figures.push(wrk(
             "POST land/plot-utilisation",
-            &format!("http://{API}"),
-            Some(&script),
             opts.secs,
-        )?);
+        )?;
+        figures.push(f);
+        loads.push(load);
     } else {
         eprintln!("wrk is not installed: the plot-utilisation run is skipped");
     }

@@ -33,7 +33,7 @@ fn tenure(t: an::Tenure) -> &'static str {
 }
 
 /// The district codes: areas `XA`, `XB`, ... of 20 districts each.
-fn districts(n: usize) -> Vec<String> {
+pub(crate) fn districts(n: usize) -> Vec<String> {
     (0..n)
         .map(|i| {
             let area = format!(

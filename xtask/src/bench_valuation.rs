@@ -6,10 +6,7 @@
 //! 64 connections (p50, p99) on UPRNs of the register. Figures are printed and written to
 //! target/bench-valuation/results.json; nothing is asserted.
 
-use crate::bench::{
-    API, Bench, BenchStore, bench_account, bench_env, bench_serve, load_average, run, write_script,
-    wrk,
-};
+use crate::bench::{Bench, BenchStore, bench_account, bench_env, bench_serve, measure_route, run};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -119,23 +116,17 @@ pub async fn valuation(opts: ValuationBench) -> anyhow::Result<()> {
             .iter()
             .map(|u| serde_json::json!({ "uprn": u }).to_string())
             .collect();
-        let script = dir.join("estimate.lua");
-        write_script(
-            &script,
+        let (f, load) = measure_route(
+            &dir,
             &key,
             "POST",
             &bodies,
             Some("/v1/valuation/estimate"),
-        )?;
-        let load = load_average();
-        eprint!("[load {load}] ");
-        load_averages.push(serde_json::json!({"route": "estimate", "load_average": load}));
-        figures.push(wrk(
             "POST valuation/estimate",
-            &format!("http://{API}"),
-            Some(&script),
             opts.secs,
-        )?);
+        )?;
+        figures.push(f);
+        load_averages.push(load);
     } else {
         eprintln!("wrk is not installed: the estimate run is skipped");
     }

@@ -13,6 +13,7 @@
 //!   cargo xtask bench market [--districts N] [--years Y] [--per-month R]   benchmark the market build and endpoints
 //!   cargo xtask bench areas [--addresses N] [--secs S] [--reuse]   benchmark areas resolve and reverse-geocode
 //!   cargo xtask bench land [--parcels N] [--secs S]   benchmark the INSPIRE load, the land build and plot utilisation
+//!   cargo xtask bench listings [--listings N] [--secs S]   benchmark the listings load, the listing indices and the asking index
 //!   cargo xtask bench valuation [--addresses N] [--secs S]   benchmark the valuation vintage build and the estimate
 //!   cargo xtask bench resolve --real DIR [--postcodes FILE] [--held-out N]   the matcher on real addresses
 //!
@@ -22,6 +23,7 @@ mod backtest;
 mod bench;
 mod bench_areas;
 mod bench_land;
+mod bench_listings;
 mod bench_market;
 mod bench_resolve;
 mod bench_valuation;
@@ -53,6 +55,9 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
   bench land [--parcels N] [--secs S]
                                        time the INSPIRE load (polygons/s, peak memory), the land build
                                        and plot utilisation on generated parcels
+  bench listings [--listings N] [--secs S]
+                                       time the listings load (snapshots/s), the listing indices' build
+                                       and the asking index on a generated feed
   bench valuation [--addresses N] [--secs S]
                                        time the valuation vintage build on a generated register with its
                                        certificates and sales, and the estimate
@@ -333,6 +338,15 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
             let (parcels, secs, database_url) = sized_bench(rest, "--parcels", 2_000_000)?;
             bench_land::land(bench_land::LandBench {
                 parcels,
+                secs,
+                database_url,
+            })
+            .await
+        }
+        ["bench", "listings", rest @ ..] => {
+            let (listings, secs, database_url) = sized_bench(rest, "--listings", 500_000)?;
+            bench_listings::listings(bench_listings::ListingsBench {
+                listings,
                 secs,
                 database_url,
             })

@@ -152,6 +152,10 @@ async fn the_mcp_python_sdk_drives_every_tool_and_signs_in_like_the_common_hosts
     valid["market_rent_index"] = json!({"area_type": "national", "limit": 12});
     valid["market_listings"] =
         json!({"area_type": "district", "area_code": "XT1", "channel": "sale"});
+    valid["market_supply_demand"] =
+        json!({"area_type": "district", "area_code": "XT1", "channel": "sale"});
+    valid["market_yields"] = json!({"area_type": "district", "area_code": "XT1"});
+    valid["market_facts"] = json!({"postcode": "XT1"});
     valid["valuation_estimate"] = by_uprn.clone();
     valid["valuation_transaction_anchor"] = by_uprn.clone();
     valid["valuation_accuracy"] = json!({});
