@@ -340,9 +340,15 @@ pub async fn listings_of_uprn(db: &Db, uprn: i64) -> StoreResult<Vec<ListingRow>
     }))
 }
 
-/// How many listings are stored, and the earliest snapshot time (when observation began).
+/// Whether any listing is stored (1, else 0), and the earliest snapshot time (when observation began).
 pub async fn feed_extent(db: &Db) -> StoreResult<(i64, Option<NaiveDateTime>)> {
-    let n: i64 = with_conn!(db, |c| listings::table.count().get_result(c).await?);
+    // Whether any listing is loaded (1 or 0): every listings call asks, so no count of them all.
+    let n: i64 = with_conn!(db, |c| listings::table
+        .select(listings::listing_id)
+        .first::<String>(c)
+        .await
+        .optional()?)
+    .map_or(0, |_| 1);
     let first: Option<NaiveDateTime> = with_conn!(db, |c| listing_snapshots::table
         .select(diesel::dsl::min(listing_snapshots::time))
         .first(c)
