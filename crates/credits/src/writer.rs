@@ -99,10 +99,10 @@ impl Drop for StopOnDrop {
     }
 }
 
-/// The SQLite checkpoint loop: every `every` (default [`CHECKPOINT_EVERY`]), a passive checkpoint on a connection
-/// of its own, which copies committed pages into the database file beside the writer (it takes
-/// no lock the writer needs), so the log stays short and the writer's commits never reach the
-/// automatic checkpoint's threshold. Stops when the writer stops.
+/// The SQLite checkpoint loop: every `every` (default [`CHECKPOINT_EVERY`]), a passive checkpoint
+/// on `db`, a connection of its own, which copies committed pages into the database file beside
+/// the writer (it takes no lock the writer needs), so the log stays short and the writer's
+/// commits never reach the automatic checkpoint's threshold. Stops when the writer stops.
 fn checkpoints(db: Db, every: Duration, running: &std::sync::atomic::AtomicBool) {
     let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -110,7 +110,6 @@ fn checkpoints(db: Db, every: Duration, running: &std::sync::atomic::AtomicBool)
     else {
         return;
     };
-    let Ok(db) = db.own_pool(1) else { return };
     while running.load(std::sync::atomic::Ordering::Relaxed) {
         std::thread::sleep(every);
         let started = std::time::Instant::now();
@@ -140,10 +139,12 @@ impl LedgerWriter {
     /// for the time it takes to copy and sync the log).
     pub fn spawn(db: Db) -> LedgerWriter {
         let (tx, rx) = mpsc::channel::<Job>(8192);
-        let db = db.own_pool(1).unwrap_or(db);
         let running = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
-        if let Some(every) = checkpoint_every().filter(|_| db.backend() == Backend::Sqlite) {
-            let (db, running) = (db.clone(), running.clone());
+        let checkpoint = checkpoint_every()
+            .filter(|_| db.backend() == Backend::Sqlite)
+            .and_then(|every| Some((every, db.own_pool(1).ok()?)));
+        if let Some((every, db)) = checkpoint {
+            let running = running.clone();
             let spawned = std::thread::Builder::new()
                 .name("terrace-checkpoint".into())
                 .spawn(move || checkpoints(db, every, &running));
@@ -152,6 +153,7 @@ impl LedgerWriter {
             }
         }
         let stop = StopOnDrop(running);
+        let db = db.own_pool(1).unwrap_or(db);
         match tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

@@ -587,11 +587,12 @@ fn decide(charges: &[OwnedCharge], balances: &[(i64, i64)], revoked: &[i64]) -> 
     }
 }
 
-/// The body of SQLite's batch of debits (PostgreSQL runs [`debit_batch_pg`] instead), written as
-/// a macro over the connection kind: `$run` executes a query (`diesel::RunQueryDsl` or
-/// `diesel_async::RunQueryDsl`), `$($aw)*` is `.await` or nothing, and `$($lock)*` locks the
-/// accounts read (`FOR UPDATE` where a backend needs it; an SQLite write transaction holds the
-/// whole database already).
+/// The body of a batch of debits inside a transaction the caller holds: SQLite's batches, and the
+/// idempotent charge on both backends (PostgreSQL's plain batches run [`debit_batch_pg`]),
+/// expanded for the sync (SQLite) and async (PostgreSQL) connections: `$run` executes a query
+/// (`diesel::RunQueryDsl` or `diesel_async::RunQueryDsl`), `$($aw)*` is `.await` or nothing, and
+/// `$($lock)*` locks the accounts read (PostgreSQL's `FOR UPDATE`; an SQLite write transaction
+/// holds the whole database already).
 ///
 /// A fixed number of statements per batch, whatever its size: the revoked keys among the
 /// batch's keys, the balances of its accounts, one UPDATE per account charged and the ledger

@@ -374,26 +374,12 @@ impl Db {
     }
 
     /// SQLite: copies what the write-ahead log holds into the database file without waiting for
-    /// (or stopping) anyone (`PRAGMA wal_checkpoint(PASSIVE)`), and answers how many frames the
-    /// log holds and how many of them are now in the database. PostgreSQL: nothing to do, `None`.
-    pub async fn checkpoint(&self) -> StoreResult<Option<(i64, i64)>> {
-        #[derive(diesel::QueryableByName)]
-        struct Checkpoint {
-            #[diesel(sql_type = diesel::sql_types::BigInt)]
-            log: i64,
-            #[diesel(sql_type = diesel::sql_types::BigInt)]
-            checkpointed: i64,
+    /// (or stopping) anyone (`PRAGMA wal_checkpoint(PASSIVE)`). PostgreSQL: nothing to do.
+    pub async fn checkpoint(&self) -> StoreResult<()> {
+        if let Conn::Sqlite(mut c) = self.conn().await? {
+            c.batch_execute("PRAGMA wal_checkpoint(PASSIVE)").await?;
         }
-        match self.conn().await? {
-            Conn::Pg(_) => Ok(None),
-            Conn::Sqlite(mut c) => {
-                use diesel_async::RunQueryDsl;
-                let row: Checkpoint = diesel::sql_query("PRAGMA wal_checkpoint(PASSIVE)")
-                    .get_result(&mut *c)
-                    .await?;
-                Ok(Some((row.log, row.checkpointed)))
-            }
-        }
+        Ok(())
     }
 
     /// A cheap round trip, for health checks.
