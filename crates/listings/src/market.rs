@@ -85,11 +85,11 @@ impl BedroomBand {
 pub async fn observation(
     db: &terrace_store::Db,
 ) -> Result<Option<(NaiveDateTime, NaiveDateTime)>, LookupError> {
-    let (n, first) = listings::feed_extent(db).await?;
-    if n == 0 {
+    // No snapshot, no observation (a snapshot is always of a stored listing, so this one probe
+    // also says whether any listing is loaded).
+    let Some(first) = listings::first_snapshot_time(db).await? else {
         return Ok(None);
-    }
-    let Some(first) = first else { return Ok(None) };
+    };
     let last = listings::latest_sighting(db).await?.unwrap_or(first);
     Ok(Some((first, last)))
 }

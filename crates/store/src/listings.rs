@@ -240,6 +240,16 @@ impl ListingArea {
             format!("{prefix} %")
         }
     }
+
+    /// The postcodes the directory places in a local authority (an area of one is read by
+    /// them, in chunks of [`crate::bulk::CHUNK`]).
+    pub(crate) async fn lad_postcodes(db: &Db, code: &str) -> StoreResult<Vec<String>> {
+        Ok(with_conn!(db, |c| postcodes::table
+            .filter(postcodes::lad_code.eq(code))
+            .select(postcodes::postcode)
+            .load(c)
+            .await?))
+    }
 }
 
 /// The listings of an area (every channel), by listing id.
@@ -264,11 +274,7 @@ pub async fn listings_in_area(db: &Db, area: &ListingArea) -> StoreResult<Vec<Li
             })
         }
         ListingArea::LocalAuthority(code) => {
-            let pcs: Vec<String> = with_conn!(db, |c| postcodes::table
-                .filter(postcodes::lad_code.eq(code))
-                .select(postcodes::postcode)
-                .load(c)
-                .await?);
+            let pcs = ListingArea::lad_postcodes(db, code).await?;
             let mut out = Vec::new();
             for k in pcs.chunks(crate::bulk::CHUNK) {
                 let part: Vec<ListingRow> = with_conn!(db, |c| {
@@ -340,20 +346,13 @@ pub async fn listings_of_uprn(db: &Db, uprn: i64) -> StoreResult<Vec<ListingRow>
     }))
 }
 
-/// Whether any listing is stored (1, else 0), and the earliest snapshot time (when observation began).
-pub async fn feed_extent(db: &Db) -> StoreResult<(i64, Option<NaiveDateTime>)> {
-    // Whether any listing is loaded (1 or 0): every listings call asks, so no count of them all.
-    let n: i64 = with_conn!(db, |c| listings::table
-        .select(listings::listing_id)
-        .first::<String>(c)
-        .await
-        .optional()?)
-    .map_or(0, |_| 1);
-    let first: Option<NaiveDateTime> = with_conn!(db, |c| listing_snapshots::table
+/// The earliest snapshot time (when observation began); `None` when no feed has given a
+/// snapshot. One probe of `listing_snapshots_time_idx`.
+pub async fn first_snapshot_time(db: &Db) -> StoreResult<Option<NaiveDateTime>> {
+    Ok(with_conn!(db, |c| listing_snapshots::table
         .select(diesel::dsl::min(listing_snapshots::time))
         .first(c)
-        .await?);
-    Ok((n, first))
+        .await?))
 }
 
 /// The listings with no UPRN and an address, after `after` by id, at most `limit`.

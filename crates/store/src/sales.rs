@@ -128,51 +128,39 @@ pub async fn category_a_sales_in_area(
     to: NaiveDate,
 ) -> StoreResult<Vec<AreaSale>> {
     use crate::listings::ListingArea;
-    use crate::schema::postcodes;
     let cols = (
         price_paid::date,
         price_paid::price,
         price_paid::property_type,
         price_paid::uprn,
     );
-    let mut out: Vec<AreaSale> = match area {
-        ListingArea::National => with_conn!(db, |c| {
-            price_paid::table
-                .filter(price_paid::ppd_category.eq("A"))
+    // The category A sales completed in the period, of whatever `$q` narrows the table to.
+    macro_rules! completed_a {
+        ($q:expr) => {
+            $q.filter(price_paid::ppd_category.eq("A"))
                 .filter(price_paid::date.ge(from))
                 .filter(price_paid::date.le(to))
                 .select(cols)
-                .load::<AreaSale>(c)
-                .await?
+        };
+    }
+    let mut out: Vec<AreaSale> = match area {
+        ListingArea::National => with_conn!(db, |c| {
+            completed_a!(price_paid::table).load::<AreaSale>(c).await?
         }),
         ListingArea::PostcodePrefix(p) => {
             let pattern = ListingArea::pattern(p);
             with_conn!(db, |c| {
-                price_paid::table
-                    .filter(price_paid::postcode.like(&pattern))
-                    .filter(price_paid::ppd_category.eq("A"))
-                    .filter(price_paid::date.ge(from))
-                    .filter(price_paid::date.le(to))
-                    .select(cols)
+                completed_a!(price_paid::table.filter(price_paid::postcode.like(&pattern)))
                     .load::<AreaSale>(c)
                     .await?
             })
         }
         ListingArea::LocalAuthority(code) => {
-            let pcs: Vec<String> = with_conn!(db, |c| postcodes::table
-                .filter(postcodes::lad_code.eq(code))
-                .select(postcodes::postcode)
-                .load(c)
-                .await?);
+            let pcs = ListingArea::lad_postcodes(db, code).await?;
             let mut out = Vec::new();
             for k in pcs.chunks(crate::bulk::CHUNK) {
                 let part: Vec<AreaSale> = with_conn!(db, |c| {
-                    price_paid::table
-                        .filter(price_paid::postcode.eq_any(k))
-                        .filter(price_paid::ppd_category.eq("A"))
-                        .filter(price_paid::date.ge(from))
-                        .filter(price_paid::date.le(to))
-                        .select(cols)
+                    completed_a!(price_paid::table.filter(price_paid::postcode.eq_any(k)))
                         .load::<AreaSale>(c)
                         .await?
                 });
