@@ -299,6 +299,75 @@ impl BenchStore {
     }
 }
 
+/// What the sized benches (`land`, `listings`, `valuation`) are given: how much to generate
+/// (`--parcels`, `--listings`, `--addresses`), seconds of wrk per route, and the PostgreSQL store
+/// to run on (a `postgres://` `DATABASE_URL`), else their own SQLite store.
+#[derive(Debug, Clone)]
+pub struct SizedBench {
+    pub size: usize,
+    pub secs: u64,
+    pub database_url: Option<String>,
+}
+
+impl BenchStore {
+    /// A sized bench's store: PostgreSQL when it was given one, else SQLite in `dir/data`;
+    /// the service logs at warn.
+    pub(crate) fn scratch(dir: &Path, opts: &SizedBench) -> BenchStore {
+        BenchStore {
+            data_dir: dir.join("data"),
+            database_url: opts.database_url.clone(),
+            log: "warn".into(),
+        }
+    }
+
+    /// The backend's name, for the printed figures.
+    pub(crate) fn backend(&self) -> &'static str {
+        if self.database_url.is_some() {
+            "PostgreSQL"
+        } else {
+            "SQLite"
+        }
+    }
+}
+
+/// `xtask load DATASET PATH` on the bench store: its seconds and its report (the last line).
+pub(crate) fn xtask_load(
+    xtask: &Path,
+    store: &BenchStore,
+    dataset: &str,
+    path: &Path,
+) -> anyhow::Result<(f64, serde_json::Value)> {
+    let t = std::time::Instant::now();
+    let mut c = Command::new(xtask);
+    c.args(["load", dataset]).arg(path);
+    bench_env(&mut c, store);
+    let out = run(&mut c)?;
+    let secs = t.elapsed().as_secs_f64();
+    Ok((
+        secs,
+        serde_json::from_str(out.lines().last().unwrap_or("{}"))?,
+    ))
+}
+
+/// `xtask build` on the bench store: its seconds and what it printed on stderr (the steps'
+/// report lines), or the error with that output when it fails.
+pub(crate) fn xtask_build(xtask: &Path, store: &BenchStore) -> anyhow::Result<(f64, String)> {
+    let t = std::time::Instant::now();
+    let mut build = Command::new(xtask);
+    build
+        .arg("build")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    bench_env(&mut build, store);
+    let out = build.output()?;
+    let secs = t.elapsed().as_secs_f64();
+    let log = String::from_utf8_lossy(&out.stderr).to_string();
+    if !out.status.success() {
+        anyhow::bail!("xtask build failed:\n{log}");
+    }
+    Ok((secs, log))
+}
+
 /// Points a command at the bench's store, without fixtures or rate limits.
 pub(crate) fn bench_env(c: &mut Command, store: &BenchStore) {
     c.env("TERRACE_DATA_DIR", &store.data_dir)

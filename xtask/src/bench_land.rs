@@ -8,21 +8,14 @@
 //! (p50, p99). Figures are printed and written to target/bench-land/results.json; nothing is
 //! asserted. Without wrk the HTTP run is skipped and said so.
 
-use crate::bench::{Bench, BenchStore, bench_account, bench_env, bench_serve, measure_route, run};
+use crate::bench::{
+    Bench, BenchStore, SizedBench, bench_account, bench_serve, measure_route, xtask_build,
+    xtask_load,
+};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 use terrace_fixturegen::land::{INSPIRE_FOOTER, inspire_header, inspire_member, rect};
-
-/// What `cargo xtask bench land` measures.
-#[derive(Debug, Clone)]
-pub struct LandBench {
-    pub parcels: usize,
-    pub secs: u64,
-    /// PostgreSQL instead of the scratch SQLite store (the caller's `DATABASE_URL`).
-    pub database_url: Option<String>,
-}
 
 /// The generated authorities: four quadrants of the grid.
 const LADS: [&str; 4] = ["E06009901", "E06009902", "E06009903", "E06009904"];
@@ -122,8 +115,8 @@ fn write_world(dir: &Path, n: usize) -> anyhow::Result<Files> {
     Ok(files)
 }
 
-pub async fn land(opts: LandBench) -> anyhow::Result<()> {
-    let n = opts.parcels;
+pub async fn land(opts: SizedBench) -> anyhow::Result<()> {
+    let n = opts.size;
     let with_wrk = crate::bench::require_wrk().is_ok();
     let Bench {
         dir,
@@ -135,37 +128,18 @@ pub async fn land(opts: LandBench) -> anyhow::Result<()> {
     let files = write_world(&dir, n)?;
     let gen_secs = t.elapsed().as_secs_f64();
     let gml_bytes = std::fs::metadata(&files.gml)?.len();
-    let store = BenchStore {
-        data_dir: dir.join("data"),
-        database_url: opts.database_url.clone(),
-        log: "warn".into(),
-    };
-    let backend = if store.database_url.is_some() {
-        "PostgreSQL"
-    } else {
-        "SQLite"
-    };
-    let load = |dataset: &str, path: &Path| -> anyhow::Result<serde_json::Value> {
+    let store = BenchStore::scratch(&dir, &opts);
+    let backend = store.backend();
+    let load = |dataset: &str, path: &Path| {
         eprintln!("loading {} ({dataset})", path.display());
-        let mut c = Command::new(&xtask);
-        c.args(["load", dataset]).arg(path);
-        bench_env(&mut c, &store);
-        let out = run(&mut c)?;
-        Ok(serde_json::from_str(out.lines().last().unwrap_or("{}"))?)
+        xtask_load(&xtask, &store, dataset, path)
     };
     load("boundaries", &files.lads)?;
     load("addressbase", &files.register)?;
-    let t = Instant::now();
-    let report = load("inspire", &files.gml)?;
-    let gml_secs = t.elapsed().as_secs_f64();
+    let (gml_secs, report) = load("inspire", &files.gml)?;
     let peak_kb = report["peak_memory_kb"].as_u64();
     load("os_buildings", &files.buildings)?;
-    let t = Instant::now();
-    let mut build = Command::new(&xtask);
-    build.arg("build").stdout(Stdio::null());
-    bench_env(&mut build, &store);
-    run(&mut build)?;
-    let build_secs = t.elapsed().as_secs_f64();
+    let (build_secs, _) = xtask_build(&xtask, &store)?;
     eprintln!(
         "{backend}; {n} parcels ({:.0} MB of GML) generated in {gen_secs:.1} s; loaded in {gml_secs:.1} s ({:.0} polygons/s), peak memory of the load {} MB; xtask build (the land links and the rest) {build_secs:.1} s",
         gml_bytes as f64 / 1e6,

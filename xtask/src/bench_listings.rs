@@ -9,21 +9,14 @@
 //! district, postcode area and national series. Figures are printed and written to
 //! target/bench-listings/results.json; nothing is asserted.
 
-use crate::bench::{Bench, BenchStore, bench_account, bench_env, bench_serve, measure_route, run};
+use crate::bench::{
+    Bench, BenchStore, SizedBench, bench_account, bench_serve, measure_route, xtask_build,
+    xtask_load,
+};
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Instant;
 use terrace_analytics::SplitMix64;
-
-/// What `cargo xtask bench listings` measures.
-#[derive(Debug, Clone)]
-pub struct ListingsBench {
-    pub listings: usize,
-    pub secs: u64,
-    /// PostgreSQL instead of the scratch SQLite store (the caller's `DATABASE_URL`).
-    pub database_url: Option<String>,
-}
 
 const DISTRICTS: usize = 200;
 /// The first Monday of 2022 and the weeks after it in which a listing may first appear.
@@ -109,8 +102,8 @@ fn write_feed(path: &Path, n: usize, codes: &[String]) -> anyhow::Result<(u64, u
     Ok((n as u64, snapshots))
 }
 
-pub async fn listings(opts: ListingsBench) -> anyhow::Result<()> {
-    let n = opts.listings;
+pub async fn listings(opts: SizedBench) -> anyhow::Result<()> {
+    let n = opts.size;
     let with_wrk = crate::bench::require_wrk().is_ok();
     let Bench {
         dir,
@@ -123,38 +116,12 @@ pub async fn listings(opts: ListingsBench) -> anyhow::Result<()> {
     let feed = dir.join("listings_feed.jsonl");
     let (listings, snapshots) = write_feed(&feed, n, &codes)?;
     let gen_secs = t.elapsed().as_secs_f64();
-    let store = BenchStore {
-        data_dir: dir.join("data"),
-        database_url: opts.database_url.clone(),
-        log: "warn".into(),
-    };
-    let backend = if store.database_url.is_some() {
-        "PostgreSQL"
-    } else {
-        "SQLite"
-    };
+    let store = BenchStore::scratch(&dir, &opts);
+    let backend = store.backend();
     eprintln!("loading {listings} listings, {snapshots} snapshots (listings)");
-    let t = Instant::now();
-    let mut load = Command::new(&xtask);
-    load.args(["load", "listings"]).arg(&feed);
-    bench_env(&mut load, &store);
-    let out = run(&mut load)?;
-    let load_secs = t.elapsed().as_secs_f64();
-    let report: serde_json::Value = serde_json::from_str(out.lines().last().unwrap_or("{}"))?;
+    let (load_secs, report) = xtask_load(&xtask, &store, "listings", &feed)?;
     eprintln!("xtask build (the listing indices)");
-    let t = Instant::now();
-    let mut build = Command::new(&xtask);
-    build
-        .arg("build")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    bench_env(&mut build, &store);
-    let built = build.output()?;
-    let build_secs = t.elapsed().as_secs_f64();
-    let log = String::from_utf8_lossy(&built.stderr).to_string();
-    if !built.status.success() {
-        anyhow::bail!("xtask build failed:\n{log}");
-    }
+    let (build_secs, log) = xtask_build(&xtask, &store)?;
     let index_lines: Vec<String> = log
         .lines()
         .filter(|l| l.contains(" index: "))

@@ -6,18 +6,11 @@
 //! 64 connections (p50, p99) on UPRNs of the register. Figures are printed and written to
 //! target/bench-valuation/results.json; nothing is asserted.
 
-use crate::bench::{Bench, BenchStore, bench_account, bench_env, bench_serve, measure_route, run};
-use std::process::{Command, Stdio};
+use crate::bench::{
+    Bench, BenchStore, SizedBench, bench_account, bench_serve, measure_route, xtask_build,
+    xtask_load,
+};
 use std::time::Instant;
-
-/// What `cargo xtask bench valuation` measures.
-#[derive(Debug, Clone)]
-pub struct ValuationBench {
-    pub addresses: usize,
-    pub secs: u64,
-    /// PostgreSQL instead of the scratch SQLite store (the caller's `DATABASE_URL`).
-    pub database_url: Option<String>,
-}
 
 /// The seconds the valuation step's own report line states ("... in 12.3s").
 fn vintage_seconds(build_log: &str) -> Option<f64> {
@@ -29,8 +22,8 @@ fn vintage_seconds(build_log: &str) -> Option<f64> {
         .next_back()
 }
 
-pub async fn valuation(opts: ValuationBench) -> anyhow::Result<()> {
-    let n = opts.addresses;
+pub async fn valuation(opts: SizedBench) -> anyhow::Result<()> {
+    let n = opts.size;
     let with_wrk = crate::bench::require_wrk().is_ok();
     let Bench {
         dir,
@@ -45,16 +38,8 @@ pub async fn valuation(opts: ValuationBench) -> anyhow::Result<()> {
     };
     let world = terrace_fixturegen::sales_world(&cfg, &dir)?;
     let gen_secs = t.elapsed().as_secs_f64();
-    let store = BenchStore {
-        data_dir: dir.join("data"),
-        database_url: opts.database_url.clone(),
-        log: "warn".into(),
-    };
-    let backend = if store.database_url.is_some() {
-        "PostgreSQL"
-    } else {
-        "SQLite"
-    };
+    let store = BenchStore::scratch(&dir, &opts);
+    let backend = store.backend();
     let mut loads = Vec::new();
     for (dataset, stat) in [
         ("addressbase", &world.register),
@@ -63,13 +48,7 @@ pub async fn valuation(opts: ValuationBench) -> anyhow::Result<()> {
     ] {
         let path = dir.join(&stat.rel);
         eprintln!("loading {} ({dataset}, {} rows)", path.display(), stat.rows);
-        let t = Instant::now();
-        let mut c = Command::new(&xtask);
-        c.args(["load", dataset]).arg(&path);
-        bench_env(&mut c, &store);
-        let out = run(&mut c)?;
-        let secs = t.elapsed().as_secs_f64();
-        let report: serde_json::Value = serde_json::from_str(out.lines().last().unwrap_or("{}"))?;
+        let (secs, report) = xtask_load(&xtask, &store, dataset, &path)?;
         eprintln!(
             "  {} rows in {secs:.1} s ({:.0} rows/s)",
             stat.rows,
@@ -80,19 +59,7 @@ pub async fn valuation(opts: ValuationBench) -> anyhow::Result<()> {
         }));
     }
     eprintln!("xtask build (links, market, valuation vintage)");
-    let t = Instant::now();
-    let mut build = Command::new(&xtask);
-    build
-        .arg("build")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    bench_env(&mut build, &store);
-    let out = build.output()?;
-    let build_secs = t.elapsed().as_secs_f64();
-    let log = String::from_utf8_lossy(&out.stderr).to_string();
-    if !out.status.success() {
-        anyhow::bail!("xtask build failed:\n{log}");
-    }
+    let (build_secs, log) = xtask_build(&xtask, &store)?;
     let vintage_line = log
         .lines()
         .rfind(|l| l.contains("[valuation] vintage"))

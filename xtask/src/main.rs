@@ -64,13 +64,10 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
   bench resolve --real DIR [--postcodes FILE] [--held-out N] [--seed S] [--dump FILE]
                                        resolve accuracy and speed on a labelled task built from real EPC files";
 
-/// A bench's size (`flag`, else `default`), its seconds per route (`--secs`, default 15) and
-/// the PostgreSQL store it runs on (a `postgres://` `DATABASE_URL`, else its own SQLite store).
-fn sized_bench(
-    rest: &[&str],
-    flag: &str,
-    default: usize,
-) -> anyhow::Result<(usize, u64, Option<String>)> {
+/// A sized bench's options: its size (`flag`, else `default`), its seconds per route (`--secs`,
+/// default 15) and the PostgreSQL store it runs on (a `postgres://` `DATABASE_URL`, else its own
+/// SQLite store).
+fn sized_bench(rest: &[&str], flag: &str, default: usize) -> anyhow::Result<bench::SizedBench> {
     let rest: Vec<String> = rest.iter().map(|s| s.to_string()).collect();
     let size = opt(&rest, flag)
         .map(|s| s.parse())
@@ -83,7 +80,11 @@ fn sized_bench(
     let database_url = std::env::var("DATABASE_URL")
         .ok()
         .filter(|u| u.starts_with("postgres://") || u.starts_with("postgresql://"));
-    Ok((size, secs, database_url))
+    Ok(bench::SizedBench {
+        size,
+        secs,
+        database_url,
+    })
 }
 
 /// The documents generated from the operation declarations: the OpenAPI document and the MCP
@@ -335,31 +336,13 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
             .await
         }
         ["bench", "land", rest @ ..] => {
-            let (parcels, secs, database_url) = sized_bench(rest, "--parcels", 2_000_000)?;
-            bench_land::land(bench_land::LandBench {
-                parcels,
-                secs,
-                database_url,
-            })
-            .await
+            bench_land::land(sized_bench(rest, "--parcels", 2_000_000)?).await
         }
         ["bench", "listings", rest @ ..] => {
-            let (listings, secs, database_url) = sized_bench(rest, "--listings", 500_000)?;
-            bench_listings::listings(bench_listings::ListingsBench {
-                listings,
-                secs,
-                database_url,
-            })
-            .await
+            bench_listings::listings(sized_bench(rest, "--listings", 500_000)?).await
         }
         ["bench", "valuation", rest @ ..] => {
-            let (addresses, secs, database_url) = sized_bench(rest, "--addresses", 1_000_000)?;
-            bench_valuation::valuation(bench_valuation::ValuationBench {
-                addresses,
-                secs,
-                database_url,
-            })
-            .await
+            bench_valuation::valuation(sized_bench(rest, "--addresses", 1_000_000)?).await
         }
         ["bench", "resolve", rest @ ..] => {
             let rest: Vec<String> = rest.iter().map(|s| s.to_string()).collect();
