@@ -596,6 +596,39 @@ pub fn write_area_world(cfg: &Config, out_dir: &Path) -> io::Result<Vec<(String,
     Ok(out)
 }
 
+/// The local authorities' names in upper case, as Price Paid writes them, by plan order.
+fn lad_names_upper(plan: &world::Plan) -> Vec<String> {
+    plan.lads
+        .iter()
+        .map(|l| l.name.to_ascii_uppercase())
+        .collect()
+}
+
+/// What the certificates and the sales of district `d` are drawn with: its authority and
+/// constituency (EPC), its base price and authority name (Price Paid).
+fn district_areas<'a>(
+    plan: &'a world::Plan,
+    d: usize,
+    lad_upper: &'a [String],
+) -> (epc::Area<'a>, ppd::SaleArea<'a>) {
+    let dp = &plan.districts[d];
+    let lad = &plan.lads[dp.lad];
+    let (constituency_code, constituency_name) = names::CONSTITUENCIES[dp.lad];
+    (
+        epc::Area {
+            lad_code: lad.code,
+            lad_name: lad.name,
+            constituency_code,
+            constituency_name,
+        },
+        ppd::SaleArea {
+            district: d,
+            base_price: dp.base_price,
+            la_name_upper: &lad_upper[dp.lad],
+        },
+    )
+}
+
 /// The files [`sales_world`] wrote, for a benchmark to load in this order.
 #[derive(Debug, Clone)]
 pub struct SalesWorld {
@@ -623,23 +656,10 @@ pub fn sales_world(cfg: &Config, out_dir: &Path) -> io::Result<SalesWorld> {
     let mut epc = LineFile::create(out_dir, EPC_FILE, Eol::Lf)?;
     epc.header(&epc::bulk_header())?;
     let mut ppd = LineFile::create(out_dir, PPD_FILE, Eol::Lf)?;
+    let lad_upper = lad_names_upper(&plan);
     let (mut dwellings, mut sample) = (0u64, Vec::new());
     for d in 0..generator.district_count() {
-        let dp = &plan.districts[d];
-        let lad = &plan.lads[dp.lad];
-        let (constituency_code, constituency_name) = names::CONSTITUENCIES[dp.lad];
-        let la_upper = lad.name.to_ascii_uppercase();
-        let area = epc::Area {
-            lad_code: lad.code,
-            lad_name: lad.name,
-            constituency_code,
-            constituency_name,
-        };
-        let sale_area = ppd::SaleArea {
-            district: d,
-            base_price: dp.base_price,
-            la_name_upper: &la_upper,
-        };
+        let (area, sale_area) = district_areas(&plan, d, &lad_upper);
         let mut sales = Vec::new();
         for item in generator.district(d).items {
             let Item::Address(r) = item else { continue };
@@ -687,11 +707,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let codes: Vec<String> = plan.districts.iter().map(|d| d.code.clone()).collect();
     let index = TrueIndex::new(cfg.seed, &codes, cfg.end_date);
     let end = cfg.end_date;
-    let lad_upper: Vec<String> = plan
-        .lads
-        .iter()
-        .map(|l| l.name.to_ascii_uppercase())
-        .collect();
+    let lad_upper = lad_names_upper(&plan);
 
     let mut abp = LineFile::create(out_dir, ABP_FILE, Eol::Lf)?;
     abp.header(ABP_HEADER)?;
@@ -739,18 +755,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         let out = generator.district(d);
         let dp = &plan.districts[d];
         let lad = &plan.lads[dp.lad];
-        let (constituency_code, constituency_name) = names::CONSTITUENCIES[dp.lad];
-        let area = epc::Area {
-            lad_code: lad.code,
-            lad_name: lad.name,
-            constituency_code,
-            constituency_name,
-        };
-        let sale_area = ppd::SaleArea {
-            district: d,
-            base_price: dp.base_price,
-            la_name_upper: &lad_upper[dp.lad],
-        };
+        let (area, sale_area) = district_areas(&plan, d, &lad_upper);
         let mut certs = Vec::new();
         let mut sales = Vec::new();
         for item in &out.items {
