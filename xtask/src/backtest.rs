@@ -25,11 +25,17 @@ pub async fn avm(rest: &[&str]) -> anyhow::Result<()> {
         }
     }
     if simulated {
-        let sales = backtest::simulated_sales(21, 6000, 110.0, 96);
-        let last = sales.iter().map(|s| s.month).max().context("no sales")?;
+        let market = backtest::simulated_market(21, 6000, 110.0, 96);
+        let last = market.sales.iter().map(|s| s.month).max().context("no sales")?;
         let last = last.add_months(-1);
-        let valued = backtest::replay(&sales, last.add_months(1 - months), last);
+        let first = last.add_months(1 - months);
+        let valued = backtest::replay(&market.sales, first, last);
         print!("{}", backtest::render(&backtest::table(&valued)));
+        println!();
+        print!(
+            "{}",
+            backtest::render_oracle(&backtest::oracle(&market, first, last))
+        );
         return Ok(());
     }
     let db = if files.is_empty() {

@@ -3,9 +3,10 @@
 //! whose half-width is the measured quantile of held-out log errors (split conformal).
 //!
 //! 1. Anchor: the dwelling's own last sale carried to the vintage by its area's index.
-//! 2. Comparables: same-building sales first, then same-street sales of the same type, each
-//!    carried by the index and adjusted for floor area and type by the hedonic coefficients,
-//!    fenced by the interquartile range; the median of what is left.
+//! 2. Comparables: same-building sales first, then same-street sales of the same type, then
+//!    (when those give fewer than [`NEAREST_FILL`]) the nearest sales of the same type within
+//!    [`NEAREST_RADIUS_M`], each carried by the index and adjusted for floor area and type by the
+//!    hedonic coefficients, fenced by the interquartile range; the median of what is left.
 //! 3. Hedonic: log price (carried to the vintage) on type, tenure, new build and log floor area,
 //!    per area (pooled when the area is thin), plus a shrunk street effect.
 //!
@@ -30,6 +31,16 @@ pub const CALIBRATION_MONTHS: i32 = 12;
 pub const COMPS_MAX_AGE_MONTHS: i32 = 36;
 /// At most this many comparables (most recent first) enter the fence.
 pub const MAX_COMPS: usize = 12;
+/// The nearest-same-type tier fills the ledger up to this many comparables when the
+/// same-building and same-street tiers give fewer.
+pub const NEAREST_FILL: usize = 6;
+/// The nearest-same-type tier reads sales within this distance (metres, British National Grid)
+/// of the subject ...
+pub const NEAREST_RADIUS_M: f64 = 1_000.0;
+/// ... completed in this many months to the vintage.
+pub const NEAREST_MAX_AGE_MONTHS: i32 = 24;
+/// Side of the square cells (metres) the nearest-same-type lookup buckets sales into.
+pub const NEAREST_CELL_M: f64 = 250.0;
 /// The comparable estimator needs this many comparables left after the fence.
 pub const MIN_COMPS: usize = 2;
 /// The fence applies from this many comparables (Tukey's 1.5 IQR).
@@ -138,6 +149,9 @@ pub struct AvmSale {
     pub tenure: Tenure,
     pub new_build: bool,
     pub floor_area_m2: Option<f64>,
+    /// Easting and northing in metres (British National Grid): the register's coordinates of
+    /// the UPRN, else its postcode's centroid; `None` when neither is loaded.
+    pub position: Option<(f64, f64)>,
 }
 
 /// The dwelling to value.
@@ -150,6 +164,8 @@ pub struct Subject {
     pub property_type: PropertyType,
     pub tenure: Tenure,
     pub floor_area_m2: Option<f64>,
+    /// As [`AvmSale::position`].
+    pub position: Option<(f64, f64)>,
 }
 
 impl Subject {
@@ -163,6 +179,7 @@ impl Subject {
             property_type: s.property_type,
             tenure: s.tenure,
             floor_area_m2: s.floor_area_m2,
+            position: s.position,
         }
     }
 }
@@ -367,6 +384,20 @@ pub struct History<'a> {
     by_property: HashMap<u64, Vec<usize>>,
     by_building: HashMap<u64, Vec<usize>>,
     by_street_type: HashMap<(u64, PropertyType), Vec<usize>>,
+    /// Sales with a position by ([`NEAREST_CELL_M`] cell, type slot).
+    by_cell: HashMap<(i64, i64, usize), Vec<usize>>,
+}
+
+/// The [`NEAREST_CELL_M`] cell of a position.
+fn cell_of(p: (f64, f64)) -> (i64, i64) {
+    (
+        (p.0 / NEAREST_CELL_M).floor() as i64,
+        (p.1 / NEAREST_CELL_M).floor() as i64,
+    )
+}
+
+fn distance(a: (f64, f64), b: (f64, f64)) -> f64 {
+    (a.0 - b.0).hypot(a.1 - b.1)
 }
 
 impl<'a> History<'a> {
@@ -377,6 +408,7 @@ impl<'a> History<'a> {
             by_property: HashMap::new(),
             by_building: HashMap::new(),
             by_street_type: HashMap::new(),
+            by_cell: HashMap::new(),
         };
         for (i, s) in sales.iter().enumerate() {
             h.by_property.entry(s.property).or_default().push(i);
@@ -389,6 +421,13 @@ impl<'a> History<'a> {
                     .or_default()
                     .push(i);
             }
+            if let Some(p) = s.position.filter(|p| p.0.is_finite() && p.1.is_finite()) {
+                let (cx, cy) = cell_of(p);
+                h.by_cell
+                    .entry((cx, cy, type_slot(s.property_type)))
+                    .or_default()
+                    .push(i);
+            }
         }
         let order = |v: &mut Vec<usize>| {
             v.sort_by(|a, b| {
@@ -398,7 +437,61 @@ impl<'a> History<'a> {
         h.by_property.values_mut().for_each(order);
         h.by_building.values_mut().for_each(order);
         h.by_street_type.values_mut().for_each(order);
+        h.by_cell.values_mut().for_each(order);
         h
+    }
+
+    /// The sales of type `t` within [`NEAREST_RADIUS_M`] of `at` that pass `usable`, nearest
+    /// first (newest first at equal distance), at most `want`, with their distances: the
+    /// [`NEAREST_CELL_M`] cells are searched ring by ring outward, stopping once `want` sales
+    /// are known to be nearer than any cell not yet searched.
+    pub fn nearest_of_type(
+        &self,
+        at: (f64, f64),
+        t: PropertyType,
+        want: usize,
+        usable: &dyn Fn(&AvmSale) -> bool,
+    ) -> Vec<(usize, f64)> {
+        let mut found: Vec<(usize, f64)> = Vec::new();
+        if want == 0 || !(at.0.is_finite() && at.1.is_finite()) {
+            return found;
+        }
+        let (cx, cy) = cell_of(at);
+        let slot = type_slot(t);
+        let rings = (NEAREST_RADIUS_M / NEAREST_CELL_M).ceil() as i64 + 1;
+        for r in 0..=rings {
+            for dx in -r..=r {
+                for dy in -r..=r {
+                    if dx.abs() != r && dy.abs() != r {
+                        continue;
+                    }
+                    let Some(v) = self.by_cell.get(&(cx + dx, cy + dy, slot)) else {
+                        continue;
+                    };
+                    for i in v {
+                        let s = &self.sales[*i];
+                        let Some(p) = s.position else { continue };
+                        let d = distance(at, p);
+                        if d <= NEAREST_RADIUS_M && usable(s) {
+                            found.push((*i, d));
+                        }
+                    }
+                }
+            }
+            // Every sale not yet searched lies farther than r cells from the subject's cell.
+            let safe = r as f64 * NEAREST_CELL_M;
+            if found.iter().filter(|(_, d)| *d <= safe).count() >= want {
+                break;
+            }
+        }
+        found.sort_by(|a, b| {
+            a.1.total_cmp(&b.1).then_with(|| {
+                let (x, y) = (&self.sales[a.0], &self.sales[b.0]);
+                (y.month, y.price).cmp(&(x.month, x.price))
+            })
+        });
+        found.truncate(want);
+        found
     }
 
     pub fn sale(&self, i: usize) -> &AvmSale {
@@ -486,8 +579,10 @@ pub struct CompLine {
     pub area: u32,
     /// True when `area` had no index and the fallback's carried it.
     pub fallback_index: bool,
-    /// `same_building` or `same_street`.
+    /// `same_building`, `same_street` or `nearest_same_type`.
     pub tier: &'static str,
+    /// Metres from the subject, when both positions are known.
+    pub distance_m: Option<f64>,
     /// index(vintage) / index(sale month).
     pub time_factor: f64,
     /// exp(floor-area and type adjustment); 1 when none could be made.
@@ -530,7 +625,7 @@ pub enum Refusal {
 impl Refusal {
     pub fn reason(self) -> String {
         match self {
-            Refusal::NoFloorAreaNoComparables => "no floor area on record and no comparable basis (no earlier sale of the property, no same-building or same-street sales)".to_string(),
+            Refusal::NoFloorAreaNoComparables => "no floor area on record and no comparable basis (no earlier sale of the property, no same-building, same-street or nearby same-type sales)".to_string(),
             Refusal::TypeNotFitted(t) => format!(
                 "the model was not fitted on this property type ({t:?}) and there is no comparable basis"
             ),
@@ -601,6 +696,26 @@ pub fn estimates(
             }
         }
     }
+    // The nearest sales of the same type, when the first two tiers give too few.
+    if picked.len() < NEAREST_FILL
+        && let Some(at) = subject.position
+    {
+        let nearest_oldest = vintage.add_months(-NEAREST_MAX_AGE_MONTHS);
+        let near = hist.nearest_of_type(
+            at,
+            subject.property_type,
+            NEAREST_FILL - picked.len(),
+            &|s: &AvmSale| {
+                let s = &s;
+                usable(s) && s.month >= nearest_oldest && !seen.contains(&(*s as *const AvmSale))
+            },
+        );
+        for (i, _) in near {
+            let s = &hist.sales[i];
+            seen.insert(s as *const AvmSale);
+            picked.push((s, "nearest_same_type"));
+        }
+    }
     let mut lines: Vec<CompLine> = picked
         .iter()
         .map(|(s, tier)| {
@@ -628,6 +743,7 @@ pub fn estimates(
                 area: s.area,
                 fallback_index: index.of(s.area).is_none_or(|(_, f)| f),
                 tier,
+                distance_m: subject.position.zip(s.position).map(|(a, b)| distance(a, b)),
                 time_factor: lf.exp(),
                 size_factor: adj.exp(),
                 adjusted: s.price as f64 * (lf + adj).exp(),

@@ -22,6 +22,7 @@ fn world(seed: u64) -> (Vec<AvmSale>, IndexSet, Month) {
             tenure: s.sale.tenure,
             new_build: s.sale.new_build,
             floor_area_m2: s.sale.floor_area_m2,
+            position: None,
         })
         .collect();
     let index = IndexSet {
@@ -211,6 +212,7 @@ fn refusals_say_what_is_missing() {
         property_type: PropertyType::Detached,
         tenure: Tenure::Freehold,
         floor_area_m2: None,
+        position: None,
     };
     assert_eq!(
         value(&v, &stranger, &hist, &index).unwrap_err(),
@@ -251,6 +253,7 @@ fn the_fence_drops_an_outlier_comparable() {
         tenure: Tenure::Leasehold,
         new_build: false,
         floor_area_m2: None,
+        position: None,
     };
     let sales = vec![
         sale(1, 200_000),
@@ -268,6 +271,7 @@ fn the_fence_drops_an_outlier_comparable() {
         property_type: PropertyType::Flat,
         tenure: Tenure::Leasehold,
         floor_area_m2: None,
+        position: None,
     };
     let hed = HedonicSet {
         areas: HashMap::new(),
@@ -285,6 +289,94 @@ fn the_fence_drops_an_outlier_comparable() {
     );
     assert_eq!(e.logs[1].map(|l| l.exp().round()), Some(202_485.0));
     // (the median of the log prices: the geometric mean of 200,000 and 205,000)
+}
+
+/// The nearest-same-type tier: when the building and street give fewer than [`NEAREST_FILL`],
+/// the nearest sales of the subject's type within [`NEAREST_RADIUS_M`] completed in the
+/// [`NEAREST_MAX_AGE_MONTHS`] to the vintage fill the ledger, nearest first, with distances; a
+/// sale of another type, too far, too old or of the subject itself is never read.
+#[test]
+fn the_nearest_same_type_tier_fills_the_ledger_nearest_first() {
+    let m = Month::new(2020, 1).unwrap();
+    let sale = |property: u64, t: PropertyType, at: (f64, f64), month: Month| AvmSale {
+        property,
+        area: 1,
+        building: None,
+        street: if property == 1 { Some(7) } else { None },
+        month,
+        registered: month,
+        price: 200_000 + property as i64,
+        property_type: t,
+        tenure: Tenure::Freehold,
+        new_build: false,
+        floor_area_m2: None,
+        position: Some(at),
+    };
+    let o = (530_000.0, 180_000.0);
+    let d = PropertyType::Detached;
+    let mut sales = vec![
+        // Same street: first tier, whatever its distance.
+        sale(1, d, (o.0 + 5_000.0, o.1), m),
+        // Nearby same type, at 900 m, 100 m, 300 m (two cells away), 260 m diagonally.
+        sale(2, d, (o.0 + 900.0, o.1), m),
+        sale(3, d, (o.0 - 100.0, o.1), m),
+        sale(4, d, (o.0, o.1 + 300.0), m),
+        sale(5, d, (o.0 + 183.8, o.1 - 183.8), m),
+        // Never read: another type, too far, too old, the subject's own sale.
+        sale(6, PropertyType::Flat, (o.0 + 10.0, o.1), m),
+        sale(7, d, (o.0 + 1_001.0, o.1), m),
+        sale(8, d, (o.0 + 20.0, o.1), m.add_months(-NEAREST_MAX_AGE_MONTHS - 1)),
+        sale(99, d, o, m),
+    ];
+    // Many more far away (the grid lookup must not read them to be right).
+    for k in 0..200u64 {
+        sales.push(sale(1000 + k, d, (o.0 + 3_000.0 + k as f64, o.1), m));
+    }
+    let hist = History::new(&sales);
+    let mut subject = Subject {
+        property: 99,
+        area: 1,
+        building: None,
+        street: Some(7),
+        property_type: d,
+        tenure: Tenure::Freehold,
+        floor_area_m2: None,
+        position: Some(o),
+    };
+    let hed = HedonicSet {
+        areas: HashMap::new(),
+        pooled: None,
+    };
+    let e = estimates(&subject, &hist, &hed, &IndexSet::default(), m, m);
+    let got: Vec<(u64, &str, i64)> = e
+        .comps
+        .lines
+        .iter()
+        .map(|l| (l.property, l.tier, l.distance_m.unwrap().round() as i64))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (1, "same_street", 5_000),
+            (3, "nearest_same_type", 100),
+            (5, "nearest_same_type", 260),
+            (4, "nearest_same_type", 300),
+            (2, "nearest_same_type", 900),
+        ]
+    );
+    assert!(e.logs[1].is_some());
+    // Without a position the tier is not built.
+    subject.position = None;
+    let e = estimates(&subject, &hist, &hed, &IndexSet::default(), m, m);
+    assert_eq!(e.comps.n_before_fence, 1);
+    assert_eq!(e.logs[1], None);
+    // It fills up to NEAREST_FILL only: six nearby sales give five.
+    sales.extend((0..6).map(|k| sale(2000 + k, d, (o.0 + 50.0 + k as f64, o.1), m)));
+    let hist = History::new(&sales);
+    subject.position = Some(o);
+    let e = estimates(&subject, &hist, &hed, &IndexSet::default(), m, m);
+    assert_eq!(e.comps.lines.len(), NEAREST_FILL);
+    assert!(e.comps.lines[1..].iter().all(|l| l.property >= 2000));
 }
 
 #[test]

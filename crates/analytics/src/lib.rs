@@ -27,7 +27,8 @@ pub use adjust::{TimeAdjustment, time_adjustment};
 pub use avm::{
     ANCHOR_OLD_MONTHS, AVM_COVERAGE, Accuracy, AnchorEvidence, AvmSale, AvmValue,
     CALIBRATION_MONTHS, Calibration, CompLine, CompsEvidence, Estimates, Estimator, HedonicModel,
-    HedonicSet, History, IndexSet, LogIndex, Refusal, Subject, Vintage, accuracy, calibrate,
+    HedonicSet, History, IndexSet, LogIndex, NEAREST_FILL, NEAREST_MAX_AGE_MONTHS,
+    NEAREST_RADIUS_M, Refusal, Subject, Vintage, accuracy, calibrate,
     estimates, evidence_class, fit_hedonic_set, fit_vintage, value,
 };
 pub use decision::{
@@ -55,7 +56,10 @@ pub use sales::{
     Tenure, form_pairs,
 };
 pub use series::{IndexGrid, IndexMethod, IndexPoint, IndexSeries};
-pub use sim::{Draws, SimSale, SimSpec, SplitMix64, cyclical_log_index, simulate_sales};
+pub use sim::{
+    Draws, SIM_AREA_ELASTICITY, SIM_AREA_SD, SIM_NEW_BUILD_PREMIUM, SIM_QUALITY_SD, SimSale, SimSpec,
+    SimTruth, SplitMix64, cyclical_log_index, simulate_sales,
+};
 pub use smooth::{LEVEL_STEP_PER_MONTH, SmoothedPoint, smooth_log_levels};
 pub use stats::{
     PriceSummary, median, price_summary, quantile, trailing_sums, trailing_window, turnover_rate,

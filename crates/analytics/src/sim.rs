@@ -107,15 +107,41 @@ impl SimSpec {
     }
 }
 
+/// Standard deviation of a dwelling's log quality (what neither type nor floor area explains).
+pub const SIM_QUALITY_SD: f64 = 0.15;
+/// Elasticity of value to floor area, and the standard deviation of ln(floor area) about its
+/// type's typical area.
+pub const SIM_AREA_ELASTICITY: f64 = 0.8;
+pub const SIM_AREA_SD: f64 = 0.2;
+/// A new build's premium on its first sale (log).
+pub const SIM_NEW_BUILD_PREMIUM: f64 = 0.05;
+
 /// One simulated sale and the month it was registered.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimSale {
     pub sale: Sale,
     pub registered: Month,
+    /// What the simulation knows and no model can see.
+    pub truth: SimTruth,
+}
+
+/// The truth behind a simulated sale.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimTruth {
+    /// The dwelling's log value at the sale: its own value (after its drift) plus the true index
+    /// and the new-build premium; the price is this plus the sale noise.
+    pub log_value: f64,
+    /// The mean own log value of dwellings of its type and floor area (12 + type premium +
+    /// elasticity x ln(area / 90)), before quality and drift.
+    pub prior_mean: f64,
+    /// The same knowing only the type (its typical floor area).
+    pub prior_mean_no_area: f64,
 }
 
 struct Dwelling {
     kind: PropertyType,
+    prior_mean: f64,
+    prior_mean_no_area: f64,
     tenure: Tenure,
     area: f64,
     log_value: f64,
@@ -151,12 +177,15 @@ pub fn simulate_sales(spec: &SimSpec, draws: &mut dyn Draws) -> Vec<SimSale> {
                 | PropertyType::Terraced
                 | PropertyType::Other => Tenure::Freehold,
             };
-            let area: f64 = area0 * (0.2 * draws.normal()).exp();
+            let area: f64 = area0 * (SIM_AREA_SD * draws.normal()).exp();
+            let prior_mean = 12.0 + premium + SIM_AREA_ELASTICITY * (area / 90.0).ln();
             Dwelling {
                 kind,
+                prior_mean,
+                prior_mean_no_area: 12.0 + premium + SIM_AREA_ELASTICITY * (area0 / 90.0).ln(),
                 tenure,
                 area,
-                log_value: 12.0 + premium + 0.8 * (area / 90.0).ln() + 0.15 * draws.normal(),
+                log_value: prior_mean + SIM_QUALITY_SD * draws.normal(),
                 is_new: draws.uniform() < 0.08,
                 sold: false,
                 last: 0,
@@ -198,10 +227,14 @@ pub fn simulate_sales(spec: &SimSpec, draws: &mut dyn Draws) -> Vec<SimSale> {
             let years = (t - d.last) as f64 / 12.0;
             d.log_value += spec.dwelling_drift_sd_per_year * years.sqrt() * draws.normal();
             d.last = t;
-            let log_price = d.log_value
+            let true_log = d.log_value
                 + idx
-                + if new_build { 0.05 } else { 0.0 }
-                + spec.noise_sd * draws.normal();
+                + if new_build {
+                    SIM_NEW_BUILD_PREMIUM
+                } else {
+                    0.0
+                };
+            let log_price = true_log + spec.noise_sd * draws.normal();
             let mut x = draws.uniform() * pmf_total;
             let mut lag = spec.lag_pmf.len().saturating_sub(1);
             for (k, p) in spec.lag_pmf.iter().enumerate() {
@@ -229,6 +262,11 @@ pub fn simulate_sales(spec: &SimSpec, draws: &mut dyn Draws) -> Vec<SimSale> {
                     floor_area_m2: known.then_some((d.area * 10.0).round() / 10.0),
                 },
                 registered,
+                truth: SimTruth {
+                    log_value: true_log,
+                    prior_mean: d.prior_mean,
+                    prior_mean_no_area: d.prior_mean_no_area,
+                },
             });
         }
     }

@@ -764,6 +764,7 @@ diesel::table! {
         fence_hi -> Nullable<Double>,
         source -> Text,
         updated_at -> Timestamp,
+        distance_m -> Nullable<Double>,
     }
 }
 

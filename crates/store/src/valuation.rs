@@ -113,7 +113,7 @@ pub struct ComparableRow {
     /// Price Paid type code (`D`, `S`, `T`, `F`, `O`).
     pub property_type: String,
     pub floor_area: Option<f64>,
-    /// `same_building` or `same_street`.
+    /// `same_building`, `same_street` or `nearest_same_type`.
     pub tier: String,
     /// The index that carried it in time (`district:PO30`, `national:UK`).
     pub index_geography: String,
@@ -127,6 +127,8 @@ pub struct ComparableRow {
     pub fence_hi: Option<f64>,
     pub source: String,
     pub updated_at: NaiveDateTime,
+    /// Metres between the comparable and the valued property, when both positions are known.
+    pub distance_m: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]

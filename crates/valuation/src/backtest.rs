@@ -292,38 +292,168 @@ pub async fn backtest(
     })
 }
 
+/// The simulated market of the backtest, with what the simulation knows.
+#[derive(Debug, Clone)]
+pub struct SimulatedMarket {
+    pub sales: Vec<an::AvmSale>,
+    /// The truth of each sale of `sales` (same order).
+    pub truth: Vec<an::SimTruth>,
+    /// The true index (one for both districts).
+    pub true_index: an::LogIndex,
+    pub noise_sd: f64,
+    pub drift_sd_per_year: f64,
+}
+
+/// Metres between two streets' origins on the simulated market's grid of streets ...
+pub const SIM_STREET_SPACING_M: f64 = 200.0;
+/// ... laid out this many streets to a row, with the dwellings of a street this far apart.
+pub const SIM_STREETS_PER_ROW: u64 = 40;
+pub const SIM_HOUSE_SPACING_M: f64 = 8.0;
+
 /// A simulated market for the backtest (`terrace_analytics::simulate_sales`): `dwellings`
 /// dwellings in two districts, `per_month` sales a month over `months` months from January 2016,
-/// thirty dwellings to a street, registered [`REGISTRATION_LAG_MONTHS`] after completion.
+/// thirty dwellings to a street, registered [`REGISTRATION_LAG_MONTHS`] after completion. Streets
+/// lie on a grid [`SIM_STREET_SPACING_M`] apart and a street's dwellings
+/// [`SIM_HOUSE_SPACING_M`] apart (the simulation has no location effect: a position only says
+/// which sales are near).
+pub fn simulated_market(
+    seed: u64,
+    dwellings: usize,
+    per_month: f64,
+    months: usize,
+) -> SimulatedMarket {
+    let mut d = an::SplitMix64::new(seed);
+    let first = an::Month::new(2016, 1).unwrap_or(an::Month::from_ordinal(2016 * 12));
+    let logs = an::cyclical_log_index(months, 0, 0.004, 0.005, 48.0, 0.002, &mut d);
+    let spec = an::SimSpec::typical(first, logs.clone(), dwellings, per_month);
+    let mut out = SimulatedMarket {
+        sales: Vec::new(),
+        truth: Vec::new(),
+        true_index: an::LogIndex { first, logs },
+        noise_sd: spec.noise_sd,
+        drift_sd_per_year: spec.dwelling_drift_sd_per_year,
+    };
+    for s in an::simulate_sales(&spec, &mut d) {
+        let Some(p) = s.sale.property else { continue };
+        let street = p / 30;
+        out.sales.push(an::AvmSale {
+            property: p,
+            area: (p % 2) as u32,
+            building: None,
+            street: Some(street),
+            month: s.sale.month,
+            registered: s.sale.month.add_months(REGISTRATION_LAG_MONTHS),
+            price: s.sale.price,
+            property_type: s.sale.property_type,
+            tenure: s.sale.tenure,
+            new_build: s.sale.new_build,
+            floor_area_m2: s.sale.floor_area_m2,
+            position: Some((
+                (street % SIM_STREETS_PER_ROW) as f64 * SIM_STREET_SPACING_M
+                    + (p % 30) as f64 * SIM_HOUSE_SPACING_M,
+                (street / SIM_STREETS_PER_ROW) as f64 * SIM_STREET_SPACING_M,
+            )),
+        });
+        out.truth.push(s.truth);
+    }
+    out
+}
+
+/// The sales of [`simulated_market`].
 pub fn simulated_sales(
     seed: u64,
     dwellings: usize,
     per_month: f64,
     months: usize,
 ) -> Vec<an::AvmSale> {
-    let mut d = an::SplitMix64::new(seed);
-    let first = an::Month::new(2016, 1).unwrap_or(an::Month::from_ordinal(2016 * 12));
-    let logs = an::cyclical_log_index(months, 0, 0.004, 0.005, 48.0, 0.002, &mut d);
-    let spec = an::SimSpec::typical(first, logs, dwellings, per_month);
-    an::simulate_sales(&spec, &mut d)
-        .into_iter()
-        .filter_map(|s| {
-            let p = s.sale.property?;
-            Some(an::AvmSale {
-                property: p,
-                area: (p % 2) as u32,
-                building: None,
-                street: Some(p / 30),
-                month: s.sale.month,
-                registered: s.sale.month.add_months(REGISTRATION_LAG_MONTHS),
-                price: s.sale.price,
-                property_type: s.sale.property_type,
-                tenure: s.sale.tenure,
-                new_build: s.sale.new_build,
-                floor_area_m2: s.sale.floor_area_m2,
-            })
+    simulated_market(seed, dwellings, per_month, months).sales
+}
+
+/// The floor under any model on a simulated replay, on the same target sales as [`replay`]
+/// (those completed in the month after each vintage `first..=last`): `model` holds the true
+/// value (the price without its sale noise: what a perfect model would score), `anchor` the
+/// Bayes estimate from what the model is given, with the simulation's own parameters: the prior
+/// of the dwelling's type and floor area (when the sale gives one), updated by its last sale
+/// registered by the vintage (deflated by the true index), carried by the true index to the
+/// sale month.
+pub fn oracle(m: &SimulatedMarket, first: an::Month, last: an::Month) -> Vec<Valued> {
+    let mut by_property: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (i, s) in m.sales.iter().enumerate() {
+        by_property.entry(s.property).or_default().push(i);
+    }
+    let start = m.true_index.first;
+    let noise = m.noise_sd.powi(2);
+    let drift = m.drift_sd_per_year.powi(2);
+    let nb = |b: bool| if b { an::SIM_NEW_BUILD_PREMIUM } else { 0.0 };
+    m.sales
+        .iter()
+        .zip(&m.truth)
+        .filter(|(s, _)| {
+            s.price > 0 && s.month > first && s.month <= last.add_months(1)
+        })
+        .map(|(s, t)| {
+            let v = s.month.add_months(-1);
+            let known = s.floor_area_m2.is_some();
+            let (mu, area_var) = if known {
+                (t.prior_mean, 0.0)
+            } else {
+                (
+                    t.prior_mean_no_area,
+                    (an::SIM_AREA_ELASTICITY * an::SIM_AREA_SD).powi(2),
+                )
+            };
+            let prev = by_property[&s.property]
+                .iter()
+                .map(|i| &m.sales[*i])
+                .filter(|p| p.registered <= v && p.month < s.month)
+                .max_by_key(|p| (p.month, p.price));
+            let own = match prev {
+                Some(p) => {
+                    let z = (p.price as f64).ln() - m.true_index.at(p.month) - nb(p.new_build);
+                    let prior_var = an::SIM_QUALITY_SD.powi(2)
+                        + area_var
+                        + drift * p.month.months_since(start) as f64 / 12.0;
+                    mu + prior_var / (prior_var + noise) * (z - mu)
+                }
+                None => mu + nb(s.new_build),
+            };
+            Valued {
+                month: s.month,
+                property_type: s.property_type,
+                resale: prev.is_some(),
+                price: s.price as f64,
+                model: Some(t.log_value.exp()),
+                anchor: Some((own + m.true_index.at(s.month)).exp()),
+                median: None,
+            }
         })
         .collect()
+}
+
+/// The oracle's lines (all months together) as text.
+pub fn render_oracle(valued: &[Valued]) -> String {
+    let lines = table(valued);
+    let mut s = format!(
+        "{:<58} {:<12} | MdAPE PPE10 PPE20      n\n",
+        "oracle (the simulation's truth, same sales)", "type"
+    );
+    for (name, est) in [
+        ("true value (sale noise only)", MODEL),
+        ("Bayes: last sale + type and floor area, true parameters", ANCHOR),
+    ] {
+        for t in ["all_resales", "all"] {
+            if let Some(l) = lines
+                .iter()
+                .find(|l| l.month == "all" && l.property_type == t && l.estimator == est)
+            {
+                s.push_str(&format!(
+                    "{name:<58} {t:<12} | {:>5.1} {:>5.1} {:>5.1} {:>6}\n",
+                    l.acc.mdape, l.acc.ppe10, l.acc.ppe20, l.acc.n
+                ));
+            }
+        }
+    }
+    s
 }
 
 #[cfg(test)]

@@ -57,6 +57,7 @@ fn subject_of(
         );
     };
     let district = inp.districts[area as usize].clone();
+    let position = inp.position_of(uprn, postcode.as_deref());
     Ok(an::Subject {
         property: uprn as u64,
         area,
@@ -67,6 +68,7 @@ fn subject_of(
         property_type,
         tenure: an::Tenure::Unknown,
         floor_area_m2: floor_area,
+        position,
     })
 }
 
@@ -304,6 +306,7 @@ fn comparable_rows(
             property_type: type_code(l.property_type).to_string(),
             floor_area: l.floor_area_m2,
             tier: l.tier.to_string(),
+            distance_m: l.distance_m,
             index_geography: match districts.get(l.area as usize) {
                 Some(d) if !l.fallback_index => format!("district:{d}"),
                 _ => "national:UK".to_string(),
@@ -358,6 +361,9 @@ fn pattern_name(p: u8) -> String {
             " (anchor sale older than {} months)",
             an::ANCHOR_OLD_MONTHS
         ));
+    }
+    if p & 16 != 0 {
+        name.push_str(" (hedonic without a floor area)");
     }
     name
 }

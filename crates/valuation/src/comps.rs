@@ -81,8 +81,11 @@ pub struct Comparable {
     /// `D`, `S`, `T`, `F` or `O`.
     pub property_type: String,
     pub floor_area_m2: Option<f64>,
-    /// `same_building` or `same_street`.
+    /// `same_building`, `same_street` or `nearest_same_type`.
     pub tier: String,
+    /// Metres from the valued property (register coordinates, else postcode centroids), when
+    /// both positions are known (always for `nearest_same_type`).
+    pub distance_m: Option<f64>,
     pub time: TimeAdjustment,
     pub size_and_type: SizeTypeAdjustment,
     pub relisting: RelistingAdjustment,
@@ -106,7 +109,8 @@ pub struct CompsAdjustments {
     pub model_version: String,
     /// The vintage month every comparable is carried to.
     pub as_of: String,
-    /// The tier the ledger starts from: `same_building`, else `same_street`; null without one.
+    /// The tier the ledger starts from: `same_building`, else `same_street`, else
+    /// `nearest_same_type`; null without one.
     pub tier: Option<String>,
     pub tiers: &'static str,
     pub n_before_fence: usize,
@@ -117,7 +121,7 @@ pub struct CompsAdjustments {
     pub comparables: Vec<Comparable>,
 }
 
-const TIERS: &str = "same-building sales first, then same-street sales of the same property type, newest first, at most 12, completed in the 36 months to the vintage; a nearest-same-type tier by distance is not built (the model holds no positions for sales)";
+const TIERS: &str = "same-building sales first, then same-street sales of the same property type, newest first, at most 12, completed in the 36 months to the vintage; when those give fewer than 6, the nearest sales of the same property type within 1,000 m completed in the 24 months to the vintage fill the ledger up to 6, nearest first (positions: the register's coordinates, else the postcode centroid)";
 const FENCE_RULE: &str = "Tukey fence on the log adjusted values, [Q1 - 1.5 IQR, Q3 + 1.5 IQR], applied from 4 comparables; the comparable estimator needs 2 kept";
 
 /// The comparable ledger of a UPRN from the latest vintage.
@@ -152,7 +156,7 @@ pub async fn comps_adjustments(db: &Db, uprn: Uprn) -> Result<CompsAdjustments, 
         out.status = CompsStatus::NotAvailable;
         out.reason = Some(match (&row.value, &row.refusal) {
             (None, Some(r)) => format!("the latest vintage refused a value: {r}"),
-            _ => "no same-building or same-street sale of the same type completed in the 36 months to the vintage".to_string(),
+            _ => "no same-building or same-street sale of the same type completed in the 36 months to the vintage, and no sale of the same type within 1,000 m in the 24 months to it (or no position on record)".to_string(),
         });
         return Ok(out);
     }
@@ -177,6 +181,7 @@ pub async fn comps_adjustments(db: &Db, uprn: Uprn) -> Result<CompsAdjustments, 
             property_type: l.property_type.clone(),
             floor_area_m2: l.floor_area,
             tier: l.tier.clone(),
+            distance_m: l.distance_m.map(f64::round),
             time: TimeAdjustment {
                 geography: l.index_geography.clone(),
                 method,

@@ -38,6 +38,11 @@ pub struct Inputs {
     pub epc: HashMap<i64, EpcAttrs>,
     /// Register facts per UPRN.
     pub register: HashMap<i64, RegisterFacts>,
+    /// The register's coordinates per UPRN (easting, northing in metres).
+    pub positions: HashMap<i64, (f64, f64)>,
+    /// Postcode centroids (easting, northing) from the postcode directory, for the postcodes of
+    /// sales and certificates whose UPRN has no register coordinates.
+    pub postcode_positions: HashMap<String, (f64, f64)>,
     /// The latest completion month of the sales.
     pub through: Option<an::Month>,
 }
@@ -188,10 +193,18 @@ pub async fn gather(db: &Db) -> Result<Inputs, ValuationError> {
         let Some(last) = page.last() else { break };
         after = last.uprn;
         for a in page {
+            if let (Some(x), Some(y)) = (a.x, a.y)
+                && x.is_finite()
+                && y.is_finite()
+            {
+                inp.positions.insert(a.uprn, (x, y));
+            }
             inp.register
                 .insert(a.uprn, (a.parent_uprn, a.postcode, a.street));
         }
     }
+    // Sales without register coordinates take their postcode's centroid (read below).
+    let mut by_postcode: Vec<(usize, String)> = Vec::new();
     // Sales.
     let mut after = String::new();
     loop {
@@ -240,6 +253,12 @@ pub async fn gather(db: &Db) -> Result<Inputs, ValuationError> {
                     *e = (s.date, s.price);
                 }
             }
+            let position = s.uprn.and_then(|u| inp.positions.get(&u)).copied();
+            if position.is_none()
+                && let Some(pc) = s.postcode.as_deref().and_then(|p| Postcode::parse(p).ok())
+            {
+                by_postcode.push((inp.sales.len(), pc.as_str().to_string()));
+            }
             inp.sales.push(an::AvmSale {
                 property: dwelling_key(s.uprn, &s),
                 area,
@@ -252,10 +271,52 @@ pub async fn gather(db: &Db) -> Result<Inputs, ValuationError> {
                 tenure,
                 new_build: s.new_build,
                 floor_area_m2: floor_area,
+                position,
             });
         }
     }
+    // Postcode centroids for those sales and for certificates of UPRNs the register does not
+    // place (the build values them too).
+    let mut wanted: std::collections::HashSet<String> =
+        by_postcode.iter().map(|(_, p)| p.clone()).collect();
+    for (u, e) in &inp.epc {
+        if !inp.positions.contains_key(u)
+            && let Some(pc) = e.postcode.as_deref().and_then(|p| Postcode::parse(p).ok())
+        {
+            wanted.insert(pc.as_str().to_string());
+        }
+    }
+    if !wanted.is_empty() {
+        let mut after = String::new();
+        loop {
+            let page = mk::postcodes_page(db, &after, 50_000).await?;
+            let Some(last) = page.last() else { break };
+            after = last.postcode.clone();
+            for p in page {
+                if let (Some(x), Some(y)) = (p.easting, p.northing)
+                    && x.is_finite()
+                    && y.is_finite()
+                    && wanted.contains(&p.postcode)
+                {
+                    inp.postcode_positions.insert(p.postcode, (x, y));
+                }
+            }
+        }
+    }
+    for (i, pc) in by_postcode {
+        inp.sales[i].position = inp.postcode_positions.get(&pc).copied();
+    }
     Ok(inp)
+}
+
+impl Inputs {
+    /// The position of a UPRN: the register's coordinates, else the centroid of `postcode`.
+    pub fn position_of(&self, uprn: i64, postcode: Option<&str>) -> Option<(f64, f64)> {
+        self.positions.get(&uprn).copied().or_else(|| {
+            let pc = Postcode::parse(postcode?).ok()?;
+            self.postcode_positions.get(pc.as_str()).copied()
+        })
+    }
 }
 
 /// The published indices of the districts (falling back to the nation), from the market build.

@@ -132,7 +132,7 @@ pub(crate) fn estimate_of(row: &ValuationRow, value: f64) -> Estimate {
             kind: "comparables",
             value: Some(round(c)),
             detail: format!(
-                "median of {} same-building or same-street sales of the last 36 months ({} before the interquartile-range fence), each carried by the index and adjusted for floor area and type",
+                "median of {} same-building or same-street sales of the last 36 months, or nearest same-type sales within 1 km of the last 24 ({} before the interquartile-range fence), each carried by the index and adjusted for floor area and type",
                 row.n_comparables_fenced.unwrap_or(0),
                 row.n_comparables.unwrap_or(0)
             ),

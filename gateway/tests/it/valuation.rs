@@ -367,6 +367,8 @@ async fn accuracy_is_no_rows_yet_until_a_backtest_writes_rows() {
     .await
     .unwrap();
     assert!(report.rows_written > 0 && report.valued > 0, "{report:?}");
+    // The fixture world's table (`--nocapture` shows it; METHODS quotes it).
+    eprintln!("{}", report.table);
     let r = send(
         &svc,
         get("/v1/valuation/accuracy?asset_class=Residential", &key),

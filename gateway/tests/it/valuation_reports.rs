@@ -80,9 +80,11 @@ async fn the_comparable_ledger_shows_each_adjustment_and_the_fence() {
         assert_eq!(c["relisting"]["factor"], 1.0);
         assert!(c["relisting"]["reason"].as_str().unwrap().len() > 10);
         assert!(
-            ["same_building", "same_street"].contains(&c["tier"].as_str().unwrap()),
+            ["same_building", "same_street", "nearest_same_type"]
+                .contains(&c["tier"].as_str().unwrap()),
             "{c}"
         );
+        assert_eq!(c["distance_m"], json!(line.distance_m.map(f64::round)));
     }
     assert_eq!(r.json["tier"], comps[0]["tier"]);
     assert_eq!(
@@ -134,6 +136,101 @@ async fn the_comparable_ledger_shows_each_adjustment_and_the_fence() {
         "int_parsing",
     );
     assert_eq!(balance(w.db(), acct).await, 97);
+}
+
+/// The nearest-same-type tier on the fixture world: a sale's position is its UPRN's register
+/// coordinates, else its postcode's centroid; a property whose building and street give fewer
+/// than six comparables takes the nearest sales of its type within 1 km completed in the 24
+/// months to the vintage, nearest first, each with its distance, stored with the ledger and
+/// served by comps-adjustments.
+#[actix_web::test]
+async fn the_nearest_same_type_tier_fills_the_ledger_by_distance() {
+    use terrace_analytics::{Month, NEAREST_FILL, NEAREST_MAX_AGE_MONTHS, NEAREST_RADIUS_M};
+    use terrace_valuation::inputs::{self, Inputs};
+    let w = fixture_world().await;
+    let inp = inputs::gather(w.db()).await.unwrap();
+    let (mut from_register, mut from_postcode) = (0, 0);
+    for s in &inp.sales {
+        let Some(p) = s.position else { continue };
+        match Inputs::uprn_of(s.property).and_then(|u| inp.positions.get(&u)) {
+            Some(q) => {
+                assert_eq!(*q, p);
+                from_register += 1;
+            }
+            None => {
+                assert!(inp.postcode_positions.values().any(|q| *q == p), "{s:?}");
+                from_postcode += 1;
+            }
+        }
+    }
+    eprintln!(
+        "positions: {from_register} sales from the register, {from_postcode} from postcode centroids, {} without",
+        inp.sales.len() - from_register - from_postcode
+    );
+    assert!(from_register > 100, "{from_register}");
+
+    let rows = all_valuations(&w).await;
+    let mut found: Option<(&ValuationRow, Vec<vs::ComparableRow>)> = None;
+    let mut with_nearest = 0;
+    for r in rows.iter().filter(|r| r.n_comparables.unwrap_or(0) > 0) {
+        let lines = vs::comparables_of(w.db(), r.uprn).await.unwrap();
+        let Some(first) = lines.iter().position(|l| l.tier == "nearest_same_type") else {
+            continue;
+        };
+        with_nearest += 1;
+        // Only to fill the ledger up to six, after the building and street tiers.
+        assert!(lines.len() <= NEAREST_FILL, "{lines:?}");
+        assert!(lines[..first].iter().all(|l| l.tier != "nearest_same_type"));
+        assert!(lines[first..].iter().all(|l| l.tier == "nearest_same_type"));
+        let as_of = Month::parse(&r.as_of).unwrap();
+        let d: Vec<f64> = lines[first..]
+            .iter()
+            .map(|l| l.distance_m.unwrap())
+            .collect();
+        assert!(d.windows(2).all(|x| x[0] <= x[1]), "{d:?}");
+        assert!(d.iter().all(|x| *x <= NEAREST_RADIUS_M), "{d:?}");
+        for l in &lines[first..] {
+            assert_eq!(Some(&l.property_type), r.property_type.as_ref(), "{l:?}");
+            let m = Month::parse(&l.sale_month).unwrap();
+            assert!(m >= as_of.add_months(-NEAREST_MAX_AGE_MONTHS) && m <= as_of);
+            // The distance is the one between the register's coordinates.
+            if let Some(cu) = l.comp_uprn
+                && let (Some(a), Some(b)) = (inp.positions.get(&r.uprn), inp.positions.get(&cu))
+            {
+                let expect = (a.0 - b.0).hypot(a.1 - b.1);
+                assert!((expect - l.distance_m.unwrap()).abs() < 0.01, "{l:?}");
+            }
+        }
+        if found.is_none() {
+            found = Some((r, lines));
+        }
+    }
+    eprintln!("{with_nearest} valued properties have nearest-same-type comparables");
+    let (subject, lines) = found.expect("a ledger with a nearest-same-type comparable");
+    let (_acct, key) = account(w.db(), 100).await;
+    let svc = service(w.state.clone()).await;
+    let r = send(
+        &svc,
+        get(
+            &format!("/v1/valuation/{}/comps-adjustments", subject.uprn),
+            &key,
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let comps = r.json["comparables"].as_array().unwrap();
+    assert_eq!(comps.len(), lines.len());
+    for (c, l) in comps.iter().zip(&lines) {
+        assert_eq!(c["tier"], l.tier.as_str());
+        assert_eq!(c["distance_m"], json!(l.distance_m.map(f64::round)));
+    }
+    assert!(comps.iter().any(|c| c["tier"] == "nearest_same_type"));
+    assert!(
+        r.json["tiers"]
+            .as_str()
+            .unwrap()
+            .contains("nearest sales of the same property type within 1,000 m")
+    );
 }
 
 #[actix_web::test]

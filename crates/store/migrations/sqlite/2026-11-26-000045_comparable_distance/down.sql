@@ -1,0 +1,1 @@
+ALTER TABLE valuation_comparables DROP COLUMN distance_m;
