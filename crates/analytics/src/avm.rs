@@ -59,6 +59,11 @@ pub const WEIGHT_ERROR_CLIP: f64 = 1.0;
 pub const MIN_CLASS_ERRORS: usize = 30;
 /// A measured weight needs this many calibration errors per estimator; below, equal weights.
 pub const MIN_WEIGHT_ERRORS: usize = 20;
+/// Repeat-sale variances need this many pairs, and are clamped to these ranges (log squared;
+/// per year for the drift).
+pub const MIN_REPEAT_PAIRS: usize = 50;
+pub const REPEAT_NOISE_RANGE: (f64, f64) = (0.0025, 0.09);
+pub const REPEAT_DRIFT_RANGE: (f64, f64) = (0.0, 0.05);
 /// An anchor sale older than this many months at the valuation month makes its own evidence
 /// configuration, with its own blend weights (an old sale has drifted further from today).
 pub const ANCHOR_OLD_MONTHS: i32 = 60;
@@ -208,7 +213,7 @@ impl Estimator {
     }
 }
 
-const N_COEF: usize = 9;
+const N_COEF: usize = 10;
 const COEF_NAMES: [&str; N_COEF] = [
     "intercept",
     "semi_detached",
@@ -219,6 +224,7 @@ const COEF_NAMES: [&str; N_COEF] = [
     "tenure_unknown",
     "new_build",
     "log_floor_area",
+    "floor_area_missing",
 ];
 
 fn type_col(t: PropertyType) -> Option<usize> {
@@ -238,6 +244,9 @@ pub struct HedonicModel {
     pub beta: Vec<f64>,
     /// Mean ln(floor area) subtracted before fitting.
     pub mean_log_area: f64,
+    /// Mean ln(floor area) of the fitted sales with a known area, per property type (detached,
+    /// semi, terraced, flat, other): a sale or subject without a floor area takes its type's.
+    pub type_log_area: [Option<f64>; 5],
     /// Sales fitted per property type (detached, semi, terraced, flat, other).
     pub type_counts: [usize; 5],
     pub n: usize,
@@ -255,7 +264,13 @@ impl HedonicModel {
             .map(|i| self.beta[i])
     }
 
-    fn row(&self, t: PropertyType, tenure: Tenure, new_build: bool, area_m2: f64) -> [f64; N_COEF] {
+    fn row(
+        &self,
+        t: PropertyType,
+        tenure: Tenure,
+        new_build: bool,
+        area_m2: Option<f64>,
+    ) -> [f64; N_COEF] {
         let mut r = [0.0; N_COEF];
         r[0] = 1.0;
         if let Some(c) = type_col(t) {
@@ -269,12 +284,19 @@ impl HedonicModel {
         if new_build {
             r[7] = 1.0;
         }
-        r[8] = area_m2.ln() - self.mean_log_area;
+        match area_m2.filter(|a| *a > 0.0) {
+            Some(a) => r[8] = a.ln() - self.mean_log_area,
+            None => {
+                r[8] = self.type_log_area[type_slot(t)].unwrap_or(self.mean_log_area)
+                    - self.mean_log_area;
+                r[9] = 1.0;
+            }
+        }
         r
     }
 
     /// The log value (at the fit's vintage) of a dwelling; `None` when its type was not fitted.
-    fn predict(&self, s: &Subject, area_m2: f64) -> Option<f64> {
+    fn predict(&self, s: &Subject, area_m2: Option<f64>) -> Option<f64> {
         if self.type_counts[type_slot(s.property_type)] == 0 {
             return None;
         }
@@ -300,23 +322,33 @@ fn type_slot(t: PropertyType) -> usize {
     }
 }
 
-/// Fits one hedonic model on `(sale, log price carried to the vintage)` with a known floor area.
+/// Fits one hedonic model on `(sale, log price carried to the vintage)`; a sale without a floor
+/// area takes its type's mean log area and the `floor_area_missing` indicator.
 fn fit_hedonic(rows: &[(&AvmSale, f64)], pooled: bool) -> Option<HedonicModel> {
-    let with_area: Vec<&(&AvmSale, f64)> = rows
-        .iter()
-        .filter(|(s, _)| s.floor_area_m2.is_some_and(|a| a > 0.0))
-        .collect();
+    let with_area: Vec<&(&AvmSale, f64)> = rows.iter().collect();
     if with_area.len() <= N_COEF {
         return None;
     }
-    let mean_log_area = with_area
+    let mut by_type = [(0.0, 0usize); 5];
+    for (s, _) in &with_area {
+        if let Some(a) = s.floor_area_m2.filter(|a| *a > 0.0) {
+            let e = &mut by_type[type_slot(s.property_type)];
+            e.0 += a.ln();
+            e.1 += 1;
+        }
+    }
+    let (sum, n_known) = by_type
         .iter()
-        .map(|(s, _)| s.floor_area_m2.unwrap_or(1.0).ln())
-        .sum::<f64>()
-        / with_area.len() as f64;
+        .fold((0.0, 0), |acc, e| (acc.0 + e.0, acc.1 + e.1));
+    let mean_log_area = if n_known > 0 {
+        sum / n_known as f64
+    } else {
+        0.0
+    };
     let mut m = HedonicModel {
         beta: vec![0.0; N_COEF],
         mean_log_area,
+        type_log_area: by_type.map(|(sum, n)| (n > 0).then(|| sum / n as f64)),
         type_counts: [0; 5],
         n: with_area.len(),
         streets: HashMap::new(),
@@ -324,12 +356,7 @@ fn fit_hedonic(rows: &[(&AvmSale, f64)], pooled: bool) -> Option<HedonicModel> {
     };
     let mut ne = NormalEquations::new(N_COEF);
     for (s, y) in &with_area {
-        let r = m.row(
-            s.property_type,
-            s.tenure,
-            s.new_build,
-            s.floor_area_m2.unwrap_or(1.0),
-        );
+        let r = m.row(s.property_type, s.tenure, s.new_build, s.floor_area_m2);
         let sparse: Vec<(usize, f64)> = r
             .iter()
             .enumerate()
@@ -342,12 +369,7 @@ fn fit_hedonic(rows: &[(&AvmSale, f64)], pooled: bool) -> Option<HedonicModel> {
     let sol = ne.solve(false);
     m.beta = sol.beta;
     let resid = |m: &HedonicModel, s: &AvmSale, y: f64| {
-        let r = m.row(
-            s.property_type,
-            s.tenure,
-            s.new_build,
-            s.floor_area_m2.unwrap_or(1.0),
-        );
+        let r = m.row(s.property_type, s.tenure, s.new_build, s.floor_area_m2);
         y - r.iter().zip(&m.beta).map(|(x, b)| x * b).sum::<f64>()
     };
     if pooled {
@@ -517,6 +539,78 @@ impl<'a> History<'a> {
 pub struct HedonicSet {
     pub areas: HashMap<u32, HedonicModel>,
     pub pooled: Option<HedonicModel>,
+    /// The repeat-sale variances measured on the same sales ([`repeat_variances`]).
+    pub repeat: Option<RepeatVariances>,
+}
+
+/// The variances of a dwelling's deflated log sale prices as a random walk seen through noise:
+/// `var(z2 - z1) = 2 noise + drift_per_year x years between the sales` (Case and Shiller's
+/// second stage).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RepeatVariances {
+    pub noise: f64,
+    pub drift_per_year: f64,
+    /// Repeat pairs measured.
+    pub n_pairs: usize,
+}
+
+/// Measures [`RepeatVariances`] on consecutive sales of the same dwelling among `rows`
+/// (sale, log price carried to the vintage), the first not a new build: OLS of the squared
+/// difference (clipped at [`WEIGHT_ERROR_CLIP`]) on the years between; the noise is clamped to
+/// [`REPEAT_NOISE_RANGE`] and the drift to [`REPEAT_DRIFT_RANGE`]; `None` with fewer than
+/// [`MIN_REPEAT_PAIRS`] pairs.
+fn repeat_variances(rows: &[(&AvmSale, f64)]) -> Option<RepeatVariances> {
+    // Ordered by dwelling, so the sums (and the fit) are the same on every run.
+    let mut by: std::collections::BTreeMap<u64, Vec<(Month, f64, bool)>> = Default::default();
+    for (s, y) in rows {
+        by.entry(s.property)
+            .or_default()
+            .push((s.month, *y, s.new_build));
+    }
+    let mut ne = NormalEquations::new(2);
+    let mut n = 0;
+    for v in by.values_mut() {
+        if v.len() < 2 {
+            continue;
+        }
+        v.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        for w in v.windows(2) {
+            if w[0].2 {
+                continue;
+            }
+            let d = (w[1].1 - w[0].1).clamp(-WEIGHT_ERROR_CLIP, WEIGHT_ERROR_CLIP);
+            let years = w[1].0.months_since(w[0].0) as f64 / 12.0;
+            ne.add(&[(0, 1.0), (1, years)], d * d, 1.0);
+            n += 1;
+        }
+    }
+    if n < MIN_REPEAT_PAIRS {
+        return None;
+    }
+    let b = ne.solve(false).beta;
+    Some(RepeatVariances {
+        noise: (b[0] / 2.0).clamp(REPEAT_NOISE_RANGE.0, REPEAT_NOISE_RANGE.1),
+        drift_per_year: b[1].clamp(REPEAT_DRIFT_RANGE.0, REPEAT_DRIFT_RANGE.1),
+        n_pairs: n,
+    })
+}
+
+/// The own-sales estimate (log, at the vintage's index level) of a dwelling's sales `own`
+/// (newest first, each `(month, log price carried to the vintage)`): a Kalman filter of a
+/// random walk seen through noise, oldest first, so the last sale counts most and earlier ones
+/// by how little the dwelling can have drifted since.
+fn own_sales_estimate(own: &[(Month, f64)], rv: &RepeatVariances) -> Option<f64> {
+    let mut it = own.iter().rev();
+    let (mut m0, mut x) = *it.next()?;
+    let mut p = rv.noise;
+    for (m, z) in it {
+        p += rv.drift_per_year * m.months_since(m0) as f64 / 12.0;
+        let k = p / (p + rv.noise);
+        x += k * (z - x);
+        p *= 1.0 - k;
+        m0 = *m;
+    }
+    Some(x)
 }
 
 impl HedonicSet {
@@ -553,8 +647,7 @@ pub fn fit_hedonic_set(
     }
     let mut areas = HashMap::new();
     for (a, rs) in per_area {
-        let known = rs.iter().filter(|(s, _)| s.floor_area_m2.is_some()).count();
-        if known >= MIN_AREA_SALES
+        if rs.len() >= MIN_AREA_SALES
             && let Some(m) = fit_hedonic(&rs, false)
         {
             areas.insert(a, m);
@@ -563,6 +656,7 @@ pub fn fit_hedonic_set(
     HedonicSet {
         areas,
         pooled: fit_hedonic(&rows, true),
+        repeat: repeat_variances(&rows),
     }
 }
 
@@ -666,6 +760,26 @@ pub fn estimates(
             fallback_index: fallback,
         }
     });
+    // The own-sales estimate: the last sale, with earlier sales of the dwelling filtered in.
+    let anchor_log = match (&anchor, &hed.repeat) {
+        (Some(_), Some(rv)) if own.len() > 1 => {
+            // A new build's premium is not the dwelling's: only the last sale may be one.
+            let zs: Vec<(Month, f64)> = own
+                .iter()
+                .enumerate()
+                .filter(|(i, s)| s.price > 0 && (*i == 0 || !s.new_build))
+                .map(|(_, s)| {
+                    (
+                        s.month,
+                        (s.price as f64).ln() + index.log_factor(subject.area, s.month, vintage),
+                    )
+                })
+                .collect();
+            own_sales_estimate(&zs, rv)
+        }
+        (Some(a), _) => Some(a.value.ln()),
+        (None, _) => None,
+    };
     // 2. Comparables.
     let model = hed.of(subject.area).map(|m| m.0);
     let oldest = vintage.add_months(-COMPS_MAX_AGE_MONTHS);
@@ -774,17 +888,18 @@ pub fn estimates(
         lines,
         fence,
     };
-    // 3. Hedonic (needs a floor area).
+    // 3. Hedonic: without a floor area only beside another estimator (never alone: no value
+    // without a floor area or a comparable basis).
+    let comps_log = (kept.len() >= MIN_COMPS).then(|| median(&kept)).flatten();
+    let area = subject.floor_area_m2.filter(|a| *a > 0.0);
     let hedonic_fit = hed.of(subject.area);
-    let hedonic_log = subject
-        .floor_area_m2
-        .filter(|a| *a > 0.0)
-        .zip(hedonic_fit)
-        .and_then(|(a, (m, _))| m.predict(subject, a));
+    let hedonic_log = hedonic_fit
+        .filter(|_| area.is_some() || anchor_log.is_some() || comps_log.is_some())
+        .and_then(|(m, _)| m.predict(subject, area));
     Estimates {
         logs: [
-            anchor.as_ref().map(|a| a.value.ln()),
-            (kept.len() >= MIN_COMPS).then(|| median(&kept)).flatten(),
+            anchor_log,
+            comps_log,
             hedonic_log,
         ],
         anchor,
@@ -807,9 +922,9 @@ pub fn evidence_class(avail: [bool; 3]) -> &'static str {
     }
 }
 
-/// A calibration sale: the three estimates (log), the log price, and whether the anchor sale
-/// was older than [`ANCHOR_OLD_MONTHS`].
-pub type CalRow = ([Option<f64>; 3], f64, bool);
+/// A calibration sale: the three estimates (log), the log price, and the configuration bits
+/// beyond availability ([`config_bits`]).
+pub type CalRow = ([Option<f64>; 3], f64, u8);
 
 /// The blend and interval learned on the calibration sales.
 #[derive(Debug, Clone, PartialEq)]
@@ -827,13 +942,21 @@ pub struct Calibration {
     pub n_calibration: usize,
 }
 
-/// The evidence configuration as four bits: anchor 1, comparables 2, hedonic 4, and 8 when the
-/// anchor sale is older than [`ANCHOR_OLD_MONTHS`].
-pub fn pattern_key(avail: [bool; 3], old_anchor: bool) -> u8 {
+/// The evidence configuration as five bits: anchor 1, comparables 2, hedonic 4, 8 when the
+/// anchor sale is older than [`ANCHOR_OLD_MONTHS`], 16 when the hedonic estimate had no floor
+/// area; `extra` holds the last two ([`config_bits`]).
+pub fn pattern_key(avail: [bool; 3], extra: u8) -> u8 {
     u8::from(avail[0])
         | (u8::from(avail[1]) << 1)
         | (u8::from(avail[2]) << 2)
-        | (u8::from(avail[0] && old_anchor) << 3)
+        | (u8::from(avail[0] && extra & 8 != 0) << 3)
+        | (u8::from(avail[2] && extra & 16 != 0) << 4)
+}
+
+/// The configuration bits of [`pattern_key`] beyond availability: 8 for an old anchor, 16 for a
+/// hedonic estimate made without a floor area.
+pub fn config_bits(old_anchor: bool, hedonic_without_area: bool) -> u8 {
+    (u8::from(old_anchor) << 3) | (u8::from(hedonic_without_area) << 4)
 }
 
 /// Whether an anchor sale of `sold` is old at `at`.
@@ -845,11 +968,11 @@ impl Calibration {
     /// Weights of the available estimators: the stacked weights of the configuration when it
     /// had enough calibration sales (an old anchor's configuration falls back to the same
     /// estimators' with a recent anchor); else proportional to 1 / mse, normalised; else equal.
-    pub fn weights(&self, avail: [bool; 3], old_anchor: bool) -> [f64; 3] {
+    pub fn weights(&self, avail: [bool; 3], extra: u8) -> [f64; 3] {
         if let Some(w) = self
             .stacked
-            .get(&pattern_key(avail, old_anchor))
-            .or_else(|| self.stacked.get(&pattern_key(avail, false)))
+            .get(&pattern_key(avail, extra))
+            .or_else(|| self.stacked.get(&pattern_key(avail, extra & !8)))
         {
             return *w;
         }
@@ -998,7 +1121,8 @@ fn combine(
         .anchor
         .as_ref()
         .is_some_and(|a| is_old_anchor(a.month, at));
-    let w = cal.weights(avail, old);
+    let extra = config_bits(old, !subject.floor_area_m2.is_some_and(|a| a > 0.0));
+    let w = cal.weights(avail, extra);
     let log_v = blend(&est.logs, &w).unwrap_or_default();
     let class = evidence_class(avail);
     let hw = cal.half_width_for(class);
@@ -1050,7 +1174,8 @@ pub fn fit_vintage(
             .anchor
             .as_ref()
             .is_some_and(|a| is_old_anchor(a.month, t.month));
-        errs.push((e.logs, (t.price as f64).ln(), old));
+        let extra = config_bits(old, !subject.floor_area_m2.is_some_and(|a| a > 0.0));
+        errs.push((e.logs, (t.price as f64).ln(), extra));
     }
     let calibration = calibrate(&errs);
     Vintage {
@@ -1098,9 +1223,9 @@ pub fn calibrate(errs: &[CalRow]) -> Calibration {
     };
     let mut by_class: HashMap<&'static str, Vec<f64>> = HashMap::new();
     let mut all = Vec::new();
-    for (logs, y, old) in errs {
+    for (logs, y, extra) in errs {
         let avail = [logs[0].is_some(), logs[1].is_some(), logs[2].is_some()];
-        let w = cal.weights(avail, *old);
+        let w = cal.weights(avail, *extra);
         if let Some(b) = blend(logs, &w) {
             let e = (b - y).abs();
             by_class.entry(evidence_class(avail)).or_default().push(e);

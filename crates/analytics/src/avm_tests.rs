@@ -276,6 +276,7 @@ fn the_fence_drops_an_outlier_comparable() {
     let hed = HedonicSet {
         areas: HashMap::new(),
         pooled: None,
+        repeat: None,
     };
     let e = estimates(&subject, &hist, &hed, &IndexSet::default(), m, m);
     assert_eq!((e.comps.n_before_fence, e.comps.n_after_fence), (5, 4));
@@ -346,6 +347,7 @@ fn the_nearest_same_type_tier_fills_the_ledger_nearest_first() {
     let hed = HedonicSet {
         areas: HashMap::new(),
         pooled: None,
+        repeat: None,
     };
     let e = estimates(&subject, &hist, &hed, &IndexSet::default(), m, m);
     let got: Vec<(u64, &str, i64)> = e

@@ -371,11 +371,12 @@ pub fn simulated_sales(
 
 /// The floor under any model on a simulated replay, on the same target sales as [`replay`]
 /// (those completed in the month after each vintage `first..=last`): `model` holds the true
-/// value (the price without its sale noise: what a perfect model would score), `anchor` the
+/// value (the price without its sale noise: what a perfect model would score); `anchor` the
 /// Bayes estimate from what the model is given, with the simulation's own parameters: the prior
-/// of the dwelling's type and floor area (when the sale gives one), updated by its last sale
-/// registered by the vintage (deflated by the true index), carried by the true index to the
-/// sale month.
+/// of the dwelling's type and floor area (when the sale gives one), updated by every earlier
+/// sale of the dwelling registered by the vintage (deflated by the true index; a Kalman filter
+/// of the dwelling's random walk seen through the sale noise), carried by the true index to the
+/// sale month; `median` the same from the last earlier sale alone.
 pub fn oracle(m: &SimulatedMarket, first: an::Month, last: an::Month) -> Vec<Valued> {
     let mut by_property: HashMap<u64, Vec<usize>> = HashMap::new();
     for (i, s) in m.sales.iter().enumerate() {
@@ -402,29 +403,49 @@ pub fn oracle(m: &SimulatedMarket, first: an::Month, last: an::Month) -> Vec<Val
                     (an::SIM_AREA_ELASTICITY * an::SIM_AREA_SD).powi(2),
                 )
             };
-            let prev = by_property[&s.property]
+            let mut earlier: Vec<&an::AvmSale> = by_property[&s.property]
                 .iter()
                 .map(|i| &m.sales[*i])
                 .filter(|p| p.registered <= v && p.month < s.month)
-                .max_by_key(|p| (p.month, p.price));
-            let own = match prev {
-                Some(p) => {
-                    let z = (p.price as f64).ln() - m.true_index.at(p.month) - nb(p.new_build);
-                    let prior_var = an::SIM_QUALITY_SD.powi(2)
-                        + area_var
-                        + drift * p.month.months_since(start) as f64 / 12.0;
-                    mu + prior_var / (prior_var + noise) * (z - mu)
-                }
-                None => mu + nb(s.new_build),
+                .collect();
+            earlier.sort_by_key(|p| (p.month, p.price));
+            let z = |p: &an::AvmSale| {
+                (p.price as f64).ln() - m.true_index.at(p.month) - nb(p.new_build)
             };
+            let prior_var = |at: an::Month| {
+                an::SIM_QUALITY_SD.powi(2) + area_var + drift * at.months_since(start) as f64 / 12.0
+            };
+            // Every earlier sale: the filter from the prior at the first sale.
+            let (mut x, mut var, mut at) = (mu, 0.0, start);
+            for (k, p) in earlier.iter().enumerate() {
+                var = if k == 0 {
+                    prior_var(p.month)
+                } else {
+                    var + drift * p.month.months_since(at) as f64 / 12.0
+                };
+                let gain = var / (var + noise);
+                x += gain * (z(p) - x);
+                var *= 1.0 - gain;
+                at = p.month;
+            }
+            let last_only = earlier.last().map(|p| {
+                let pv = prior_var(p.month);
+                mu + pv / (pv + noise) * (z(p) - mu)
+            });
+            let new_build = if earlier.is_empty() {
+                nb(s.new_build)
+            } else {
+                0.0
+            };
+            let carry = m.true_index.at(s.month);
             Valued {
                 month: s.month,
                 property_type: s.property_type,
-                resale: prev.is_some(),
+                resale: !earlier.is_empty(),
                 price: s.price as f64,
                 model: Some(t.log_value.exp()),
-                anchor: Some((own + m.true_index.at(s.month)).exp()),
-                median: None,
+                anchor: Some((x + new_build + carry).exp()),
+                median: Some((last_only.unwrap_or(mu) + new_build + carry).exp()),
             }
         })
         .collect()
@@ -435,11 +456,12 @@ pub fn render_oracle(valued: &[Valued]) -> String {
     let lines = table(valued);
     let mut s = format!(
         "{:<58} {:<12} | MdAPE PPE10 PPE20      n\n",
-        "oracle (the simulation's truth, same sales)", "type"
+        "oracle (simulation's truth and parameters, same sales)", "type"
     );
     for (name, est) in [
         ("true value (sale noise only)", MODEL),
-        ("Bayes: last sale + type and floor area, true parameters", ANCHOR),
+        ("Bayes: every earlier sale + type, floor area", ANCHOR),
+        ("Bayes: last sale + type, floor area", MEDIAN),
     ] {
         for t in ["all_resales", "all"] {
             if let Some(l) = lines
