@@ -396,3 +396,69 @@ fn accuracy_metrics() {
     assert_eq!(a.ppe20, 75.0);
     assert!(accuracy(&[]).is_none());
 }
+
+/// The repeat-sale variances measured on the simulated market (true index) are near the
+/// simulation's own: sale noise 0.10^2 = 0.01, dwelling drift 0.03^2 = 0.0009 a year.
+#[test]
+fn repeat_variances_recover_the_simulated_noise_and_drift() {
+    let (sales, index, first) = world(7);
+    let v = first.add_months(119);
+    let hed = fit_hedonic_set(&sales, &index, v, v);
+    let rv = hed.repeat.unwrap();
+    eprintln!("{rv:?}");
+    assert!(rv.n_pairs > 1000, "{rv:?}");
+    assert!((0.007..0.013).contains(&rv.noise), "{rv:?}");
+    assert!((0.0..0.003).contains(&rv.drift_per_year), "{rv:?}");
+}
+
+/// The own-sales estimate filters every earlier sale in: with a slow drift it lies between the
+/// last sale and the earlier ones, nearer the last; with a fast drift it is the last sale; the
+/// anchor evidence (the transaction anchor and the backtest's baseline) stays the last sale.
+#[test]
+fn the_own_sales_estimate_weighs_earlier_sales_by_how_far_the_dwelling_can_have_drifted() {
+    let m = Month::new(2020, 1).unwrap();
+    let sale = |month: Month, price: i64| AvmSale {
+        property: 1,
+        area: 1,
+        building: None,
+        street: None,
+        month,
+        registered: month,
+        price,
+        property_type: PropertyType::Terraced,
+        tenure: Tenure::Freehold,
+        new_build: false,
+        floor_area_m2: None,
+        position: None,
+    };
+    let sales = vec![sale(m.add_months(-24), 100_000), sale(m, 120_000)];
+    let hist = History::new(&sales);
+    let subject = Subject::of_sale(&sales[1]);
+    let with = |noise: f64, drift_per_year: f64| HedonicSet {
+        areas: HashMap::new(),
+        pooled: None,
+        repeat: Some(RepeatVariances {
+            noise,
+            drift_per_year,
+            n_pairs: 100,
+        }),
+    };
+    let slow = estimates(&subject, &hist, &with(0.01, 0.001), &IndexSet::default(), m, m);
+    let v = slow.logs[0].unwrap().exp();
+    // Kalman: prior variance at the last sale 0.01 + 2 x 0.001, gain 0.012 / 0.022.
+    let k = 0.012 / 0.022;
+    let expect = (100_000f64.ln() + k * (120_000f64.ln() - 100_000f64.ln())).exp();
+    assert!((v - expect).abs() < 1.0, "{v} {expect}");
+    assert!(v > 110_000.0 && v < 120_000.0);
+    assert_eq!(slow.anchor.as_ref().unwrap().price, 120_000);
+    assert_eq!(slow.anchor.as_ref().unwrap().value, 120_000.0);
+    let fast = estimates(&subject, &hist, &with(0.01, 0.05), &IndexSet::default(), m, m);
+    assert!(fast.logs[0].unwrap().exp() > v);
+    // Without measured variances: the last sale alone.
+    let none = HedonicSet {
+        repeat: None,
+        ..with(0.01, 0.001)
+    };
+    let last = estimates(&subject, &hist, &none, &IndexSet::default(), m, m);
+    assert_eq!(last.logs[0].map(|l| l.exp().round()), Some(120_000.0));
+}

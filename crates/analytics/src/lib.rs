@@ -28,7 +28,7 @@ pub use avm::{
     ANCHOR_OLD_MONTHS, AVM_COVERAGE, Accuracy, AnchorEvidence, AvmSale, AvmValue,
     CALIBRATION_MONTHS, Calibration, CompLine, CompsEvidence, Estimates, Estimator, HedonicModel,
     HedonicSet, History, IndexSet, LogIndex, NEAREST_FILL, NEAREST_MAX_AGE_MONTHS,
-    NEAREST_RADIUS_M, Refusal, Subject, Vintage, accuracy, calibrate,
+    NEAREST_RADIUS_M, Refusal, RepeatVariances, Subject, Vintage, accuracy, calibrate,
     estimates, evidence_class, fit_hedonic_set, fit_vintage, value,
 };
 pub use decision::{

@@ -512,6 +512,34 @@ mod tests {
         assert_ne!(before, read);
     }
 
+    /// The oracle is a floor: the true value scores the sale noise alone (10%: a median absolute
+    /// error near 6.7%), below the Bayes estimate from the earlier sales, which is below the
+    /// last sale alone's; and the model does not beat what the Bayes estimate knows.
+    #[test]
+    fn the_oracle_is_a_floor_under_the_model() {
+        let market = simulated_market(21, 2500, 45.0, 84);
+        let last = an::Month::new(2022, 6).unwrap();
+        let first = last.add_months(-2);
+        let get = |valued: &[Valued], t: &str, e: &str| {
+            table(valued)
+                .into_iter()
+                .find(|l| l.month == "all" && l.property_type == t && l.estimator == e)
+                .map(|l| l.acc)
+                .unwrap()
+        };
+        let o = oracle(&market, first, last);
+        let model = replay(&market.sales, first, last);
+        let truth = get(&o, "all_resales", MODEL);
+        let bayes = get(&o, "all_resales", ANCHOR);
+        let bayes_last = get(&o, "all_resales", MEDIAN);
+        let m = get(&model, "all_resales", MODEL);
+        eprintln!("{}", render_oracle(&o));
+        assert_eq!(truth.n, m.n);
+        assert!((5.0..8.5).contains(&truth.mdape), "{truth:?}");
+        assert!(truth.mdape < bayes.mdape && bayes.mdape <= bayes_last.mdape + 0.5);
+        assert!(m.mdape > bayes.mdape - 1.0, "model {m:?} Bayes {bayes:?}");
+    }
+
     #[test]
     fn the_table_has_the_model_beside_both_baselines() {
         let sales = sim();
