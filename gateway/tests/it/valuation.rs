@@ -36,16 +36,18 @@ pub(crate) async fn all_valuations(w: &TestApp) -> Vec<ValuationRow> {
     out
 }
 
-/// Gives a register UPRN the vintage does not hold a certificate with a type but no floor area,
-/// in a district with no sales, and rebuilds the vintage: it is refused for want of a floor area
-/// and of any comparable basis.
+/// Gives a UPRN that neither the vintage nor the register holds (so it has no position: the
+/// nearest-same-type tier cannot place it) a certificate with a type but no floor area, in a
+/// district with no sales and a postcode the directory does not hold, and rebuilds the vintage:
+/// it is refused for want of a floor area and of any comparable basis.
 async fn plant_refusal(w: &TestApp) -> i64 {
     let held: std::collections::HashSet<i64> =
         all_valuations(w).await.iter().map(|r| r.uprn).collect();
     let page = terrace_store::address::addresses_page(w.db(), 0, 100_000)
         .await
         .unwrap();
-    let uprn = page.iter().find(|a| !held.contains(&a.uprn)).unwrap().uprn;
+    let uprn = page.iter().map(|a| a.uprn).max().unwrap() + 1;
+    assert!(!held.contains(&uprn));
     let now = chrono::Utc::now().naive_utc();
     terrace_store::epc::replace_epc(
         w.db(),
