@@ -466,14 +466,16 @@ impl<'a> History<'a> {
         h
     }
 
-    /// The sales of type `t` within [`NEAREST_RADIUS_M`] of `at` that pass `usable`, nearest
-    /// first (newest first at equal distance), at most `want`, with their distances: the
-    /// [`NEAREST_CELL_M`] cells are searched ring by ring outward, stopping once `want` sales
-    /// are known to be nearer than any cell not yet searched.
+    /// The sales of type `t` completed in or after `oldest` within [`NEAREST_RADIUS_M`] of `at`
+    /// that pass `usable`, nearest first (newest first at equal distance), at most `want`, with
+    /// their distances: the [`NEAREST_CELL_M`] cells are searched ring by ring outward, stopping
+    /// once `want` sales are known to be nearer than any cell not yet searched; a cell's sales
+    /// are read newest first up to the first older than `oldest`.
     pub fn nearest_of_type(
         &self,
         at: (f64, f64),
         t: PropertyType,
+        oldest: Month,
         want: usize,
         usable: &dyn Fn(&AvmSale) -> bool,
     ) -> Vec<(usize, f64)> {
@@ -495,6 +497,9 @@ impl<'a> History<'a> {
                     };
                     for i in v {
                         let s = &self.sales[*i];
+                        if s.month < oldest {
+                            break;
+                        }
                         let Some(p) = s.position else { continue };
                         let d = distance(at, p);
                         if d <= NEAREST_RADIUS_M && usable(s) {
@@ -821,11 +826,9 @@ pub fn estimates(
         let near = hist.nearest_of_type(
             at,
             subject.property_type,
+            nearest_oldest,
             NEAREST_FILL - picked.len(),
-            &|s: &AvmSale| {
-                let s = &s;
-                usable(s) && s.month >= nearest_oldest && !seen.contains(&(*s as *const AvmSale))
-            },
+            &|s: &AvmSale| usable(&s) && !seen.contains(&(s as *const AvmSale)),
         );
         for (i, _) in near {
             let s = &hist.sales[i];

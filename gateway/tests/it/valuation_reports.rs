@@ -168,6 +168,22 @@ async fn the_nearest_same_type_tier_fills_the_ledger_by_distance() {
         inp.sales.len() - from_register - from_postcode
     );
     assert!(from_register > 100, "{from_register}");
+    // A sale no UPRN is linked to (loaded, not yet linked) sits at its postcode's centroid.
+    load_text(
+        w.db(),
+        terrace_ingest::Dataset::PricePaid,
+        "\"{0A1B2C3D-0000-4000-8000-000000000001}\",\"123457\",\"2025-09-12 00:00\",\"XT1 1AB\",\"T\",\"N\",\"F\",\"999\",\"\",\"NOWHERE LANE\",\"\",\"TAMBERLEY\",\"TAMBERLEY\",\"TAMBERLEY\",\"A\",\"A\"\n",
+    )
+    .await;
+    let centroid = terrace_store::address::postcode(w.db(), "XT1 1AB")
+        .await
+        .unwrap()
+        .and_then(|p| p.easting.zip(p.northing))
+        .unwrap();
+    let again = inputs::gather(w.db()).await.unwrap();
+    let planted = again.sales.iter().find(|s| s.price == 123_457).unwrap();
+    assert_eq!(Inputs::uprn_of(planted.property), None);
+    assert_eq!(planted.position, Some(centroid));
 
     let rows = all_valuations(&w).await;
     let mut found: Option<(&ValuationRow, Vec<vs::ComparableRow>)> = None;
