@@ -26,7 +26,12 @@ pub async fn avm(rest: &[&str]) -> anyhow::Result<()> {
     }
     if simulated {
         let market = backtest::simulated_market(21, 6000, 110.0, 96);
-        let last = market.sales.iter().map(|s| s.month).max().context("no sales")?;
+        let last = market
+            .sales
+            .iter()
+            .map(|s| s.month)
+            .max()
+            .context("no sales")?;
         let last = last.add_months(-1);
         let first = last.add_months(1 - months);
         let valued = backtest::replay(&market.sales, first, last);

@@ -863,7 +863,10 @@ pub fn estimates(
                 area: s.area,
                 fallback_index: index.of(s.area).is_none_or(|(_, f)| f),
                 tier,
-                distance_m: subject.position.zip(s.position).map(|(a, b)| distance(a, b)),
+                distance_m: subject
+                    .position
+                    .zip(s.position)
+                    .map(|(a, b)| distance(a, b)),
                 time_factor: lf.exp(),
                 size_factor: adj.exp(),
                 adjusted: s.price as f64 * (lf + adj).exp(),
@@ -904,11 +907,7 @@ pub fn estimates(
         .filter(|_| area.is_some())
         .and_then(|(m, _)| m.predict(subject, area));
     Estimates {
-        logs: [
-            anchor_log,
-            comps_log,
-            hedonic_log,
-        ],
+        logs: [anchor_log, comps_log, hedonic_log],
         anchor,
         comps,
         hedonic: hedonic_log

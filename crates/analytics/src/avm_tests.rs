@@ -326,7 +326,12 @@ fn the_nearest_same_type_tier_fills_the_ledger_nearest_first() {
         // Never read: another type, too far, too old, the subject's own sale.
         sale(6, PropertyType::Flat, (o.0 + 10.0, o.1), m),
         sale(7, d, (o.0 + 1_001.0, o.1), m),
-        sale(8, d, (o.0 + 20.0, o.1), m.add_months(-NEAREST_MAX_AGE_MONTHS - 1)),
+        sale(
+            8,
+            d,
+            (o.0 + 20.0, o.1),
+            m.add_months(-NEAREST_MAX_AGE_MONTHS - 1),
+        ),
         sale(99, d, o, m),
     ];
     // Many more far away (the grid lookup must not read them to be right).
@@ -443,7 +448,14 @@ fn the_own_sales_estimate_weighs_earlier_sales_by_how_far_the_dwelling_can_have_
             n_pairs: 100,
         }),
     };
-    let slow = estimates(&subject, &hist, &with(0.01, 0.001), &IndexSet::default(), m, m);
+    let slow = estimates(
+        &subject,
+        &hist,
+        &with(0.01, 0.001),
+        &IndexSet::default(),
+        m,
+        m,
+    );
     let v = slow.logs[0].unwrap().exp();
     // Kalman: prior variance at the last sale 0.01 + 2 x 0.001, gain 0.012 / 0.022.
     let k = 0.012 / 0.022;
@@ -452,7 +464,14 @@ fn the_own_sales_estimate_weighs_earlier_sales_by_how_far_the_dwelling_can_have_
     assert!(v > 110_000.0 && v < 120_000.0);
     assert_eq!(slow.anchor.as_ref().unwrap().price, 120_000);
     assert_eq!(slow.anchor.as_ref().unwrap().value, 120_000.0);
-    let fast = estimates(&subject, &hist, &with(0.01, 0.05), &IndexSet::default(), m, m);
+    let fast = estimates(
+        &subject,
+        &hist,
+        &with(0.01, 0.05),
+        &IndexSet::default(),
+        m,
+        m,
+    );
     assert!(fast.logs[0].unwrap().exp() > v);
     // Without measured variances: the last sale alone.
     let none = HedonicSet {

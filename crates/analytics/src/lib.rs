@@ -28,8 +28,8 @@ pub use avm::{
     ANCHOR_OLD_MONTHS, AVM_COVERAGE, Accuracy, AnchorEvidence, AvmSale, AvmValue,
     CALIBRATION_MONTHS, Calibration, CompLine, CompsEvidence, Estimates, Estimator, HedonicModel,
     HedonicSet, History, IndexSet, LogIndex, NEAREST_FILL, NEAREST_MAX_AGE_MONTHS,
-    NEAREST_RADIUS_M, Refusal, RepeatVariances, Subject, Vintage, accuracy, calibrate,
-    estimates, evidence_class, fit_hedonic_set, fit_vintage, value,
+    NEAREST_RADIUS_M, Refusal, RepeatVariances, Subject, Vintage, accuracy, calibrate, estimates,
+    evidence_class, fit_hedonic_set, fit_vintage, value,
 };
 pub use decision::{
     IndexConfig, IndexDecision, MIN_PAIRS_PER_PERIOD, MIN_PAIRS_REPEAT_SALES, MIN_SALES_HEDONIC,
@@ -57,8 +57,8 @@ pub use sales::{
 };
 pub use series::{IndexGrid, IndexMethod, IndexPoint, IndexSeries};
 pub use sim::{
-    Draws, SIM_AREA_ELASTICITY, SIM_AREA_SD, SIM_NEW_BUILD_PREMIUM, SIM_QUALITY_SD, SimSale, SimSpec,
-    SimTruth, SplitMix64, cyclical_log_index, simulate_sales,
+    Draws, SIM_AREA_ELASTICITY, SIM_AREA_SD, SIM_NEW_BUILD_PREMIUM, SIM_QUALITY_SD, SimSale,
+    SimSpec, SimTruth, SplitMix64, cyclical_log_index, simulate_sales,
 };
 pub use smooth::{LEVEL_STEP_PER_MONTH, SmoothedPoint, smooth_log_levels};
 pub use stats::{

@@ -389,9 +389,7 @@ pub fn oracle(m: &SimulatedMarket, first: an::Month, last: an::Month) -> Vec<Val
     m.sales
         .iter()
         .zip(&m.truth)
-        .filter(|(s, _)| {
-            s.price > 0 && s.month > first && s.month <= last.add_months(1)
-        })
+        .filter(|(s, _)| s.price > 0 && s.month > first && s.month <= last.add_months(1))
         .map(|(s, t)| {
             let v = s.month.add_months(-1);
             let known = s.floor_area_m2.is_some();
