@@ -359,6 +359,26 @@ pub async fn ledger_sum(db: &Db, account_id: i64) -> StoreResult<i64> {
     }))
 }
 
+/// How many ledger rows name an account or a key that does not exist: always 0. SQLite's foreign
+/// keys refuse such a row; PostgreSQL's ledger has none since migration `000050` (they cost two
+/// referential checks a row), and there the debit function writes a row only for an account it
+/// holds locked, and accounts and keys are never deleted. The tests check it after every batch.
+pub async fn ledger_unowned(db: &Db) -> StoreResult<i64> {
+    use diesel::dsl::sql;
+    use diesel::sql_types::Bool;
+    Ok(with_conn!(db, |c| {
+        ledger::table
+            .filter(sql::<Bool>(
+                "NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = ledger.account_id) \
+                 OR (ledger.key_id IS NOT NULL \
+                     AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = ledger.key_id))",
+            ))
+            .count()
+            .get_result(c)
+            .await?
+    }))
+}
+
 /// One account's calls of one operation on one surface on one day, rolled up.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = ledger_daily)]
@@ -689,7 +709,8 @@ pub async fn debit_batch(
     }
 }
 
-/// One row of `terrace_debit_batch` (migration `000042_debit_batch_function`).
+/// One row of `terrace_debit_batch` (migrations `000042_debit_batch_function`, set-based since
+/// `000050_debit_batch_set`).
 #[derive(QueryableByName)]
 struct PgOutcome {
     #[diesel(sql_type = diesel::sql_types::Integer)]
