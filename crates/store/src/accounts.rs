@@ -84,8 +84,13 @@ pub enum DebitOutcome {
     Revoked,
 }
 
+/// A ledger row to insert. `None` is written as NULL, not left to the column's default
+/// (`treat_none_as_default_value = false`): SQLite has no `DEFAULT` in a multi-row `VALUES`, so
+/// with defaultable columns diesel inserts a batch one row at a time inside a savepoint, which
+/// was a third of the ledger writer's time in the issue 20 profile (docs/BENCHMARKS.md); with
+/// plain values a batch is one `INSERT` per [`crate::bulk::CHUNK`] rows on both backends.
 #[derive(Insertable)]
-#[diesel(table_name = ledger)]
+#[diesel(table_name = ledger, treat_none_as_default_value = false)]
 struct NewLedger<'a> {
     account_id: i64,
     kind: &'a str,
