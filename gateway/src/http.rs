@@ -92,9 +92,8 @@ async fn dispatch(
     let result = handle(op, &req, payload, &state, &rid).await;
     let (resp, credits) = match result {
         Ok(done) => {
-            let (mut map, charged) = (done.body, done.credits_charged);
-            map.insert("credits_charged".into(), json!(charged));
-            map.insert("credits_remaining".into(), json!(done.credits_remaining));
+            let charged = done.credits_charged;
+            let body = with_credits(done.body, charged, done.credits_remaining);
             let mut b = HttpResponse::Ok();
             b.insert_header(("x-request-id", rid.clone()))
                 // Answers are the caller's own (a new key among them): never cached.
@@ -115,7 +114,10 @@ async fn dispatch(
             }
             // A replay charged nothing now.
             let charged_now = if done.replayed { 0 } else { charged };
-            (b.json(Value::Object(map)), charged_now)
+            (
+                b.content_type(header::ContentType::json()).body(body),
+                charged_now,
+            )
         }
         Err((e, remaining)) => {
             pipeline::log_failure(op, &rid, &e);
@@ -126,6 +128,22 @@ async fn dispatch(
     tracing::info!(request_id = %rid, operation = op.id, status, credits, "call");
     record_call(op.id, status, started.elapsed().as_secs_f64(), credits);
     resp
+}
+
+/// An answer's JSON object text with `credits_charged` and `credits_remaining` appended as its
+/// last members (where the map the answer used to be built in put them).
+fn with_credits(mut body: String, charged: i64, remaining: i64) -> String {
+    use std::fmt::Write;
+    let closed = body.pop();
+    debug_assert_eq!(closed, Some('}'), "an answer is a JSON object");
+    if !body.ends_with('{') {
+        body.push(',');
+    }
+    let _ = write!(
+        body,
+        "\"credits_charged\":{charged},\"credits_remaining\":{remaining}}}"
+    );
+    body
 }
 
 type Failure = (ApiError, Option<i64>);

@@ -470,7 +470,10 @@ fn tool_refusal(op: &OpDecl, message: &str, request_id: &str) -> CallToolResult 
 /// The MCP form of a successful call: structured content (the answer with `credits_charged` and
 /// `credits_remaining`) and the same JSON as text for clients that read text only.
 fn tool_success(op: &OpDecl, done: pipeline::Charged, detail: bool) -> CallToolResult {
-    let mut body = done.body;
+    let mut body = match serde_json::from_str::<Value>(&done.body) {
+        Ok(Value::Object(map)) => map,
+        Ok(_) | Err(_) => serde_json::Map::new(),
+    };
     if crate::mcp_compact::is_batch(op) {
         crate::mcp_compact::shape(op, &mut body, detail);
     }

@@ -14,10 +14,10 @@ use crate::state::AppState;
 use serde_json::{Map, Value};
 use terrace_credits::{Caller, Surface};
 
-/// A successful call: the operation's JSON object and what it cost.
+/// A successful call: the operation's JSON object (its compact text) and what it cost.
 #[derive(Debug)]
 pub struct Charged {
-    pub body: Map<String, Value>,
+    pub body: String,
     pub credits_charged: i64,
     pub credits_remaining: i64,
     /// True when this is the stored answer of an earlier call with the same idempotency key
@@ -77,16 +77,13 @@ fn replay(
             .with_input(idem.key.clone()),
         ]));
     }
-    let body = match serde_json::from_str::<Value>(&stored.body) {
-        Ok(Value::Object(m)) => m,
-        Ok(_) | Err(_) => {
-            return Err(ApiError::Internal(
-                "a stored idempotent answer is not a JSON object".into(),
-            ));
-        }
-    };
+    if !matches!(serde_json::from_str::<Value>(&stored.body), Ok(Value::Object(_))) {
+        return Err(ApiError::Internal(
+            "a stored idempotent answer is not a JSON object".into(),
+        ));
+    }
     Ok(Charged {
-        body,
+        body: stored.body.clone(),
         credits_charged: stored.credits_charged,
         credits_remaining: stored.credits_remaining,
         replayed: true,
@@ -194,8 +191,6 @@ pub async fn execute(
                 .await
         }
         Some(idem) => {
-            let body = serde_json::to_string(&answer.body)
-                .map_err(|e| fail(ApiError::Internal(format!("serialising the answer: {e}"))))?;
             match terrace_credits::charge_idempotent(
                 &state.db,
                 &ctx.caller,
@@ -205,7 +200,7 @@ pub async fn execute(
                 surface,
                 &idem.key,
                 &idem.request_hash,
-                &body,
+                &answer.body,
                 now,
             )
             .await

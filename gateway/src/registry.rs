@@ -341,27 +341,32 @@ pub struct RawInput {
     pub idempotency: Option<crate::pipeline::Idempotency>,
 }
 
-/// What an operation answers: a JSON object, and for batches the number of items to charge.
-/// A per-call operation whose answer is not charged (planning history `not_covered`) sets
-/// `charged_items` to `Some(0)`.
+/// What an operation answers: a JSON object, serialised once (its text, compact), and for
+/// batches the number of items to charge. A per-call operation whose answer is not charged
+/// (planning history `not_covered`) sets `charged_items` to `Some(0)`.
+///
+/// The answer is kept as text, not as a `serde_json::Map`: the HTTP surface appends the credit
+/// fields to the text, so an answer is serialised once per call instead of into a map and then
+/// from the map (measured in docs/BENCHMARKS.md, issue 20).
 pub struct Answer {
-    pub body: Map<String, Value>,
+    pub body: String,
     pub charged_items: Option<i64>,
 }
 
 impl Answer {
     pub fn of<T: Serialize>(v: &T) -> Result<Answer, ApiError> {
-        match serde_json::to_value(v) {
-            Ok(Value::Object(body)) => Ok(Answer {
-                body,
-                charged_items: None,
-            }),
-            Ok(other) => Ok(Answer {
-                body: Map::from_iter([("data".into(), other)]),
-                charged_items: None,
-            }),
-            Err(e) => Err(ApiError::Internal(format!("serialising the answer: {e}"))),
-        }
+        let text = serde_json::to_string(v)
+            .map_err(|e| ApiError::Internal(format!("serialising the answer: {e}")))?;
+        // An output that is not an object (none is, today) is answered as `{"data": ...}`.
+        let body = if text.starts_with('{') {
+            text
+        } else {
+            format!("{{\"data\":{text}}}")
+        };
+        Ok(Answer {
+            body,
+            charged_items: None,
+        })
     }
 
     /// The credits this answer costs under `price`.

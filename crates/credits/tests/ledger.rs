@@ -3,7 +3,7 @@
 
 use chrono::Utc;
 use terrace_credits::{self as credits, CreditsError, Surface};
-use terrace_store::accounts::ledger_sum;
+use terrace_store::accounts::{ledger_sum, ledger_unowned};
 use terrace_store::testing::TestDb;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -120,6 +120,7 @@ async fn concurrent_debits_never_overdraw() {
     assert_eq!(ok, 6, "20 credits afford exactly six calls at 3");
     assert_eq!(credits::balance(&t.db, id).await.unwrap().balance, 2);
     assert_eq!(ledger_sum(&t.db, id).await.unwrap(), 2);
+    assert_eq!(ledger_unowned(&t.db).await.unwrap(), 0);
 }
 
 /// Retention: per-call rows past the retention period become one row per account, day,
@@ -335,5 +336,10 @@ async fn one_batch_decides_each_debit_in_order() {
         usage_b.iter().map(|u| u.credits).collect::<Vec<_>>(),
         vec![0, 2],
         "b: the free call and the first debit, newest first"
+    );
+    assert_eq!(
+        ledger_unowned(&t.db).await.unwrap(),
+        0,
+        "no row for the debit of an account that does not exist"
     );
 }

@@ -84,8 +84,13 @@ pub enum DebitOutcome {
     Revoked,
 }
 
+/// A ledger row to insert. `None` is written as NULL, not left to the column's default
+/// (`treat_none_as_default_value = false`): SQLite has no `DEFAULT` in a multi-row `VALUES`, so
+/// with defaultable columns diesel inserts a batch one row at a time inside a savepoint, which
+/// was a third of the ledger writer's time in the issue 20 profile (docs/BENCHMARKS.md); with
+/// plain values a batch is one `INSERT` per [`crate::bulk::CHUNK`] rows on both backends.
 #[derive(Insertable)]
-#[diesel(table_name = ledger)]
+#[diesel(table_name = ledger, treat_none_as_default_value = false)]
 struct NewLedger<'a> {
     account_id: i64,
     kind: &'a str,
@@ -356,6 +361,26 @@ pub async fn ledger_sum(db: &Db, account_id: i64) -> StoreResult<i64> {
             .first(c)
             .await?;
         calls + days
+    }))
+}
+
+/// How many ledger rows name an account or a key that does not exist: always 0. SQLite's foreign
+/// keys refuse such a row; PostgreSQL's ledger has none since migration `000050` (they cost two
+/// referential checks a row), and there the debit function writes a row only for an account it
+/// holds locked, and accounts and keys are never deleted. The tests check it after every batch.
+pub async fn ledger_unowned(db: &Db) -> StoreResult<i64> {
+    use diesel::dsl::sql;
+    use diesel::sql_types::Bool;
+    Ok(with_conn!(db, |c| {
+        ledger::table
+            .filter(sql::<Bool>(
+                "NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = ledger.account_id) \
+                 OR (ledger.key_id IS NOT NULL \
+                     AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = ledger.key_id))",
+            ))
+            .count()
+            .get_result(c)
+            .await?
     }))
 }
 
@@ -664,6 +689,15 @@ macro_rules! debit_batch_body {
     }};
 }
 
+/// When a batch's commit reaches the disk (PostgreSQL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flush {
+    /// The commit waits for its WAL flush (`synchronous_commit = on`, the server's default).
+    AtCommit,
+    /// The commit returns before its WAL flush; [`flush_commits`] waits for it.
+    Later,
+}
+
 /// Records many calls in ONE transaction (group commit), each debited exactly as [`debit`] does,
 /// in order. Returns one outcome per charge; if the commit fails, none of them is charged.
 pub async fn debit_batch(
@@ -671,9 +705,46 @@ pub async fn debit_batch(
     charges: Vec<OwnedCharge>,
     now: NaiveDateTime,
 ) -> StoreResult<Vec<DebitOutcome>> {
+    debit_batch_flushing(db, charges, now, Flush::AtCommit).await
+}
+
+/// [`debit_batch`], except that on PostgreSQL the commit returns before the write-ahead log is
+/// flushed (`terrace_debit_batch_unflushed`: `synchronous_commit = off` for that transaction
+/// only), so the accounts' row locks are released at once and the next batch can run while this
+/// one's flush is on its way. **The debits are not durable until [`flush_commits`], started after
+/// this returned, has returned**: nobody may be told of them before. SQLite: the same as
+/// [`debit_batch`] (its commit is already as durable as it gets, `synchronous = NORMAL`).
+pub async fn debit_batch_unflushed(
+    db: &Db,
+    charges: Vec<OwnedCharge>,
+    now: NaiveDateTime,
+) -> StoreResult<Vec<DebitOutcome>> {
+    debit_batch_flushing(db, charges, now, Flush::Later).await
+}
+
+/// Returns when every commit that returned before this was called is on disk. PostgreSQL: a
+/// transaction that takes a transaction id (`txid_current()`) commits with
+/// `synchronous_commit = on`, and its commit waits for the write-ahead log to be flushed up to
+/// its own commit record, which comes after every earlier commit record (the log is written in
+/// order). SQLite: nothing to wait for.
+pub async fn flush_commits(db: &Db) -> StoreResult<()> {
+    use crate::db::Conn;
+    if let Conn::Pg(mut c) = db.conn().await? {
+        use diesel_async::SimpleAsyncConnection;
+        c.batch_execute("SELECT txid_current()").await?;
+    }
+    Ok(())
+}
+
+async fn debit_batch_flushing(
+    db: &Db,
+    charges: Vec<OwnedCharge>,
+    now: NaiveDateTime,
+    flush: Flush,
+) -> StoreResult<Vec<DebitOutcome>> {
     use crate::db::Conn;
     match db.conn().await? {
-        Conn::Pg(mut c) => debit_batch_pg(&mut c, &charges, now).await,
+        Conn::Pg(mut c) => debit_batch_pg(&mut c, &charges, now, flush).await,
         Conn::Sqlite(mut c) => {
             let out = c
                 .spawn_blocking(move |c| {
@@ -689,7 +760,8 @@ pub async fn debit_batch(
     }
 }
 
-/// One row of `terrace_debit_batch` (migration `000042_debit_batch_function`).
+/// One row of `terrace_debit_batch` (migrations `000042_debit_batch_function`, set-based since
+/// `000050_debit_batch_set`).
 #[derive(QueryableByName)]
 struct PgOutcome {
     #[diesel(sql_type = diesel::sql_types::Integer)]
@@ -709,11 +781,18 @@ async fn debit_batch_pg(
     c: &mut diesel_async::AsyncPgConnection,
     charges: &[OwnedCharge],
     now: NaiveDateTime,
+    flush: Flush,
 ) -> StoreResult<Vec<DebitOutcome>> {
     use diesel::sql_types::{Array, BigInt, Nullable, Text, Timestamp};
-    let rows: Vec<PgOutcome> = diesel::sql_query(
-        "SELECT o_ord, o_outcome, o_balance FROM terrace_debit_batch($1, $2, $3, $4, $5, $6, $7)",
-    )
+    let query = match flush {
+        Flush::AtCommit => {
+            "SELECT o_ord, o_outcome, o_balance FROM terrace_debit_batch($1, $2, $3, $4, $5, $6, $7)"
+        }
+        Flush::Later => {
+            "SELECT o_ord, o_outcome, o_balance FROM terrace_debit_batch_unflushed($1, $2, $3, $4, $5, $6, $7)"
+        }
+    };
+    let rows: Vec<PgOutcome> = diesel::sql_query(query)
     .bind::<Array<BigInt>, _>(charges.iter().map(|ch| ch.account_id).collect::<Vec<_>>())
     .bind::<Array<Nullable<BigInt>>, _>(charges.iter().map(|ch| ch.key_id).collect::<Vec<_>>())
     .bind::<Array<BigInt>, _>(charges.iter().map(|ch| ch.credits).collect::<Vec<_>>())

@@ -1,0 +1,1 @@
+-- PostgreSQL's terrace_debit_batch becomes set-based and its ledger drops the foreign keys the function already guarantees (issue 20); SQLite's batch is decided in Rust and its foreign-key checks are index probes in the same file, so nothing changes here.
