@@ -8,7 +8,7 @@ use crate::state::AppState;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::any::Any;
 use std::future::Future;
 use std::pin::Pin;
