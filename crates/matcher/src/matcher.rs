@@ -27,6 +27,7 @@ use fst::{IntoStreamer, Streamer};
 use crate::fuzzy::{MAX_FUZZY_LEN, Osa, osa_distance};
 use crate::index::{AddressIndex, Field, NO_GROUP, TERM_MASK, field_of};
 use crate::normalise::{self, NumSpec};
+use crate::Evidence;
 use crate::query::{ParsedQuery, QNum, QWord};
 
 /// Words beyond this many are ignored (the HTTP layer limits query length anyway).
@@ -596,6 +597,23 @@ impl<'a> Plan<'a> {
 
     /// The similarity of one address to the query, in [0, 1].
     fn score(&self, e: usize, gm: &GroupMatch) -> f32 {
+        self.score_parts(e, gm).0
+    }
+
+    /// What the score of one address was made of (for the confidence of a top candidate).
+    pub(crate) fn evidence(&self, e: u32) -> Evidence {
+        let g = self.idx.group[e as usize];
+        let gm = if g == NO_GROUP {
+            NO_MATCH
+        } else {
+            self.match_group(g)
+        };
+        self.score_parts(e as usize, &gm).1
+    }
+
+    /// The similarity of one address to the query and what it was made of.
+    fn score_parts(&self, e: usize, gm: &GroupMatch) -> (f32, Evidence) {
+        let mut ev = Evidence::default();
         let idx = self.idx;
         let q = &self.q;
         let mut m = gm.m;
@@ -665,6 +683,9 @@ impl<'a> Plan<'a> {
                 m[i] == 0.0
                     && ((w.street_type && gm.has_street_type) || (w.qualifier && gm.has_qualifier))
             });
+            ev.query_cover = f64::from(qcov);
+            ev.address_cover = f64::from(ecov);
+            ev.street_type_conflict = type_conflict;
             let mut text = qcov * (1.0 - ECOV_SHARE + ECOV_SHARE * ecov);
             if type_conflict {
                 text *= STREET_TYPE_CONFLICT;
@@ -676,12 +697,15 @@ impl<'a> Plan<'a> {
         // Does the query name the address' building (most of its own words)?
         let building_named = own_total > 0.0 && own_matched >= 0.5 * own_total;
         let num = designator_score(q.saon, q.paon, es, ep, building_named);
+        ev.numbers = num.map(f64::from);
         if let Some(s) = num {
             total += 3.0 * s;
             wsum += 3.0;
         }
         if let Some(qp) = q.postcode.as_deref() {
-            total += POSTCODE_WEIGHT * self.postcode_sim(e, qp);
+            let sim = self.postcode_sim(e, qp);
+            ev.postcode = Some(f64::from(sim));
+            total += POSTCODE_WEIGHT * sim;
             wsum += POSTCODE_WEIGHT;
         } else if let Some(prefix) = q.pc_prefix.as_deref() {
             let ok = idx.entries[e]
@@ -692,13 +716,13 @@ impl<'a> Plan<'a> {
             wsum += 0.8;
         }
         if wsum == 0.0 {
-            return 0.0;
+            return (0.0, ev);
         }
         let mut s = total / wsum;
         if q.has_numbers() {
             s *= 0.5 + 0.5 * num.unwrap_or(0.0);
         }
-        s.clamp(0.0, 1.0)
+        (s.clamp(0.0, 1.0), ev)
     }
 
     fn postcode_sim(&self, e: usize, qp: &str) -> f32 {

@@ -646,6 +646,7 @@ fn check_confident(scores: &[f64], expect: bool) {
             entry: i as u32,
             uprn: i as i64,
             score: s,
+            evidence: None,
         })
         .collect();
     assert_eq!(is_confident(&c), expect, "{scores:?}");
@@ -909,4 +910,48 @@ fn resolve_spelling_variant_of_a_known_word() {
             "{q}: want confident {want}, got {got:?}"
         );
     }
+}
+
+/// A lodgement that adds a name to an address (`The Annexe, 25 Prospect Park`) scores below
+/// `CONFIDENT_SCORE`; at the address' own postcode, with its number, well ahead of the next, it
+/// is confident, while without the postcode, or at the wrong number, it is not.
+#[test]
+fn resolve_agreeing_postcode_and_numbers_are_confident_lower() {
+    let entry = |uprn: i64, paon: &str, street: &str, pc: &str| AddressEntry {
+        uprn,
+        paon: s(paon),
+        street: s(street),
+        postcode: s(pc),
+        ..Default::default()
+    };
+    let mut register: Vec<AddressEntry> = (1..=40)
+        .map(|n| entry(100 + n, &n.to_string(), "PROSPECT PARK", "EX4 6JH"))
+        .collect();
+    register.extend((1..=40).map(|n| entry(200 + n, &n.to_string(), "PARK VIEW", "EX4 1JA")));
+    register.extend((1..=40).map(|n| entry(300 + n, &n.to_string(), "ANNEXE ROAD", "EX2 4PL")));
+    let index = AddressIndex::build(register);
+    let ask = |q: &str, pc: Option<&str>| {
+        index.resolve(
+            &ResolveQuery {
+                address: s(q),
+                postcode: pc.map(str::to_string),
+                ..Default::default()
+            },
+            5,
+        )
+    };
+    let got = ask("The Annexe, 25 Prospect Park", Some("EX4 6JH"));
+    let top = &got[0];
+    assert_eq!(top.uprn, 125, "{got:?}");
+    assert!(
+        (crate::CONFIDENT_SCORE_AGREEING..crate::CONFIDENT_SCORE).contains(&top.score),
+        "the case the rule is for: {got:?}"
+    );
+    assert!(is_confident(&got), "{got:?}");
+    // Without the postcode, the same text is not confident.
+    let got = ask("The Annexe, 25 Prospect Park", None);
+    assert!(!is_confident(&got), "{got:?}");
+    // At the postcode but at a number the register does not have there.
+    let got = ask("The Annexe, 45 Prospect Park", Some("EX4 6JH"));
+    assert!(!is_confident(&got), "{got:?}");
 }
