@@ -234,7 +234,9 @@ impl<'a> Plan<'a> {
         // Matched and total weight of the street, locality and town words.
         let mut matched = [0.0f32; 3];
         let mut total = [0.0f32; 3];
-        for &t in idx.group_terms.row(g as usize) {
+        let row = idx.group_terms.row(g as usize);
+        let joined = self.matched_joined(row);
+        for &t in row {
             let term = t & TERM_MASK;
             let mut best = 0.0f32;
             for (i, w) in self.words.iter().enumerate() {
@@ -243,6 +245,9 @@ impl<'a> Plan<'a> {
                     gm.m[i] = q;
                 }
                 best = best.max(q);
+            }
+            if !joined.is_empty() && field_of(t) <= Field::Town as u32 {
+                best = best.max(self.joined_part_quality(term, &joined));
             }
             let f = field_of(t) as usize;
             if f == Field::Town as usize || f == Field::Locality as usize {
@@ -265,6 +270,42 @@ impl<'a> Plan<'a> {
             }
         }
         gm
+    }
+
+    /// The joined terms (`CORNMILL` for `CORN MILL`) of a sorted tagged row that a query word
+    /// matches, with the best quality.
+    fn matched_joined(&self, row: &[u32]) -> Vec<(u32, f32)> {
+        let mut out = Vec::new();
+        for &t in row.iter().rev() {
+            if field_of(t) != Field::Joined as u32 {
+                break;
+            }
+            let term = t & TERM_MASK;
+            let q = self
+                .words
+                .iter()
+                .map(|w| w.quality(term))
+                .fold(0.0f32, f32::max);
+            if q > 0.0 {
+                out.push((term, q));
+            }
+        }
+        out
+    }
+
+    /// How well a word of a field is covered through a matched joined term it is part of: the
+    /// query wrote `Ashleigh` for the register's `Ash Leigh` (or `Corn Mill` for a register that
+    /// also knows `Cornmill`), and both halves count as said.
+    fn joined_part_quality(&self, term: u32, joined: &[(u32, f32)]) -> f32 {
+        let word = self.idx.terms.get(term);
+        joined
+            .iter()
+            .filter(|&&(j, _)| {
+                let j = self.idx.terms.get(j);
+                j.len() > word.len() && (j.starts_with(word) || j.ends_with(word))
+            })
+            .map(|&(_, q)| q)
+            .fold(0.0f32, f32::max)
     }
 
     fn group_score(&self, gm: &GroupMatch) -> f32 {
@@ -619,13 +660,12 @@ impl<'a> Plan<'a> {
         let mut m = gm.m;
         let mut own_total = 0.0f32;
         let mut own_matched = 0.0f32;
-        for &t in idx.own.row(e) {
+        let own = idx.own.row(e);
+        let joined = self.matched_joined(own);
+        for &t in own {
             let term = t & TERM_MASK;
-            let cw = if field_of(t) == Field::Joined as u32 {
-                0.0
-            } else {
-                idx.core_weight(t)
-            };
+            let is_joined = field_of(t) == Field::Joined as u32;
+            let cw = if is_joined { 0.0 } else { idx.core_weight(t) };
             own_total += cw;
             let mut best = 0.0f32;
             for (i, w) in self.words.iter().enumerate() {
@@ -634,6 +674,9 @@ impl<'a> Plan<'a> {
                     m[i] = qq;
                 }
                 best = best.max(qq);
+            }
+            if !joined.is_empty() && !is_joined {
+                best = best.max(self.joined_part_quality(term, &joined));
             }
             own_matched += cw * best;
         }

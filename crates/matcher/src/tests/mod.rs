@@ -955,3 +955,38 @@ fn resolve_agreeing_postcode_and_numbers_are_confident_lower() {
     let got = ask("The Annexe, 45 Prospect Park", Some("EX4 6JH"));
     assert!(!is_confident(&got), "{got:?}");
 }
+
+/// A street the register writes as two words (`Ash Leigh`) asked as one (`Ashleigh`), and one the
+/// query splits (`Corn Mill`) where the register also knows the joined spelling: the halves count
+/// as said, so the address' own coverage is whole and the answer confident.
+#[test]
+fn resolve_joined_words_cover_both_halves() {
+    let entry = |uprn: i64, paon: String, street: &str| AddressEntry {
+        uprn,
+        paon: Some(paon),
+        street: s(street),
+        locality: s("ALPHINGTON"),
+        ..Default::default()
+    };
+    let mut register: Vec<AddressEntry> = (1..=50)
+        .map(|n| entry(100 + n, n.to_string(), "ASH LEIGH"))
+        .collect();
+    register.extend((1..=50).map(|n| entry(200 + n, n.to_string(), "CORN MILL CRESCENT")));
+    register.push(entry(300, "1".into(), "CORNMILL LANE"));
+    register.extend((1..=50).map(|n| entry(400 + n, n.to_string(), "CHURCH ROAD")));
+    let index = AddressIndex::build(register);
+    for (q, want) in [
+        ("44 Ashleigh, Alphington", 144),
+        ("44 Ash Leigh, Alphington", 144),
+        ("48 Corn Mill Crescent", 248),
+        ("8 Cornmill Crescent, Alphington", 208),
+    ] {
+        let got = index.resolve(&text(q), 5);
+        assert!(
+            got.first()
+                .is_some_and(|c| c.uprn == want && c.score >= 0.9)
+                && is_confident(&got),
+            "{q}: want confident {want} at 0.9 or more, got {got:?}"
+        );
+    }
+}
