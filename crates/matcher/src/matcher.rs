@@ -988,6 +988,17 @@ pub(crate) fn num_sim(q: QNum, e: NumSpec) -> f32 {
     0.0
 }
 
+/// A letter flat of a plain house number (`Flat C` of `6`) written as one number (`6C`).
+fn letter_of_house(flat: NumSpec, house: NumSpec) -> Option<NumSpec> {
+    (flat.is_some()
+        && flat.lo == 0
+        && flat.suffix != 0
+        && house.is_some()
+        && house.lo == house.hi
+        && house.suffix == 0)
+        .then_some(NumSpec::single(house.lo, flat.suffix))
+}
+
 /// Agreement of the query's flat and house numbers with an address'; `None` when neither has any.
 ///
 /// A flat query prefers the flat over its building, a building query the building over its flats,
@@ -1010,7 +1021,10 @@ pub(crate) fn designator_score(
             if hs { 0.5 } else { 0.75 }
         }
         (None, Some(p)) => {
-            if hp {
+            if hs && letter_of_house(es, ep) == Some(p.spec) {
+                // `6C Colleton Crescent` for `Flat C, 6 Colleton Crescent`.
+                0.95
+            } else if hp {
                 let a = num_sim(p, ep);
                 if hs { a * 0.75 } else { a }
             } else if hs {
@@ -1024,6 +1038,9 @@ pub(crate) fn designator_score(
             if hs && hp {
                 let (a, b) = (num_sim(s, es), num_sim(p, ep));
                 0.5 * a.min(b) + 0.25 * (a + b)
+            } else if hp && letter_of_house(s.spec, p.spec) == Some(ep) {
+                // `Flat C, 6 Colleton Crescent` for `6C Colleton Crescent`.
+                0.95
             } else if hp {
                 num_sim(p, ep) * 0.6
             } else if hs {

@@ -990,3 +990,54 @@ fn resolve_joined_words_cover_both_halves() {
         );
     }
 }
+
+/// A letter flat is written three ways: `Flat C, 6 Colleton Crescent`, `6C Colleton Crescent` and
+/// `Flat 6/C`; each finds the others (and not flat 6A or 6B).
+#[test]
+fn resolve_letter_flats_written_as_suffixes() {
+    let entry = |uprn: i64, saon: Option<&str>, paon: &str, street: &str| AddressEntry {
+        uprn,
+        saon: saon.map(str::to_string),
+        paon: s(paon),
+        street: s(street),
+        town: s("EXETER"),
+        ..Default::default()
+    };
+    let mut register: Vec<AddressEntry> = ["A", "B", "C", "D"]
+        .iter()
+        .enumerate()
+        .map(|(i, l)| entry(100 + i as i64, None, &format!("6{l}"), "COLLETON CRESCENT"))
+        .collect();
+    register.extend((1..=20).map(|n| entry(200 + n, None, &n.to_string(), "COLLETON CRESCENT")));
+    register.extend(["A", "B", "C"].iter().enumerate().map(|(i, l)| {
+        entry(
+            300 + i as i64,
+            Some(&format!("FLAT {l}")),
+            "2",
+            "HEAVITREE PARK",
+        )
+    }));
+    register.extend((1..=20).map(|n| entry(400 + n, None, &n.to_string(), "HEAVITREE PARK")));
+    register.extend((1..=3).map(|n| {
+        entry(
+            500 + n,
+            Some(&format!("FLAT 1/{}", (b'A' + n as u8 - 1) as char)),
+            "ST SIDWELLS",
+            "KING WILLIAM STREET",
+        )
+    }));
+    let index = AddressIndex::build(register);
+    for (q, want) in [
+        ("Flat C, 6, Colleton Crescent, Exeter", 102),
+        ("Flat D, 6 Colleton Crescent, Exeter", 103),
+        ("2B Heavitree Park, Exeter", 301),
+        ("Flat 1b, St. Sidwells, King William Street", 502),
+        ("Flat 1/C St Sidwells, King William Street", 503),
+    ] {
+        let got = index.resolve(&text(q), 5);
+        assert!(
+            got.first().is_some_and(|c| c.uprn == want) && is_confident(&got),
+            "{q}: want confident {want}, got {got:?}"
+        );
+    }
+}
