@@ -78,6 +78,8 @@ const RARE_KNOWN_DF: usize = 16;
 /// street (`Wonford` and `Wynford`).
 const Q_FUZZY_KNOWN: f32 = 0.6;
 const Q_FUZZY_PREFIX: f32 = 0.7;
+/// A known word's singular for its plural, or the other way round.
+const Q_NUMBER_FORM: f32 = 0.8;
 /// The weight of postcode agreement beside the text (4) and the numbers (3).
 const POSTCODE_WEIGHT: f32 = 2.0;
 /// How much a query word found only among the streets and places at an address' postcode counts.
@@ -844,6 +846,24 @@ fn expand(idx: &AddressIndex, w: &QWord, known_neighbours: bool) -> WordPlan {
     {
         ranges.push((t, t + 1, Q_ALT));
     }
+    // A known word's singular or plural the register also writes (`Sand Grove` beside
+    // `Sands Grove`, `Fairfield Mansions` for `Fairfield Mansion`): the fuzzy search below
+    // only runs for words the register does not know.
+    if !w.unfinished
+        && w.text.len() >= 4
+        && !ranges.is_empty()
+        && w.text.bytes().all(|b| b.is_ascii_alphabetic())
+    {
+        let other = match w.text.strip_suffix('S') {
+            Some(singular) => singular.to_string(),
+            None => format!("{}S", w.text),
+        };
+        if let Some(t) = idx.terms.find(&other)
+            && idx.is_written(t)
+        {
+            ranges.push((t, t + 1, Q_NUMBER_FORM));
+        }
+    }
     if w.unfinished {
         for p in [w.raw.as_str(), w.text.as_str()] {
             let (lo, hi) = idx.terms.prefix_range(p);
@@ -1038,6 +1058,9 @@ pub(crate) fn designator_score(
             if hs && hp {
                 let (a, b) = (num_sim(s, es), num_sim(p, ep));
                 0.5 * a.min(b) + 0.25 * (a + b)
+            } else if hp && s.spec.suffix != 0 && s.spec.lo == p.spec.lo && s.spec == ep {
+                // `11C 11 Sivell Place` for `11C Sivell Place`.
+                0.95
             } else if hp && letter_of_house(s.spec, p.spec) == Some(ep) {
                 // `Flat C, 6 Colleton Crescent` for `6C Colleton Crescent`.
                 0.95

@@ -1041,3 +1041,41 @@ fn resolve_letter_flats_written_as_suffixes() {
         );
     }
 }
+
+/// A street the register knows in the singular and the plural (`Sand Grove`, `Sands Grove`):
+/// a number only the other one has is still found; the exact spelling still wins where both
+/// have the number. A flat number that repeats its house number (`11C 11 Sivell Place`) is the
+/// flat (`11C`), not any letter of 11.
+#[test]
+fn resolve_plural_variant_and_repeated_house_number() {
+    let entry = |uprn: i64, paon: String, street: &str| AddressEntry {
+        uprn,
+        paon: Some(paon),
+        street: s(street),
+        town: s("EXETER"),
+        ..Default::default()
+    };
+    let mut register: Vec<AddressEntry> = (1..=4)
+        .map(|n| entry(100 + n, n.to_string(), "SAND GROVE"))
+        .collect();
+    register.extend((1..=9).map(|n| entry(200 + n, n.to_string(), "SANDS GROVE")));
+    register.extend(
+        ["A", "B", "C"]
+            .iter()
+            .enumerate()
+            .map(|(i, l)| entry(300 + i as i64, format!("11{l}"), "SIVELL PLACE")),
+    );
+    let index = AddressIndex::build(register);
+    for (q, want) in [
+        ("7 Sand Grove, Exeter", 207),
+        ("3 Sand Grove, Exeter", 103),
+        ("3 Sands Grove, Exeter", 203),
+        ("11C 11 Sivell Place, Exeter", 302),
+    ] {
+        let got = index.resolve(&text(q), 5);
+        assert!(
+            got.first().is_some_and(|c| c.uprn == want),
+            "{q}: want {want} on top, got {got:?}"
+        );
+    }
+}
