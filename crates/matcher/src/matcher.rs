@@ -1008,6 +1008,12 @@ pub(crate) fn num_sim(q: QNum, e: NumSpec) -> f32 {
     0.0
 }
 
+/// A query's flat and house numbers against an address with only the house number (`Flat 2, 67
+/// Magdalen Street` for `Ground Floor Flat, 67 Magdalen Street`): the building agrees and the
+/// flat is not contradicted, as much as a flat number agreeing in a building the query does not
+/// number (`Flat 2, Magdalen Bridge Court`).
+const HOUSE_ONLY: f32 = 0.8;
+
 /// A letter flat of a plain house number (`Flat C` of `6`) written as one number (`6C`).
 fn letter_of_house(flat: NumSpec, house: NumSpec) -> Option<NumSpec> {
     (flat.is_some()
@@ -1065,7 +1071,7 @@ pub(crate) fn designator_score(
                 // `Flat C, 6 Colleton Crescent` for `6C Colleton Crescent`.
                 0.95
             } else if hp {
-                num_sim(p, ep) * 0.6
+                num_sim(p, ep) * HOUSE_ONLY
             } else if hs {
                 num_sim(s, es).max(num_sim(p, es) * 0.8) * 0.8
             } else {

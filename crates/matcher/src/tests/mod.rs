@@ -1079,3 +1079,44 @@ fn resolve_plural_variant_and_repeated_house_number() {
         );
     }
 }
+
+/// `Flat 2, 67 Magdalen Street` where the register knows number 67 only by its positional flats
+/// and a flat 2 only in an unnumbered block of the same street at another postcode: the building
+/// the query numbers, at its postcode, wins over a flat number in a building it does not name.
+#[test]
+fn resolve_house_number_outweighs_a_flat_number_elsewhere() {
+    let entry = |uprn: i64, saon: &str, paon: &str, pc: &str| AddressEntry {
+        uprn,
+        saon: s(saon),
+        paon: s(paon),
+        street: s("MAGDALEN STREET"),
+        town: s("EXETER"),
+        postcode: s(pc),
+        ..Default::default()
+    };
+    let mut register = vec![
+        entry(1, "GROUND FLOOR FLAT", "67", "EX2 4HN"),
+        entry(2, "TOP FLOOR FLAT", "67", "EX2 4HN"),
+    ];
+    register.extend((1..=8).map(|n| {
+        entry(
+            10 + n,
+            &format!("FLAT {n}"),
+            "MAGDALEN BRIDGE COURT",
+            "EX2 4HS",
+        )
+    }));
+    register.extend((60..=80).filter(|&n| n != 67).map(|n| AddressEntry {
+        uprn: 100 + n,
+        paon: Some(n.to_string()),
+        street: s("MAGDALEN STREET"),
+        town: s("EXETER"),
+        ..Default::default()
+    }));
+    let index = AddressIndex::build(register);
+    let got = index.resolve(&text("Flat 2, 67 Magdalen Street, Exeter, EX2 4HN"), 5);
+    assert!(
+        got.first().is_some_and(|c| c.uprn == 1 || c.uprn == 2),
+        "want a flat of 67 on top, got {got:?}"
+    );
+}
