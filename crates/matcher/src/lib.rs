@@ -218,13 +218,11 @@ pub fn is_confident(candidates: &[Candidate]) -> bool {
     if top.score >= CONFIDENT_SCORE && margin >= CONFIDENT_MARGIN {
         return true;
     }
-    let agreeing = top
-        .evidence
-        .is_some_and(|ev| {
-            ev.postcode == Some(1.0)
-                && ev.numbers.is_some_and(|n| n >= 0.99)
-                && !ev.street_type_conflict
-        });
+    let agreeing = top.evidence.is_some_and(|ev| {
+        ev.postcode == Some(1.0)
+            && ev.numbers.is_some_and(|n| n >= 0.99)
+            && !ev.street_type_conflict
+    });
     agreeing && top.score >= CONFIDENT_SCORE_AGREEING && margin >= CONFIDENT_MARGIN_AGREEING
 }
 

@@ -24,10 +24,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use fst::{IntoStreamer, Streamer};
 
+use crate::Evidence;
 use crate::fuzzy::{MAX_FUZZY_LEN, Osa, osa_distance};
 use crate::index::{AddressIndex, Field, NO_GROUP, TERM_MASK, field_of};
 use crate::normalise::{self, NumSpec};
-use crate::Evidence;
 use crate::query::{ParsedQuery, QNum, QWord};
 
 /// Words beyond this many are ignored (the HTTP layer limits query length anyway).
@@ -192,6 +192,8 @@ pub(crate) struct Plan<'a> {
     words: Vec<WordPlan>,
     total_weight: f32,
     pc_id: Option<u32>,
+    /// The query names a flat (a flat number, or words such as `FLAT`, `GROUND FLOOR`).
+    flat_named: bool,
 }
 
 impl<'a> Plan<'a> {
@@ -221,12 +223,17 @@ impl<'a> Plan<'a> {
                 .ok()
                 .map(|i| i as u32)
         });
+        let flat_named = q.saon.is_some()
+            || q.words.iter().any(|w| {
+                normalise::is_flat_marker(&w.text) || normalise::is_position_word(&w.text)
+            });
         Plan {
             idx,
             q,
             words,
             total_weight,
             pc_id,
+            flat_named,
         }
     }
 
@@ -741,7 +748,19 @@ impl<'a> Plan<'a> {
         let [es, ep] = idx.nums[e];
         // Does the query name the address' building (most of its own words)?
         let building_named = own_total > 0.0 && own_matched >= 0.5 * own_total;
-        let num = designator_score(q.saon, q.paon, es, ep, building_named);
+        let mut num = designator_score(q.saon, q.paon, es, ep, building_named);
+        // `Ground Floor Flat, 21 Park Road` or `Flat 1, 92 Fore Street` for a register that
+        // writes the flat as a lettered house number (`21A`, `92A`) and no flat; a letter flat
+        // (`Flat C, 15`) says which letter, and another one disagrees.
+        let letter_flat = q.saon.is_some_and(|f| f.spec.lo == 0 && f.spec.suffix != 0);
+        if self.flat_named
+            && !letter_flat
+            && !es.is_some()
+            && let Some(p) = q.paon
+            && lettered_house(p.spec, ep)
+        {
+            num = num.map(|n| n.max(LETTERED_HOUSE));
+        }
         ev.numbers = num.map(f64::from);
         if let Some(s) = num {
             total += 3.0 * s;
@@ -1013,6 +1032,14 @@ pub(crate) fn num_sim(q: QNum, e: NumSpec) -> f32 {
 /// flat is not contradicted, as much as a flat number agreeing in a building the query does not
 /// number (`Flat 2, Magdalen Bridge Court`).
 const HOUSE_ONLY: f32 = 0.8;
+
+/// A query naming a flat in house `N` against a register that writes `NA` and no flat.
+const LETTERED_HOUSE: f32 = 0.8;
+
+/// Is `e` the plain house number `q` with a letter (`21` and `21A`)?
+fn lettered_house(q: NumSpec, e: NumSpec) -> bool {
+    e.is_some() && q.lo == q.hi && q.suffix == 0 && e.lo == q.lo && e.hi == e.lo && e.suffix != 0
+}
 
 /// A letter flat of a plain house number (`Flat C` of `6`) written as one number (`6C`).
 fn letter_of_house(flat: NumSpec, house: NumSpec) -> Option<NumSpec> {

@@ -1120,3 +1120,42 @@ fn resolve_house_number_outweighs_a_flat_number_elsewhere() {
         "want a flat of 67 on top, got {got:?}"
     );
 }
+
+/// A flat of house 92 (`Flat 1, 92 Fore Street`) where the register writes only `92A` and no
+/// flat: the lettered house is the answer, not a flat 1 in a building the query does not name;
+/// a letter flat (`Flat C, 92`) does not take another letter (`92A`) that way.
+#[test]
+fn resolve_flat_of_a_house_written_as_a_lettered_number() {
+    let entry = |uprn: i64, saon: Option<String>, paon: String| AddressEntry {
+        uprn,
+        saon,
+        paon: Some(paon),
+        street: s("FORE STREET"),
+        town: s("EXETER"),
+        ..Default::default()
+    };
+    let mut register: Vec<AddressEntry> = (80..=100)
+        .filter(|&n| n != 92)
+        .map(|n| entry(n, None, n.to_string()))
+        .collect();
+    register.push(entry(920, None, "92A".into()));
+    register
+        .extend((1..=6).map(|n| entry(500 + n, Some(format!("FLAT {n}")), "SOUTHLANDS".into())));
+    let index = AddressIndex::build(register);
+    let got = index.resolve(&text("Flat 1, 92 Fore Street, Exeter"), 5);
+    assert!(
+        got.first().is_some_and(|c| c.uprn == 920),
+        "want 92A on top, got {got:?}"
+    );
+    let lettered = |q: &str| {
+        index
+            .resolve(&text(q), 5)
+            .iter()
+            .find(|c| c.uprn == 920)
+            .map_or(0.0, |c| c.score)
+    };
+    assert!(
+        lettered("Flat C, 92 Fore Street, Exeter") < lettered("Flat 1, 92 Fore Street, Exeter"),
+        "a letter flat names its letter"
+    );
+}
