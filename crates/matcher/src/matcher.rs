@@ -752,6 +752,13 @@ impl<'a> Plan<'a> {
         // `Ground Floor Flat, 21 Park Road` or `Flat 1, 92 Fore Street` for a register that
         // writes the flat as a lettered house number (`21A`, `92A`) and no flat; a letter flat
         // (`Flat C, 15`) says which letter, and another one disagrees.
+        if q.saon.is_some()
+            && !es.is_some()
+            && let Some(p) = q.paon
+            && crate::nonempty(&idx.entries[e].saon).is_some()
+        {
+            num = num.map(|n| n.max(num_sim(p, ep) * HOUSE_ONLY));
+        }
         let letter_flat = q.saon.is_some_and(|f| f.spec.lo == 0 && f.spec.suffix != 0);
         if self.flat_named
             && !letter_flat
@@ -1027,10 +1034,11 @@ pub(crate) fn num_sim(q: QNum, e: NumSpec) -> f32 {
     0.0
 }
 
-/// A query's flat and house numbers against an address with only the house number (`Flat 2, 67
-/// Magdalen Street` for `Ground Floor Flat, 67 Magdalen Street`): the building agrees and the
-/// flat is not contradicted, as much as a flat number agreeing in a building the query does not
-/// number (`Flat 2, Magdalen Bridge Court`).
+/// A query's flat and house numbers against a flat of that house named without a number (`Flat
+/// 2, 67 Magdalen Street` for `Ground Floor Flat, 67 Magdalen Street`): the building agrees and
+/// the flat is not contradicted, as much as a flat number agreeing in a building the query does
+/// not number (`Flat 2, Magdalen Bridge Court`). The house itself (`67 Magdalen Street`) stays
+/// at 0.6: it is not the flat.
 const HOUSE_ONLY: f32 = 0.8;
 
 /// A query naming a flat in house `N` against a register that writes `NA` and no flat.
@@ -1098,7 +1106,7 @@ pub(crate) fn designator_score(
                 // `Flat C, 6 Colleton Crescent` for `6C Colleton Crescent`.
                 0.95
             } else if hp {
-                num_sim(p, ep) * HOUSE_ONLY
+                num_sim(p, ep) * 0.6
             } else if hs {
                 num_sim(s, es).max(num_sim(p, es) * 0.8) * 0.8
             } else {
