@@ -11,7 +11,9 @@
 //! `autocomplete` is prefix-aware on the last word, typo-tolerant, deduplicated by text and
 //! postcode-aware; `resolve` turns free text and/or structured fields into UPRN candidates with a
 //! score in [0, 1], best first; `is_confident` says whether the top score is at least
-//! `CONFIDENT_SCORE` and `CONFIDENT_MARGIN` ahead of the second. The index groups entries into
+//! `CONFIDENT_SCORE` and `CONFIDENT_MARGIN` ahead of the second, or, for a top candidate at the
+//! query's own postcode whose numbers agree exactly (its [`Evidence`]), at least
+//! `CONFIDENT_SCORE_AGREEING` and `CONFIDENT_MARGIN_AGREEING` ahead. The index groups entries into
 //! street groups (street + locality + town), keeps posting lists in compact CSR arrays, stores its
 //! term dictionary in an `fst` map, and expands typos with its own optimal-string-alignment
 //! automaton over that map. An accuracy test on a generated register asserts precision and recall
