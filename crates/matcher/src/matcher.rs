@@ -78,8 +78,11 @@ const RARE_KNOWN_DF: usize = 16;
 /// street (`Wonford` and `Wynford`).
 const Q_FUZZY_KNOWN: f32 = 0.6;
 const Q_FUZZY_PREFIX: f32 = 0.7;
-/// A known word's singular for its plural, or the other way round.
+/// A known word's singular for its plural, or the other way round ...
 const Q_NUMBER_FORM: f32 = 0.8;
+/// ... when that form is on at most this many addresses and is no street type or flat word
+/// (`GARDEN` for `GARDENS` would open every garden's street for little).
+const NUMBER_FORM_CAP: u64 = 256;
 /// The weight of postcode agreement beside the text (4) and the numbers (3).
 const POSTCODE_WEIGHT: f32 = 2.0;
 /// How much a query word found only among the streets and places at an address' postcode counts.
@@ -244,7 +247,7 @@ impl<'a> Plan<'a> {
         let mut matched = [0.0f32; 3];
         let mut total = [0.0f32; 3];
         let row = idx.group_terms.row(g as usize);
-        let joined = self.matched_joined(row);
+        let mut joined: Vec<(u32, f32)> = Vec::new();
         for &t in row {
             let term = t & TERM_MASK;
             let mut best = 0.0f32;
@@ -255,10 +258,10 @@ impl<'a> Plan<'a> {
                 }
                 best = best.max(q);
             }
-            if !joined.is_empty() && field_of(t) <= Field::Town as u32 {
-                best = best.max(self.joined_part_quality(term, &joined));
-            }
             let f = field_of(t) as usize;
+            if f == Field::Joined as usize && best > 0.0 {
+                joined.push((term, best));
+            }
             if f == Field::Town as usize || f == Field::Locality as usize {
                 gm.has_place = true;
             } else if f == Field::Street as usize {
@@ -272,6 +275,15 @@ impl<'a> Plan<'a> {
                 matched[f] += cw * best;
             }
         }
+        if !joined.is_empty() {
+            for &t in row {
+                let f = field_of(t) as usize;
+                if f <= Field::Town as usize {
+                    let extra = self.joined_extra(t & TERM_MASK, &joined);
+                    matched[f] += idx.core_weight(t) * extra;
+                }
+            }
+        }
         for f in 0..3 {
             if f == Field::Street as usize || matched[f] > 0.0 {
                 gm.core_total += total[f];
@@ -279,27 +291,6 @@ impl<'a> Plan<'a> {
             }
         }
         gm
-    }
-
-    /// The joined terms (`CORNMILL` for `CORN MILL`) of a sorted tagged row that a query word
-    /// matches, with the best quality.
-    fn matched_joined(&self, row: &[u32]) -> Vec<(u32, f32)> {
-        let mut out = Vec::new();
-        for &t in row.iter().rev() {
-            if field_of(t) != Field::Joined as u32 {
-                break;
-            }
-            let term = t & TERM_MASK;
-            let q = self
-                .words
-                .iter()
-                .map(|w| w.quality(term))
-                .fold(0.0f32, f32::max);
-            if q > 0.0 {
-                out.push((term, q));
-            }
-        }
-        out
     }
 
     /// How well a word of a field is covered through a matched joined term it is part of: the
@@ -315,6 +306,20 @@ impl<'a> Plan<'a> {
             })
             .map(|&(_, q)| q)
             .fold(0.0f32, f32::max)
+    }
+
+    /// What a matched joined term adds to a word's own match (0 when nothing).
+    fn joined_extra(&self, term: u32, joined: &[(u32, f32)]) -> f32 {
+        let via = self.joined_part_quality(term, joined);
+        if via == 0.0 {
+            return 0.0;
+        }
+        let direct = self
+            .words
+            .iter()
+            .map(|w| w.quality(term))
+            .fold(0.0f32, f32::max);
+        (via - direct).max(0.0)
     }
 
     fn group_score(&self, gm: &GroupMatch) -> f32 {
@@ -670,7 +675,7 @@ impl<'a> Plan<'a> {
         let mut own_total = 0.0f32;
         let mut own_matched = 0.0f32;
         let own = idx.own.row(e);
-        let joined = self.matched_joined(own);
+        let mut joined: Vec<(u32, f32)> = Vec::new();
         for &t in own {
             let term = t & TERM_MASK;
             let is_joined = field_of(t) == Field::Joined as u32;
@@ -684,10 +689,19 @@ impl<'a> Plan<'a> {
                 }
                 best = best.max(qq);
             }
-            if !joined.is_empty() && !is_joined {
-                best = best.max(self.joined_part_quality(term, &joined));
+            if is_joined && best > 0.0 {
+                joined.push((term, best));
             }
             own_matched += cw * best;
+        }
+        // A query word matching two of the address' words joined (`Ashleigh` for `Ash Leigh`)
+        // says both.
+        if !joined.is_empty() {
+            for &t in own {
+                if field_of(t) != Field::Joined as u32 {
+                    own_matched += idx.core_weight(t) * self.joined_extra(t & TERM_MASK, &joined);
+                }
+            }
         }
 
         let mut total = 0.0f32;
@@ -886,6 +900,9 @@ fn expand(idx: &AddressIndex, w: &QWord, known_neighbours: bool) -> WordPlan {
         };
         if let Some(t) = idx.terms.find(&other)
             && idx.is_written(t)
+            && idx.freq_cum[t as usize + 1] - idx.freq_cum[t as usize] <= NUMBER_FORM_CAP
+            && !normalise::is_street_type(&other)
+            && !normalise::is_flat_marker(&other)
         {
             ranges.push((t, t + 1, Q_NUMBER_FORM));
         }
