@@ -280,6 +280,20 @@ struct ModeFigures {
     p99_us: f64,
 }
 
+/// The first candidate's evidence as tab-separated columns (query cover, address cover, street
+/// type conflict, numbers, postcode; -1 for none).
+fn evidence_cols(found: &[Candidate]) -> String {
+    let ev = found.first().and_then(|c| c.evidence).unwrap_or_default();
+    format!(
+        "{:.4}\t{:.4}\t{}\t{:.4}\t{:.4}",
+        ev.query_cover,
+        ev.address_cover,
+        u8::from(ev.street_type_conflict),
+        ev.numbers.unwrap_or(-1.0),
+        ev.postcode.unwrap_or(-1.0)
+    )
+}
+
 fn percentile(v: &mut [f64], p: f64) -> f64 {
     if v.is_empty() {
         return f64::NAN;
@@ -305,12 +319,14 @@ fn run_mode(
         all.add(q.uprn, &found);
         kinds.entry(q.kind).or_default().add(q.uprn, &found);
         features.push(format!(
-            "{}\t{}\t{:.4}\t{:.4}\t{:?}",
+            "{}\t{}\t{:.4}\t{:.4}\t{:?}\t{}\t{}",
             u8::from(with_pc),
             u8::from(found.first().is_some_and(|c| c.uprn == q.uprn)),
             found.first().map_or(0.0, |c| c.score),
             found.get(1).map_or(0.0, |c| c.score),
-            q.kind
+            q.kind,
+            evidence_cols(&found),
+            q.uprn,
         ));
         let top5 = &found[..found.len().min(5)];
         let good = is_confident(top5) && found.first().is_some_and(|c| c.uprn == q.uprn);
@@ -354,10 +370,12 @@ fn run_mode(
         let pc = if with_pc { q.postcode.as_ref() } else { None };
         let found = index.resolve(&query_of(&q.text, pc), 5);
         features.push(format!(
-            "{}\t0\t{:.4}\t{:.4}\theld",
+            "{}\t0\t{:.4}\t{:.4}\theld\t{}\t{}",
             u8::from(with_pc),
             found.first().map_or(0.0, |c| c.score),
             found.get(1).map_or(0.0, |c| c.score),
+            evidence_cols(&found),
+            q.uprn,
         ));
         held_conf += usize::from(is_confident(&found));
         if is_confident(&found) {

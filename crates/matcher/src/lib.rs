@@ -11,7 +11,9 @@
 //! `autocomplete` is prefix-aware on the last word, typo-tolerant, deduplicated by text and
 //! postcode-aware; `resolve` turns free text and/or structured fields into UPRN candidates with a
 //! score in [0, 1], best first; `is_confident` says whether the top score is at least
-//! `CONFIDENT_SCORE` and `CONFIDENT_MARGIN` ahead of the second. The index groups entries into
+//! `CONFIDENT_SCORE` and `CONFIDENT_MARGIN` ahead of the second, or, for a top candidate at the
+//! query's own postcode whose numbers agree exactly (its [`Evidence`]), at least
+//! `CONFIDENT_SCORE_AGREEING` and `CONFIDENT_MARGIN_AGREEING` ahead. The index groups entries into
 //! street groups (street + locality + town), keeps posting lists in compact CSR arrays, stores its
 //! term dictionary in an `fst` map, and expands typos with its own optimal-string-alignment
 //! automaton over that map. An accuracy test on a generated register asserts precision and recall
@@ -168,6 +170,23 @@ pub struct Candidate {
     pub uprn: i64,
     /// In [0, 1]; candidates come best first.
     pub score: f64,
+    /// What the score was made of; given for the first candidate only.
+    pub evidence: Option<Evidence>,
+}
+
+/// What a candidate's score was made of.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
+pub struct Evidence {
+    /// The (rarity-weighted) share of the query's words the address carries, in [0, 1].
+    pub query_cover: f64,
+    /// The share of the address' own words the query carries, in [0, 1].
+    pub address_cover: f64,
+    /// The query names a street type or qualifier the address' street lacks while it has another.
+    pub street_type_conflict: bool,
+    /// Agreement of the flat and house numbers in [0, 1]; `None` when neither side has any.
+    pub numbers: Option<f64>,
+    /// Agreement of the postcode in [0, 1] (1 the same); `None` when the query gives none.
+    pub postcode: Option<f64>,
 }
 
 /// A top candidate at or above this score may be a confident match (see [`is_confident`]); chosen
@@ -178,16 +197,35 @@ pub const CONFIDENT_MARGIN: f64 = 0.03;
 /// Resolve candidates below this score are not returned.
 const MIN_RESOLVE_SCORE: f32 = 0.15;
 
+/// A top candidate at the query's own postcode whose flat and house numbers agree exactly may be
+/// confident from this score ...
+pub const CONFIDENT_SCORE_AGREEING: f64 = 0.70;
+/// ... when this far ahead of the second. On the Exeter task this rule adds no confident wrong
+/// answer and no false positive (docs/BENCHMARKS.md, session 11).
+pub const CONFIDENT_MARGIN_AGREEING: f64 = 0.10;
+
 /// Is the top candidate a confident match: at least [`CONFIDENT_SCORE`] and at least
-/// [`CONFIDENT_MARGIN`] ahead of the second?
+/// [`CONFIDENT_MARGIN`] ahead of the second, or, when it is at the query's own postcode and its
+/// numbers agree exactly ([`Candidate::evidence`]), at least [`CONFIDENT_SCORE_AGREEING`] and
+/// [`CONFIDENT_MARGIN_AGREEING`] ahead?
+///
+/// The second rule is for the words a lodgement adds or words differently while its postcode and
+/// numbers say the same (`The Annexe, 25 Prospect Park` for `25 Prospect Park` at its postcode).
 pub fn is_confident(candidates: &[Candidate]) -> bool {
-    match candidates {
-        [] => false,
-        [top] => top.score >= CONFIDENT_SCORE,
-        [top, second, ..] => {
-            top.score >= CONFIDENT_SCORE && top.score - second.score >= CONFIDENT_MARGIN
-        }
+    let Some(top) = candidates.first() else {
+        return false;
+    };
+    let second = candidates.get(1).map_or(0.0, |c| c.score);
+    let margin = top.score - second;
+    if top.score >= CONFIDENT_SCORE && margin >= CONFIDENT_MARGIN {
+        return true;
     }
+    let agreeing = top.evidence.is_some_and(|ev| {
+        ev.postcode == Some(1.0)
+            && ev.numbers.is_some_and(|n| n >= 0.99)
+            && !ev.street_type_conflict
+    });
+    agreeing && top.score >= CONFIDENT_SCORE_AGREEING && margin >= CONFIDENT_MARGIN_AGREEING
 }
 
 impl AddressIndex {
@@ -314,6 +352,7 @@ impl AddressIndex {
                     entry: e,
                     uprn,
                     score: f64::from(s),
+                    evidence: out.is_empty().then(|| plan.evidence(e)),
                 });
                 if out.len() >= max {
                     break;

@@ -24,6 +24,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use fst::{IntoStreamer, Streamer};
 
+use crate::Evidence;
 use crate::fuzzy::{MAX_FUZZY_LEN, Osa, osa_distance};
 use crate::index::{AddressIndex, Field, NO_GROUP, TERM_MASK, field_of};
 use crate::normalise::{self, NumSpec};
@@ -77,6 +78,11 @@ const RARE_KNOWN_DF: usize = 16;
 /// street (`Wonford` and `Wynford`).
 const Q_FUZZY_KNOWN: f32 = 0.6;
 const Q_FUZZY_PREFIX: f32 = 0.7;
+/// A known word's singular for its plural, or the other way round ...
+const Q_NUMBER_FORM: f32 = 0.8;
+/// ... when that form is on at most this many addresses and is no street type or flat word
+/// (`GARDEN` for `GARDENS` would open every garden's street for little).
+const NUMBER_FORM_CAP: u64 = 256;
 /// The weight of postcode agreement beside the text (4) and the numbers (3).
 const POSTCODE_WEIGHT: f32 = 2.0;
 /// How much a query word found only among the streets and places at an address' postcode counts.
@@ -189,6 +195,8 @@ pub(crate) struct Plan<'a> {
     words: Vec<WordPlan>,
     total_weight: f32,
     pc_id: Option<u32>,
+    /// The query names a flat (a flat number, or words such as `FLAT`, `GROUND FLOOR`).
+    flat_named: bool,
 }
 
 impl<'a> Plan<'a> {
@@ -218,12 +226,17 @@ impl<'a> Plan<'a> {
                 .ok()
                 .map(|i| i as u32)
         });
+        let flat_named = q.saon.is_some()
+            || q.words.iter().any(|w| {
+                normalise::is_flat_marker(&w.text) || normalise::is_position_word(&w.text)
+            });
         Plan {
             idx,
             q,
             words,
             total_weight,
             pc_id,
+            flat_named,
         }
     }
 
@@ -233,7 +246,9 @@ impl<'a> Plan<'a> {
         // Matched and total weight of the street, locality and town words.
         let mut matched = [0.0f32; 3];
         let mut total = [0.0f32; 3];
-        for &t in idx.group_terms.row(g as usize) {
+        let row = idx.group_terms.row(g as usize);
+        let mut joined: Vec<(u32, f32)> = Vec::new();
+        for &t in row {
             let term = t & TERM_MASK;
             let mut best = 0.0f32;
             for (i, w) in self.words.iter().enumerate() {
@@ -244,6 +259,9 @@ impl<'a> Plan<'a> {
                 best = best.max(q);
             }
             let f = field_of(t) as usize;
+            if f == Field::Joined as usize && best > 0.0 {
+                joined.push((term, best));
+            }
             if f == Field::Town as usize || f == Field::Locality as usize {
                 gm.has_place = true;
             } else if f == Field::Street as usize {
@@ -257,6 +275,15 @@ impl<'a> Plan<'a> {
                 matched[f] += cw * best;
             }
         }
+        if !joined.is_empty() {
+            for &t in row {
+                let f = field_of(t) as usize;
+                if f <= Field::Town as usize {
+                    let extra = self.joined_extra(t & TERM_MASK, &joined);
+                    matched[f] += idx.core_weight(t) * extra;
+                }
+            }
+        }
         for f in 0..3 {
             if f == Field::Street as usize || matched[f] > 0.0 {
                 gm.core_total += total[f];
@@ -264,6 +291,35 @@ impl<'a> Plan<'a> {
             }
         }
         gm
+    }
+
+    /// How well a word of a field is covered through a matched joined term it is part of: the
+    /// query wrote `Ashleigh` for the register's `Ash Leigh` (or `Corn Mill` for a register that
+    /// also knows `Cornmill`), and both halves count as said.
+    fn joined_part_quality(&self, term: u32, joined: &[(u32, f32)]) -> f32 {
+        let word = self.idx.terms.get(term);
+        joined
+            .iter()
+            .filter(|&&(j, _)| {
+                let j = self.idx.terms.get(j);
+                j.len() > word.len() && (j.starts_with(word) || j.ends_with(word))
+            })
+            .map(|&(_, q)| q)
+            .fold(0.0f32, f32::max)
+    }
+
+    /// What a matched joined term adds to a word's own match (0 when nothing).
+    fn joined_extra(&self, term: u32, joined: &[(u32, f32)]) -> f32 {
+        let via = self.joined_part_quality(term, joined);
+        if via == 0.0 {
+            return 0.0;
+        }
+        let direct = self
+            .words
+            .iter()
+            .map(|w| w.quality(term))
+            .fold(0.0f32, f32::max);
+        (via - direct).max(0.0)
     }
 
     fn group_score(&self, gm: &GroupMatch) -> f32 {
@@ -596,18 +652,34 @@ impl<'a> Plan<'a> {
 
     /// The similarity of one address to the query, in [0, 1].
     fn score(&self, e: usize, gm: &GroupMatch) -> f32 {
+        self.score_parts(e, gm).0
+    }
+
+    /// What the score of one address was made of (for the confidence of a top candidate).
+    pub(crate) fn evidence(&self, e: u32) -> Evidence {
+        let g = self.idx.group[e as usize];
+        let gm = if g == NO_GROUP {
+            NO_MATCH
+        } else {
+            self.match_group(g)
+        };
+        self.score_parts(e as usize, &gm).1
+    }
+
+    /// The similarity of one address to the query and what it was made of.
+    fn score_parts(&self, e: usize, gm: &GroupMatch) -> (f32, Evidence) {
+        let mut ev = Evidence::default();
         let idx = self.idx;
         let q = &self.q;
         let mut m = gm.m;
         let mut own_total = 0.0f32;
         let mut own_matched = 0.0f32;
-        for &t in idx.own.row(e) {
+        let own = idx.own.row(e);
+        let mut joined: Vec<(u32, f32)> = Vec::new();
+        for &t in own {
             let term = t & TERM_MASK;
-            let cw = if field_of(t) == Field::Joined as u32 {
-                0.0
-            } else {
-                idx.core_weight(t)
-            };
+            let is_joined = field_of(t) == Field::Joined as u32;
+            let cw = if is_joined { 0.0 } else { idx.core_weight(t) };
             own_total += cw;
             let mut best = 0.0f32;
             for (i, w) in self.words.iter().enumerate() {
@@ -617,7 +689,19 @@ impl<'a> Plan<'a> {
                 }
                 best = best.max(qq);
             }
+            if is_joined && best > 0.0 {
+                joined.push((term, best));
+            }
             own_matched += cw * best;
+        }
+        // A query word matching two of the address' words joined (`Ashleigh` for `Ash Leigh`)
+        // says both.
+        if !joined.is_empty() {
+            for &t in own {
+                if field_of(t) != Field::Joined as u32 {
+                    own_matched += idx.core_weight(t) * self.joined_extra(t & TERM_MASK, &joined);
+                }
+            }
         }
 
         let mut total = 0.0f32;
@@ -665,6 +749,9 @@ impl<'a> Plan<'a> {
                 m[i] == 0.0
                     && ((w.street_type && gm.has_street_type) || (w.qualifier && gm.has_qualifier))
             });
+            ev.query_cover = f64::from(qcov);
+            ev.address_cover = f64::from(ecov);
+            ev.street_type_conflict = type_conflict;
             let mut text = qcov * (1.0 - ECOV_SHARE + ECOV_SHARE * ecov);
             if type_conflict {
                 text *= STREET_TYPE_CONFLICT;
@@ -675,13 +762,35 @@ impl<'a> Plan<'a> {
         let [es, ep] = idx.nums[e];
         // Does the query name the address' building (most of its own words)?
         let building_named = own_total > 0.0 && own_matched >= 0.5 * own_total;
-        let num = designator_score(q.saon, q.paon, es, ep, building_named);
+        let mut num = designator_score(q.saon, q.paon, es, ep, building_named);
+        // `Ground Floor Flat, 21 Park Road` or `Flat 1, 92 Fore Street` for a register that
+        // writes the flat as a lettered house number (`21A`, `92A`) and no flat; a letter flat
+        // (`Flat C, 15`) says which letter, and another one disagrees.
+        if q.saon.is_some()
+            && !es.is_some()
+            && let Some(p) = q.paon
+            && crate::nonempty(&idx.entries[e].saon).is_some()
+        {
+            num = num.map(|n| n.max(num_sim(p, ep) * HOUSE_ONLY));
+        }
+        let letter_flat = q.saon.is_some_and(|f| f.spec.lo == 0 && f.spec.suffix != 0);
+        if self.flat_named
+            && !letter_flat
+            && !es.is_some()
+            && let Some(p) = q.paon
+            && lettered_house(p.spec, ep)
+        {
+            num = num.map(|n| n.max(LETTERED_HOUSE));
+        }
+        ev.numbers = num.map(f64::from);
         if let Some(s) = num {
             total += 3.0 * s;
             wsum += 3.0;
         }
         if let Some(qp) = q.postcode.as_deref() {
-            total += POSTCODE_WEIGHT * self.postcode_sim(e, qp);
+            let sim = self.postcode_sim(e, qp);
+            ev.postcode = Some(f64::from(sim));
+            total += POSTCODE_WEIGHT * sim;
             wsum += POSTCODE_WEIGHT;
         } else if let Some(prefix) = q.pc_prefix.as_deref() {
             let ok = idx.entries[e]
@@ -692,13 +801,13 @@ impl<'a> Plan<'a> {
             wsum += 0.8;
         }
         if wsum == 0.0 {
-            return 0.0;
+            return (0.0, ev);
         }
         let mut s = total / wsum;
         if q.has_numbers() {
             s *= 0.5 + 0.5 * num.unwrap_or(0.0);
         }
-        s.clamp(0.0, 1.0)
+        (s.clamp(0.0, 1.0), ev)
     }
 
     fn postcode_sim(&self, e: usize, qp: &str) -> f32 {
@@ -776,6 +885,27 @@ fn expand(idx: &AddressIndex, w: &QWord, known_neighbours: bool) -> WordPlan {
         && let Some(t) = idx.terms.find(a)
     {
         ranges.push((t, t + 1, Q_ALT));
+    }
+    // A known word's singular or plural the register also writes (`Sand Grove` beside
+    // `Sands Grove`, `Fairfield Mansions` for `Fairfield Mansion`): the fuzzy search below
+    // only runs for words the register does not know.
+    if !w.unfinished
+        && w.text.len() >= 4
+        && !ranges.is_empty()
+        && w.text.bytes().all(|b| b.is_ascii_alphabetic())
+    {
+        let other = match w.text.strip_suffix('S') {
+            Some(singular) => singular.to_string(),
+            None => format!("{}S", w.text),
+        };
+        if let Some(t) = idx.terms.find(&other)
+            && idx.is_written(t)
+            && idx.freq_cum[t as usize + 1] - idx.freq_cum[t as usize] <= NUMBER_FORM_CAP
+            && !normalise::is_street_type(&other)
+            && !normalise::is_flat_marker(&other)
+        {
+            ranges.push((t, t + 1, Q_NUMBER_FORM));
+        }
     }
     if w.unfinished {
         for p in [w.raw.as_str(), w.text.as_str()] {
@@ -921,6 +1051,32 @@ pub(crate) fn num_sim(q: QNum, e: NumSpec) -> f32 {
     0.0
 }
 
+/// A query's flat and house numbers against a flat of that house named without a number (`Flat
+/// 2, 67 Magdalen Street` for `Ground Floor Flat, 67 Magdalen Street`): the building agrees and
+/// the flat is not contradicted, as much as a flat number agreeing in a building the query does
+/// not number (`Flat 2, Magdalen Bridge Court`). The house itself (`67 Magdalen Street`) stays
+/// at 0.6: it is not the flat.
+const HOUSE_ONLY: f32 = 0.8;
+
+/// A query naming a flat in house `N` against a register that writes `NA` and no flat.
+const LETTERED_HOUSE: f32 = 0.8;
+
+/// Is `e` the plain house number `q` with a letter (`21` and `21A`)?
+fn lettered_house(q: NumSpec, e: NumSpec) -> bool {
+    e.is_some() && q.lo == q.hi && q.suffix == 0 && e.lo == q.lo && e.hi == e.lo && e.suffix != 0
+}
+
+/// A letter flat of a plain house number (`Flat C` of `6`) written as one number (`6C`).
+fn letter_of_house(flat: NumSpec, house: NumSpec) -> Option<NumSpec> {
+    (flat.is_some()
+        && flat.lo == 0
+        && flat.suffix != 0
+        && house.is_some()
+        && house.lo == house.hi
+        && house.suffix == 0)
+        .then_some(NumSpec::single(house.lo, flat.suffix))
+}
+
 /// Agreement of the query's flat and house numbers with an address'; `None` when neither has any.
 ///
 /// A flat query prefers the flat over its building, a building query the building over its flats,
@@ -943,7 +1099,10 @@ pub(crate) fn designator_score(
             if hs { 0.5 } else { 0.75 }
         }
         (None, Some(p)) => {
-            if hp {
+            if hs && letter_of_house(es, ep) == Some(p.spec) {
+                // `6C Colleton Crescent` for `Flat C, 6 Colleton Crescent`.
+                0.95
+            } else if hp {
                 let a = num_sim(p, ep);
                 if hs { a * 0.75 } else { a }
             } else if hs {
@@ -957,6 +1116,12 @@ pub(crate) fn designator_score(
             if hs && hp {
                 let (a, b) = (num_sim(s, es), num_sim(p, ep));
                 0.5 * a.min(b) + 0.25 * (a + b)
+            } else if hp && s.spec.suffix != 0 && s.spec.lo == p.spec.lo && s.spec == ep {
+                // `11C 11 Sivell Place` for `11C Sivell Place`.
+                0.95
+            } else if hp && letter_of_house(s.spec, p.spec) == Some(ep) {
+                // `Flat C, 6 Colleton Crescent` for `6C Colleton Crescent`.
+                0.95
             } else if hp {
                 num_sim(p, ep) * 0.6
             } else if hs {

@@ -366,6 +366,14 @@ pub(crate) fn parse_designator(s: &str) -> Designator {
                     suffix: 0,
                 };
                 i += 1;
+            } else if spec.suffix == 0
+                && let Some(next) = toks.get(i + 1)
+                && next.sep == Sep::Slash
+                && is_single_letter(&next.text)
+            {
+                // `FLAT 1/B`: flat 1B.
+                spec.suffix = next.text.as_bytes()[0];
+                i += 1;
             }
             if d.num.is_none() {
                 d.num = Some(spec);
@@ -518,6 +526,8 @@ mod tests {
         check_designator("FLAT A", "", Some((0, 0, 'A')));
         check_designator("GROUND FLOOR FLAT", "GROUND FLOOR FLAT", None);
         check_designator("UNIT 3", "", Some((3, 3, ' ')));
+        check_designator("FLAT 1/B", "", Some((1, 1, 'B')));
+        check_designator("Flat 3/A", "", Some((3, 3, 'A')));
     }
 
     #[test]

@@ -158,6 +158,15 @@ pub(crate) fn parse_text_with(text: &str, typing: bool, allow_only_postcode: boo
                 };
                 i += 1;
                 consumed_last = i + 1 == rest.len();
+            } else if spec.suffix == 0
+                && let Some(next) = rest.get(i + 1)
+                && next.sep == Sep::Slash
+                && is_letter(&next.text)
+            {
+                // `Flat 6/A`: flat 6A.
+                spec.suffix = next.text.as_bytes()[0];
+                i += 1;
+                consumed_last = i + 1 == rest.len();
             }
             let slash_next = rest
                 .get(i + 1)
@@ -490,6 +499,11 @@ mod tests {
             "13 Trinity Apartments, 3 Roman Walk",
             false,
             "saon=13 paon=3 words=[TRINITY APARTMENTS ROMAN WALK] pc=- prefix=-",
+        );
+        check(
+            "Flat 6/A Royston Court",
+            false,
+            "saon=6A paon=- words=[ROYSTON COURT] pc=- prefix=-",
         );
         check(
             "B/2 Foo Road",

@@ -646,6 +646,7 @@ fn check_confident(scores: &[f64], expect: bool) {
             entry: i as u32,
             uprn: i as i64,
             score: s,
+            evidence: None,
         })
         .collect();
     assert_eq!(is_confident(&c), expect, "{scores:?}");
@@ -909,4 +910,252 @@ fn resolve_spelling_variant_of_a_known_word() {
             "{q}: want confident {want}, got {got:?}"
         );
     }
+}
+
+/// A lodgement that adds a name to an address (`The Annexe, 25 Prospect Park`) scores below
+/// `CONFIDENT_SCORE`; at the address' own postcode, with its number, well ahead of the next, it
+/// is confident, while without the postcode, or at the wrong number, it is not.
+#[test]
+fn resolve_agreeing_postcode_and_numbers_are_confident_lower() {
+    let entry = |uprn: i64, paon: &str, street: &str, pc: &str| AddressEntry {
+        uprn,
+        paon: s(paon),
+        street: s(street),
+        postcode: s(pc),
+        ..Default::default()
+    };
+    let mut register: Vec<AddressEntry> = (1..=40)
+        .map(|n| entry(100 + n, &n.to_string(), "PROSPECT PARK", "EX4 6JH"))
+        .collect();
+    register.extend((1..=40).map(|n| entry(200 + n, &n.to_string(), "PARK VIEW", "EX4 1JA")));
+    register.extend((1..=40).map(|n| entry(300 + n, &n.to_string(), "ANNEXE ROAD", "EX2 4PL")));
+    let index = AddressIndex::build(register);
+    let ask = |q: &str, pc: Option<&str>| {
+        index.resolve(
+            &ResolveQuery {
+                address: s(q),
+                postcode: pc.map(str::to_string),
+                ..Default::default()
+            },
+            5,
+        )
+    };
+    let got = ask("The Annexe, 25 Prospect Park", Some("EX4 6JH"));
+    let top = &got[0];
+    assert_eq!(top.uprn, 125, "{got:?}");
+    assert!(
+        (crate::CONFIDENT_SCORE_AGREEING..crate::CONFIDENT_SCORE).contains(&top.score),
+        "the case the rule is for: {got:?}"
+    );
+    assert!(is_confident(&got), "{got:?}");
+    // Without the postcode, the same text is not confident.
+    let got = ask("The Annexe, 25 Prospect Park", None);
+    assert!(!is_confident(&got), "{got:?}");
+    // At the postcode but at a number the register does not have there.
+    let got = ask("The Annexe, 45 Prospect Park", Some("EX4 6JH"));
+    assert!(!is_confident(&got), "{got:?}");
+}
+
+/// A street the register writes as two words (`Ash Leigh`) asked as one (`Ashleigh`), and one the
+/// query splits (`Corn Mill`) where the register also knows the joined spelling: the halves count
+/// as said, so the address' own coverage is whole and the answer confident.
+#[test]
+fn resolve_joined_words_cover_both_halves() {
+    let entry = |uprn: i64, paon: String, street: &str| AddressEntry {
+        uprn,
+        paon: Some(paon),
+        street: s(street),
+        locality: s("ALPHINGTON"),
+        ..Default::default()
+    };
+    let mut register: Vec<AddressEntry> = (1..=50)
+        .map(|n| entry(100 + n, n.to_string(), "ASH LEIGH"))
+        .collect();
+    register.extend((1..=50).map(|n| entry(200 + n, n.to_string(), "CORN MILL CRESCENT")));
+    register.push(entry(300, "1".into(), "CORNMILL LANE"));
+    register.extend((1..=50).map(|n| entry(400 + n, n.to_string(), "CHURCH ROAD")));
+    let index = AddressIndex::build(register);
+    for (q, want) in [
+        ("44 Ashleigh, Alphington", 144),
+        ("44 Ash Leigh, Alphington", 144),
+        ("48 Corn Mill Crescent", 248),
+        ("8 Cornmill Crescent, Alphington", 208),
+    ] {
+        let got = index.resolve(&text(q), 5);
+        assert!(
+            got.first()
+                .is_some_and(|c| c.uprn == want && c.score >= 0.9)
+                && is_confident(&got),
+            "{q}: want confident {want} at 0.9 or more, got {got:?}"
+        );
+    }
+}
+
+/// A letter flat is written three ways: `Flat C, 6 Colleton Crescent`, `6C Colleton Crescent` and
+/// `Flat 6/C`; each finds the others (and not flat 6A or 6B).
+#[test]
+fn resolve_letter_flats_written_as_suffixes() {
+    let entry = |uprn: i64, saon: Option<&str>, paon: &str, street: &str| AddressEntry {
+        uprn,
+        saon: saon.map(str::to_string),
+        paon: s(paon),
+        street: s(street),
+        town: s("EXETER"),
+        ..Default::default()
+    };
+    let mut register: Vec<AddressEntry> = ["A", "B", "C", "D"]
+        .iter()
+        .enumerate()
+        .map(|(i, l)| entry(100 + i as i64, None, &format!("6{l}"), "COLLETON CRESCENT"))
+        .collect();
+    register.extend((1..=20).map(|n| entry(200 + n, None, &n.to_string(), "COLLETON CRESCENT")));
+    register.extend(["A", "B", "C"].iter().enumerate().map(|(i, l)| {
+        entry(
+            300 + i as i64,
+            Some(&format!("FLAT {l}")),
+            "2",
+            "HEAVITREE PARK",
+        )
+    }));
+    register.extend((1..=20).map(|n| entry(400 + n, None, &n.to_string(), "HEAVITREE PARK")));
+    register.extend((1..=3).map(|n| {
+        entry(
+            500 + n,
+            Some(&format!("FLAT 1/{}", (b'A' + n as u8 - 1) as char)),
+            "ST SIDWELLS",
+            "KING WILLIAM STREET",
+        )
+    }));
+    let index = AddressIndex::build(register);
+    for (q, want) in [
+        ("Flat C, 6, Colleton Crescent, Exeter", 102),
+        ("Flat D, 6 Colleton Crescent, Exeter", 103),
+        ("2B Heavitree Park, Exeter", 301),
+        ("Flat 1b, St. Sidwells, King William Street", 502),
+        ("Flat 1/C St Sidwells, King William Street", 503),
+    ] {
+        let got = index.resolve(&text(q), 5);
+        assert!(
+            got.first().is_some_and(|c| c.uprn == want) && is_confident(&got),
+            "{q}: want confident {want}, got {got:?}"
+        );
+    }
+}
+
+/// A street the register knows in the singular and the plural (`Sand Grove`, `Sands Grove`):
+/// a number only the other one has is still found; the exact spelling still wins where both
+/// have the number. A flat number that repeats its house number (`11C 11 Sivell Place`) is the
+/// flat (`11C`), not any letter of 11.
+#[test]
+fn resolve_plural_variant_and_repeated_house_number() {
+    let entry = |uprn: i64, paon: String, street: &str| AddressEntry {
+        uprn,
+        paon: Some(paon),
+        street: s(street),
+        town: s("EXETER"),
+        ..Default::default()
+    };
+    let mut register: Vec<AddressEntry> = (1..=4)
+        .map(|n| entry(100 + n, n.to_string(), "SAND GROVE"))
+        .collect();
+    register.extend((1..=9).map(|n| entry(200 + n, n.to_string(), "SANDS GROVE")));
+    register.extend(
+        ["A", "B", "C"]
+            .iter()
+            .enumerate()
+            .map(|(i, l)| entry(300 + i as i64, format!("11{l}"), "SIVELL PLACE")),
+    );
+    let index = AddressIndex::build(register);
+    for (q, want) in [
+        ("7 Sand Grove, Exeter", 207),
+        ("3 Sand Grove, Exeter", 103),
+        ("3 Sands Grove, Exeter", 203),
+        ("11C 11 Sivell Place, Exeter", 302),
+    ] {
+        let got = index.resolve(&text(q), 5);
+        assert!(
+            got.first().is_some_and(|c| c.uprn == want),
+            "{q}: want {want} on top, got {got:?}"
+        );
+    }
+}
+
+/// `Flat 2, 67 Magdalen Street` where the register knows number 67 only by its positional flats
+/// and a flat 2 only in an unnumbered block of the same street at another postcode: the building
+/// the query numbers, at its postcode, wins over a flat number in a building it does not name.
+#[test]
+fn resolve_house_number_outweighs_a_flat_number_elsewhere() {
+    let entry = |uprn: i64, saon: &str, paon: &str, pc: &str| AddressEntry {
+        uprn,
+        saon: s(saon),
+        paon: s(paon),
+        street: s("MAGDALEN STREET"),
+        town: s("EXETER"),
+        postcode: s(pc),
+        ..Default::default()
+    };
+    let mut register = vec![
+        entry(1, "GROUND FLOOR FLAT", "67", "EX2 4HN"),
+        entry(2, "TOP FLOOR FLAT", "67", "EX2 4HN"),
+    ];
+    register.extend((1..=8).map(|n| {
+        entry(
+            10 + n,
+            &format!("FLAT {n}"),
+            "MAGDALEN BRIDGE COURT",
+            "EX2 4HS",
+        )
+    }));
+    register.extend((60..=80).filter(|&n| n != 67).map(|n| AddressEntry {
+        uprn: 100 + n,
+        paon: Some(n.to_string()),
+        street: s("MAGDALEN STREET"),
+        town: s("EXETER"),
+        ..Default::default()
+    }));
+    let index = AddressIndex::build(register);
+    let got = index.resolve(&text("Flat 2, 67 Magdalen Street, Exeter, EX2 4HN"), 5);
+    assert!(
+        got.first().is_some_and(|c| c.uprn == 1 || c.uprn == 2),
+        "want a flat of 67 on top, got {got:?}"
+    );
+}
+
+/// A flat of house 92 (`Flat 1, 92 Fore Street`) where the register writes only `92A` and no
+/// flat: the lettered house is the answer, not a flat 1 in a building the query does not name;
+/// a letter flat (`Flat C, 92`) does not take another letter (`92A`) that way.
+#[test]
+fn resolve_flat_of_a_house_written_as_a_lettered_number() {
+    let entry = |uprn: i64, saon: Option<String>, paon: String| AddressEntry {
+        uprn,
+        saon,
+        paon: Some(paon),
+        street: s("FORE STREET"),
+        town: s("EXETER"),
+        ..Default::default()
+    };
+    let mut register: Vec<AddressEntry> = (80..=100)
+        .filter(|&n| n != 92)
+        .map(|n| entry(n, None, n.to_string()))
+        .collect();
+    register.push(entry(920, None, "92A".into()));
+    register
+        .extend((1..=6).map(|n| entry(500 + n, Some(format!("FLAT {n}")), "SOUTHLANDS".into())));
+    let index = AddressIndex::build(register);
+    let got = index.resolve(&text("Flat 1, 92 Fore Street, Exeter"), 5);
+    assert!(
+        got.first().is_some_and(|c| c.uprn == 920),
+        "want 92A on top, got {got:?}"
+    );
+    let lettered = |q: &str| {
+        index
+            .resolve(&text(q), 5)
+            .iter()
+            .find(|c| c.uprn == 920)
+            .map_or(0.0, |c| c.score)
+    };
+    assert!(
+        lettered("Flat C, 92 Fore Street, Exeter") < lettered("Flat 1, 92 Fore Street, Exeter"),
+        "a letter flat names its letter"
+    );
 }
