@@ -37,14 +37,22 @@ type Committed = (Vec<oneshot::Sender<Reply>>, Vec<DebitOutcome>);
 /// to the flusher, which answers its callers once a later synchronous commit has returned; the
 /// writer meanwhile takes the next batch. Without it (SQLite), the writer answers at commit.
 async fn run(db: Db, flusher: Option<mpsc::UnboundedSender<Committed>>, mut rx: mpsc::Receiver<Job>) {
+    let linger = linger().filter(|_| flusher.is_none());
+    let mut last_size = 0;
     while let Some(first) = rx.recv().await {
         let mut batch = vec![first];
-        while batch.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(next) => batch.push(next),
-                Err(_) => break,
-            }
+        drain(&mut rx, &mut batch);
+        // Under concurrent load (the last batch carried more than one call) a small batch waits
+        // a moment for more: a batch's fixed cost (the transaction, its statements, the log
+        // write) is most of a small batch's, and the callers are waiting anyway.
+        if let Some(wait) = linger
+            && last_size > 1
+            && batch.len() < LINGER_BELOW
+        {
+            std::thread::sleep(wait);
+            drain(&mut rx, &mut batch);
         }
+        last_size = batch.len();
         // The batch's time is its newest call's time.
         let now = batch
             .iter()
@@ -81,6 +89,35 @@ async fn run(db: Db, flusher: Option<mpsc::UnboundedSender<Committed>>, mut rx: 
             }
             (result, _) => answer(replies, result),
         }
+    }
+}
+
+/// Moves every debit waiting into `batch`, up to [`MAX_BATCH`].
+fn drain(rx: &mut mpsc::Receiver<Job>, batch: &mut Vec<Job>) {
+    while batch.len() < MAX_BATCH {
+        match rx.try_recv() {
+            Ok(next) => batch.push(next),
+            Err(_) => break,
+        }
+    }
+}
+
+/// A batch smaller than this waits [`LINGER`] for more, under concurrent load (SQLite).
+const LINGER_BELOW: usize = 16;
+
+/// How long a small batch waits for more calls (SQLite), unless `TERRACE_LEDGER_LINGER_US` says
+/// otherwise (`0`: no wait). Measured in docs/BENCHMARKS.md (issue 20): at 64 connections the
+/// batches averaged 9.5 calls and the writer's fixed cost per batch set its share of the CPU.
+const LINGER: Duration = Duration::from_micros(100);
+
+fn linger() -> Option<Duration> {
+    match std::env::var("TERRACE_LEDGER_LINGER_US") {
+        Err(_) => Some(LINGER),
+        Ok(v) => match v.trim().parse::<u64>() {
+            Ok(0) => None,
+            Ok(us) => Some(Duration::from_micros(us)),
+            Err(_) => Some(LINGER),
+        },
     }
 }
 
