@@ -77,7 +77,10 @@ fn replay(
             .with_input(idem.key.clone()),
         ]));
     }
-    if !matches!(serde_json::from_str::<Value>(&stored.body), Ok(Value::Object(_))) {
+    if !matches!(
+        serde_json::from_str::<Value>(&stored.body),
+        Ok(Value::Object(_))
+    ) {
         return Err(ApiError::Internal(
             "a stored idempotent answer is not a JSON object".into(),
         ));

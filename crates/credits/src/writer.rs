@@ -1,19 +1,13 @@
 //! Group commit for the ledger: concurrent calls' debits are written together in one transaction.
 //!
-//! Every call still waits for its own durable commit, so nothing charged is ever lost, and each
-//! debit is the same conditional update as a single one, so the balance can never go negative. One
-//! writer task per process removes write-lock contention on SQLite and the hot-row wait on
-//! PostgreSQL. On PostgreSQL the commit and its log flush are pipelined: a batch commits without
-//! waiting for the flush, and a flusher answers its callers once a later synchronous commit has
-//! returned, while the writer commits the next batch (the durability argument is on
-//! `terrace_store::accounts::debit_batch_unflushed`).
+//! Every call still waits for its own commit, so nothing charged is ever lost, and each debit is the
+//! same conditional update as a single one, so the balance can never go negative. One writer task
+//! per process removes write-lock contention on SQLite and the hot-row wait on PostgreSQL.
 
 use crate::{Caller, CreditsError, Surface};
 use chrono::{DateTime, Utc};
 use std::time::Duration;
-use terrace_store::accounts::{
-    DebitOutcome, OwnedCharge, debit_batch, debit_batch_unflushed, flush_commits,
-};
+use terrace_store::accounts::{DebitOutcome, OwnedCharge, debit_batch};
 use terrace_store::{Backend, Db, StoreError};
 use tokio::sync::{mpsc, oneshot};
 
@@ -27,17 +21,9 @@ const SLOW_COMMIT: Duration = Duration::from_millis(50);
 type Reply = Result<DebitOutcome, (bool, String)>;
 type Job = (OwnedCharge, DateTime<Utc>, oneshot::Sender<Reply>);
 
-/// One committed batch's callers and what the store decided for each, waiting for the flush
-/// that makes it durable (PostgreSQL).
-type Committed = (Vec<oneshot::Sender<Reply>>, Vec<DebitOutcome>);
-
 /// The writer loop: take every debit waiting (up to [`MAX_BATCH`]), commit them together, reply.
-///
-/// With `flusher` (PostgreSQL), a batch is committed without waiting for its log flush and handed
-/// to the flusher, which answers its callers once a later synchronous commit has returned; the
-/// writer meanwhile takes the next batch. Without it (SQLite), the writer answers at commit.
-async fn run(db: Db, flusher: Option<mpsc::UnboundedSender<Committed>>, mut rx: mpsc::Receiver<Job>) {
-    let linger = linger().filter(|_| flusher.is_none());
+async fn run(db: Db, mut rx: mpsc::Receiver<Job>) {
+    let linger = linger().filter(|_| db.backend() == Backend::Sqlite);
     let mut last_size = 0;
     while let Some(first) = rx.recv().await {
         let mut batch = vec![first];
@@ -63,10 +49,7 @@ async fn run(db: Db, flusher: Option<mpsc::UnboundedSender<Committed>>, mut rx: 
             batch.into_iter().map(|(c, _, r)| (c, r)).unzip();
         let size = charges.len();
         let started = std::time::Instant::now();
-        let result = match flusher {
-            Some(_) => debit_batch_unflushed(&db, charges, now.naive_utc()).await,
-            None => debit_batch(&db, charges, now.naive_utc()).await,
-        };
+        let result = debit_batch(&db, charges, now.naive_utc()).await;
         let took = started.elapsed();
         metrics::histogram!("terrace_ledger_commit_seconds").record(took.as_secs_f64());
         metrics::histogram!("terrace_ledger_batch_size").record(size as f64);
@@ -77,18 +60,7 @@ async fn run(db: Db, flusher: Option<mpsc::UnboundedSender<Committed>>, mut rx: 
                 "slow ledger commit: every call of the batch waited for it"
             );
         }
-        match (result, &flusher) {
-            (Ok(outcomes), Some(flusher)) => {
-                if let Err(mpsc::error::SendError((replies, _))) =
-                    flusher.send((replies, outcomes))
-                {
-                    // The flusher is gone: the batch was committed but cannot be confirmed
-                    // durable, so nobody is told it succeeded.
-                    answer(replies, Err(StoreError::Unavailable("the ledger flusher stopped".into())));
-                }
-            }
-            (result, _) => answer(replies, result),
-        }
+        answer(replies, result);
     }
 }
 
@@ -134,73 +106,6 @@ fn answer(replies: Vec<oneshot::Sender<Reply>>, result: Result<Vec<DebitOutcome>
             let msg = e.to_string();
             for reply in replies {
                 let _ = reply.send(Err((unavailable, msg.clone())));
-            }
-        }
-    }
-}
-
-/// `TERRACE_LEDGER_PIPELINE=0` makes PostgreSQL's writer wait for each batch's own flush at its
-/// commit, as before the flusher (kept to measure the difference); anything else, or unset,
-/// pipelines.
-fn pipelined() -> bool {
-    std::env::var("TERRACE_LEDGER_PIPELINE").map_or(true, |v| v.trim() != "0")
-}
-
-/// The writer on its runtime: on PostgreSQL with a flusher task beside it (its own connection),
-/// which it waits for when the last handle is dropped, so every committed batch is answered.
-async fn serve(db: Db, rx: mpsc::Receiver<Job>) {
-    let flush_db = (db.backend() == Backend::Postgres && pipelined())
-        .then(|| db.own_pool(1).ok())
-        .flatten();
-    match flush_db {
-        Some(flush_db) => {
-            let (tx, committed) = mpsc::unbounded_channel();
-            let flushing = tokio::spawn(flush_loop(flush_db, committed));
-            run(db, Some(tx), rx).await;
-            let _ = flushing.await;
-        }
-        None => run(db, None, rx).await,
-    }
-}
-
-/// How many times the flusher tries a flush (on a fresh connection each time) before it gives up.
-const FLUSH_ATTEMPTS: u32 = 3;
-
-/// The PostgreSQL flusher: takes every committed batch waiting, runs one synchronous commit on a
-/// connection of its own ([`flush_commits`]), which returns once the log is on disk past every
-/// batch taken (each was committed before the flush began), then answers their callers. One
-/// flush covers every batch committed while the previous flush was running.
-async fn flush_loop(db: Db, mut rx: mpsc::UnboundedReceiver<Committed>) {
-    while let Some(first) = rx.recv().await {
-        let mut waiting = vec![first];
-        while let Ok(next) = rx.try_recv() {
-            waiting.push(next);
-        }
-        let started = std::time::Instant::now();
-        let mut flushed = flush_commits(&db).await;
-        for _ in 1..FLUSH_ATTEMPTS {
-            if flushed.is_ok() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            flushed = flush_commits(&db).await;
-        }
-        metrics::histogram!("terrace_ledger_flush_seconds")
-            .record(started.elapsed().as_secs_f64());
-        match flushed {
-            Ok(()) => {
-                for (replies, outcomes) in waiting {
-                    answer(replies, Ok(outcomes));
-                }
-            }
-            Err(e) => {
-                // The batches are committed but not known to be on disk: their callers are
-                // answered as a store failure (the ledger, read back, is the truth).
-                tracing::error!(error = %e, "ledger flush failed: its calls are answered 503");
-                let msg = e.to_string();
-                for (replies, _) in waiting {
-                    answer(replies, Err(StoreError::Unavailable(msg.clone())));
-                }
             }
         }
     }
@@ -273,10 +178,7 @@ impl LedgerWriter {
     /// the write-ahead log short ([`checkpoints`]), so no commit of the writer's ever runs a
     /// checkpoint itself: an automatic checkpoint runs inside the commit that crosses the log's
     /// threshold and every call of that batch waits for it (measured: a stall of every caller
-    /// for the time it takes to copy and sync the log). On PostgreSQL a flusher task beside the
-    /// writer, on a connection of its own, confirms each batch durable before its callers hear
-    /// of it ([`flush_loop`]), so the writer commits the next batch while the last one's log is
-    /// being flushed.
+    /// for the time it takes to copy and sync the log).
     pub fn spawn(db: Db) -> LedgerWriter {
         let (tx, rx) = mpsc::channel::<Job>(8192);
         let running = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
@@ -302,7 +204,7 @@ impl LedgerWriter {
                 let spawned = std::thread::Builder::new()
                     .name("terrace-ledger".into())
                     .spawn(move || {
-                        runtime.block_on(serve(db, rx));
+                        runtime.block_on(run(db, rx));
                         drop(stop);
                     });
                 if let Err(e) = spawned {
@@ -312,7 +214,7 @@ impl LedgerWriter {
             // Without a runtime of its own the writer runs on the caller's.
             Err(_) => {
                 tokio::spawn(async move {
-                    serve(db, rx).await;
+                    run(db, rx).await;
                     drop(stop);
                 });
             }

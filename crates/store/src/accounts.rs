@@ -689,15 +689,6 @@ macro_rules! debit_batch_body {
     }};
 }
 
-/// When a batch's commit reaches the disk (PostgreSQL).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Flush {
-    /// The commit waits for its WAL flush (`synchronous_commit = on`, the server's default).
-    AtCommit,
-    /// The commit returns before its WAL flush; [`flush_commits`] waits for it.
-    Later,
-}
-
 /// Records many calls in ONE transaction (group commit), each debited exactly as [`debit`] does,
 /// in order. Returns one outcome per charge; if the commit fails, none of them is charged.
 pub async fn debit_batch(
@@ -705,46 +696,9 @@ pub async fn debit_batch(
     charges: Vec<OwnedCharge>,
     now: NaiveDateTime,
 ) -> StoreResult<Vec<DebitOutcome>> {
-    debit_batch_flushing(db, charges, now, Flush::AtCommit).await
-}
-
-/// [`debit_batch`], except that on PostgreSQL the commit returns before the write-ahead log is
-/// flushed (`terrace_debit_batch_unflushed`: `synchronous_commit = off` for that transaction
-/// only), so the accounts' row locks are released at once and the next batch can run while this
-/// one's flush is on its way. **The debits are not durable until [`flush_commits`], started after
-/// this returned, has returned**: nobody may be told of them before. SQLite: the same as
-/// [`debit_batch`] (its commit is already as durable as it gets, `synchronous = NORMAL`).
-pub async fn debit_batch_unflushed(
-    db: &Db,
-    charges: Vec<OwnedCharge>,
-    now: NaiveDateTime,
-) -> StoreResult<Vec<DebitOutcome>> {
-    debit_batch_flushing(db, charges, now, Flush::Later).await
-}
-
-/// Returns when every commit that returned before this was called is on disk. PostgreSQL: a
-/// transaction that takes a transaction id (`txid_current()`) commits with
-/// `synchronous_commit = on`, and its commit waits for the write-ahead log to be flushed up to
-/// its own commit record, which comes after every earlier commit record (the log is written in
-/// order). SQLite: nothing to wait for.
-pub async fn flush_commits(db: &Db) -> StoreResult<()> {
-    use crate::db::Conn;
-    if let Conn::Pg(mut c) = db.conn().await? {
-        use diesel_async::SimpleAsyncConnection;
-        c.batch_execute("SELECT txid_current()").await?;
-    }
-    Ok(())
-}
-
-async fn debit_batch_flushing(
-    db: &Db,
-    charges: Vec<OwnedCharge>,
-    now: NaiveDateTime,
-    flush: Flush,
-) -> StoreResult<Vec<DebitOutcome>> {
     use crate::db::Conn;
     match db.conn().await? {
-        Conn::Pg(mut c) => debit_batch_pg(&mut c, &charges, now, flush).await,
+        Conn::Pg(mut c) => debit_batch_pg(&mut c, &charges, now).await,
         Conn::Sqlite(mut c) => {
             let out = c
                 .spawn_blocking(move |c| {
@@ -781,18 +735,11 @@ async fn debit_batch_pg(
     c: &mut diesel_async::AsyncPgConnection,
     charges: &[OwnedCharge],
     now: NaiveDateTime,
-    flush: Flush,
 ) -> StoreResult<Vec<DebitOutcome>> {
     use diesel::sql_types::{Array, BigInt, Nullable, Text, Timestamp};
-    let query = match flush {
-        Flush::AtCommit => {
-            "SELECT o_ord, o_outcome, o_balance FROM terrace_debit_batch($1, $2, $3, $4, $5, $6, $7)"
-        }
-        Flush::Later => {
-            "SELECT o_ord, o_outcome, o_balance FROM terrace_debit_batch_unflushed($1, $2, $3, $4, $5, $6, $7)"
-        }
-    };
-    let rows: Vec<PgOutcome> = diesel::sql_query(query)
+    let rows: Vec<PgOutcome> = diesel::sql_query(
+        "SELECT o_ord, o_outcome, o_balance FROM terrace_debit_batch($1, $2, $3, $4, $5, $6, $7)",
+    )
     .bind::<Array<BigInt>, _>(charges.iter().map(|ch| ch.account_id).collect::<Vec<_>>())
     .bind::<Array<Nullable<BigInt>>, _>(charges.iter().map(|ch| ch.key_id).collect::<Vec<_>>())
     .bind::<Array<BigInt>, _>(charges.iter().map(|ch| ch.credits).collect::<Vec<_>>())

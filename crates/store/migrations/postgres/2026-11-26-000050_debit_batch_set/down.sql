@@ -1,5 +1,4 @@
 -- Back to 000042's function (one INSERT per debit) and the ledger's foreign keys.
-DROP FUNCTION terrace_debit_batch_unflushed(BIGINT[], BIGINT[], BIGINT[], TEXT[], TEXT[], TEXT[], TIMESTAMP);
 ALTER TABLE ledger ADD CONSTRAINT ledger_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts (id);
 ALTER TABLE ledger ADD CONSTRAINT ledger_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys (id);
 

@@ -78,28 +78,3 @@ BEGIN
 END;
 $$;
 
--- The same batch, committed without waiting for its WAL flush: `synchronous_commit = off` for
--- this transaction only (set_config's third argument; no SET clause on the function, so the
--- setting lasts to the end of the caller's autocommit transaction, its commit included). The
--- ledger writer uses it so that the next batch can lock the accounts while this one's log is
--- still being flushed, and answers the batch's callers only after a later synchronous commit on
--- another connection has returned (`store::accounts::flush_commits`): the log is flushed in
--- order, so that commit's flush covers this one. Every caller still hears of its charge only
--- once it is on disk.
-CREATE FUNCTION terrace_debit_batch_unflushed(
-    p_account BIGINT[],
-    p_key BIGINT[],
-    p_credits BIGINT[],
-    p_operation TEXT[],
-    p_request TEXT[],
-    p_surface TEXT[],
-    p_at TIMESTAMP
-) RETURNS TABLE (o_ord INT, o_outcome TEXT, o_balance BIGINT)
-LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM set_config('synchronous_commit', 'off', true);
-    RETURN QUERY SELECT b.o_ord, b.o_outcome, b.o_balance
-        FROM terrace_debit_batch(p_account, p_key, p_credits, p_operation, p_request, p_surface,
-                                 p_at) AS b;
-END;
-$$;
