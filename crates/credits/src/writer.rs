@@ -83,12 +83,21 @@ const LINGER_BELOW: usize = 16;
 const LINGER: Duration = Duration::from_micros(100);
 
 fn linger() -> Option<Duration> {
-    match std::env::var("TERRACE_LEDGER_LINGER_US") {
-        Err(_) => Some(LINGER),
+    env_duration("TERRACE_LEDGER_LINGER_US", LINGER, Duration::from_micros)
+}
+
+/// A duration from the environment variable `name`, in the unit `of` reads: the default when
+/// unset or not a number (logged), none for `0`.
+fn env_duration(name: &str, default: Duration, of: fn(u64) -> Duration) -> Option<Duration> {
+    match std::env::var(name) {
+        Err(_) => Some(default),
         Ok(v) => match v.trim().parse::<u64>() {
             Ok(0) => None,
-            Ok(us) => Some(Duration::from_micros(us)),
-            Err(_) => Some(LINGER),
+            Ok(n) => Some(of(n)),
+            Err(_) => {
+                tracing::warn!(value = %v, variable = name, "not a number: the default is used");
+                Some(default)
+            }
         },
     }
 }
@@ -119,17 +128,11 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(200);
 /// checkpoints to SQLite (the commit that crosses `wal_autocheckpoint` runs one, as before the
 /// checkpoint thread; kept to measure the difference).
 fn checkpoint_every() -> Option<Duration> {
-    match std::env::var("TERRACE_SQLITE_CHECKPOINT_MS") {
-        Err(_) => Some(CHECKPOINT_EVERY),
-        Ok(v) => match v.trim().parse::<u64>() {
-            Ok(0) => None,
-            Ok(ms) => Some(Duration::from_millis(ms)),
-            Err(_) => {
-                tracing::warn!(value = %v, "TERRACE_SQLITE_CHECKPOINT_MS is not a number: using 200");
-                Some(CHECKPOINT_EVERY)
-            }
-        },
-    }
+    env_duration(
+        "TERRACE_SQLITE_CHECKPOINT_MS",
+        CHECKPOINT_EVERY,
+        Duration::from_millis,
+    )
 }
 
 /// Clears the flag the checkpoint thread watches when the writer stops.
