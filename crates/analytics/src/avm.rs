@@ -328,12 +328,11 @@ fn type_slot(t: PropertyType) -> usize {
 /// Fits one hedonic model on `(sale, log price carried to the vintage)`; a sale without a floor
 /// area takes its type's mean log area and the `floor_area_missing` indicator.
 fn fit_hedonic(rows: &[(&AvmSale, f64)], pooled: bool) -> Option<HedonicModel> {
-    let with_area: Vec<&(&AvmSale, f64)> = rows.iter().collect();
-    if with_area.len() <= N_COEF {
+    if rows.len() <= N_COEF {
         return None;
     }
     let mut by_type = [(0.0, 0usize); 5];
-    for (s, _) in &with_area {
+    for (s, _) in rows {
         if let Some(a) = s.floor_area_m2.filter(|a| *a > 0.0) {
             let e = &mut by_type[type_slot(s.property_type)];
             e.0 += a.ln();
@@ -353,12 +352,12 @@ fn fit_hedonic(rows: &[(&AvmSale, f64)], pooled: bool) -> Option<HedonicModel> {
         mean_log_area,
         type_log_area: by_type.map(|(sum, n)| (n > 0).then(|| sum / n as f64)),
         type_counts: [0; 5],
-        n: with_area.len(),
+        n: rows.len(),
         streets: HashMap::new(),
         areas: HashMap::new(),
     };
     let mut ne = NormalEquations::new(N_COEF);
-    for (s, y) in &with_area {
+    for (s, y) in rows {
         let r = m.row(s.property_type, s.tenure, s.new_build, s.floor_area_m2);
         let sparse: Vec<(usize, f64)> = r
             .iter()
@@ -377,7 +376,7 @@ fn fit_hedonic(rows: &[(&AvmSale, f64)], pooled: bool) -> Option<HedonicModel> {
     };
     if pooled {
         let mut acc: HashMap<u32, (f64, f64)> = HashMap::new();
-        for (s, y) in &with_area {
+        for (s, y) in rows {
             let e = acc.entry(s.area).or_default();
             e.0 += resid(&m, s, *y);
             e.1 += 1.0;
@@ -388,7 +387,7 @@ fn fit_hedonic(rows: &[(&AvmSale, f64)], pooled: bool) -> Option<HedonicModel> {
             .collect();
     }
     let mut acc: HashMap<u64, (f64, f64)> = HashMap::new();
-    for (s, y) in &with_area {
+    for (s, y) in rows {
         if let Some(k) = s.street {
             let area = m.areas.get(&s.area).copied().unwrap_or(0.0);
             let e = acc.entry(k).or_default();
@@ -928,9 +927,9 @@ pub fn evidence_class(avail: [bool; 3]) -> &'static str {
     }
 }
 
-/// A calibration sale: the three estimates (log), the log price, and the configuration bits
-/// beyond availability ([`config_bits`]).
-pub type CalRow = ([Option<f64>; 3], f64, u8);
+/// A calibration sale: the three estimates (log), the log price, and whether the anchor sale
+/// was older than [`ANCHOR_OLD_MONTHS`].
+pub type CalRow = ([Option<f64>; 3], f64, bool);
 
 /// The blend and interval learned on the calibration sales.
 #[derive(Debug, Clone, PartialEq)]
@@ -948,21 +947,13 @@ pub struct Calibration {
     pub n_calibration: usize,
 }
 
-/// The evidence configuration as five bits: anchor 1, comparables 2, hedonic 4, 8 when the
-/// anchor sale is older than [`ANCHOR_OLD_MONTHS`], 16 when the hedonic estimate had no floor
-/// area; `extra` holds the last two ([`config_bits`]).
-pub fn pattern_key(avail: [bool; 3], extra: u8) -> u8 {
+/// The evidence configuration as four bits: anchor 1, comparables 2, hedonic 4, and 8 when the
+/// anchor sale is older than [`ANCHOR_OLD_MONTHS`].
+pub fn pattern_key(avail: [bool; 3], old_anchor: bool) -> u8 {
     u8::from(avail[0])
         | (u8::from(avail[1]) << 1)
         | (u8::from(avail[2]) << 2)
-        | (u8::from(avail[0] && extra & 8 != 0) << 3)
-        | (u8::from(avail[2] && extra & 16 != 0) << 4)
-}
-
-/// The configuration bits of [`pattern_key`] beyond availability: 8 for an old anchor, 16 for a
-/// hedonic estimate made without a floor area.
-pub fn config_bits(old_anchor: bool, hedonic_without_area: bool) -> u8 {
-    (u8::from(old_anchor) << 3) | (u8::from(hedonic_without_area) << 4)
+        | (u8::from(avail[0] && old_anchor) << 3)
 }
 
 /// Whether an anchor sale of `sold` is old at `at`.
@@ -974,11 +965,11 @@ impl Calibration {
     /// Weights of the available estimators: the stacked weights of the configuration when it
     /// had enough calibration sales (an old anchor's configuration falls back to the same
     /// estimators' with a recent anchor); else proportional to 1 / mse, normalised; else equal.
-    pub fn weights(&self, avail: [bool; 3], extra: u8) -> [f64; 3] {
+    pub fn weights(&self, avail: [bool; 3], old_anchor: bool) -> [f64; 3] {
         if let Some(w) = self
             .stacked
-            .get(&pattern_key(avail, extra))
-            .or_else(|| self.stacked.get(&pattern_key(avail, extra & !8)))
+            .get(&pattern_key(avail, old_anchor))
+            .or_else(|| self.stacked.get(&pattern_key(avail, false)))
         {
             return *w;
         }
@@ -1127,8 +1118,7 @@ fn combine(
         .anchor
         .as_ref()
         .is_some_and(|a| is_old_anchor(a.month, at));
-    let extra = config_bits(old, !subject.floor_area_m2.is_some_and(|a| a > 0.0));
-    let w = cal.weights(avail, extra);
+    let w = cal.weights(avail, old);
     let log_v = blend(&est.logs, &w).unwrap_or_default();
     let class = evidence_class(avail);
     let hw = cal.half_width_for(class);
@@ -1180,8 +1170,7 @@ pub fn fit_vintage(
             .anchor
             .as_ref()
             .is_some_and(|a| is_old_anchor(a.month, t.month));
-        let extra = config_bits(old, !subject.floor_area_m2.is_some_and(|a| a > 0.0));
-        errs.push((e.logs, (t.price as f64).ln(), extra));
+        errs.push((e.logs, (t.price as f64).ln(), old));
     }
     let calibration = calibrate(&errs);
     Vintage {
@@ -1229,9 +1218,9 @@ pub fn calibrate(errs: &[CalRow]) -> Calibration {
     };
     let mut by_class: HashMap<&'static str, Vec<f64>> = HashMap::new();
     let mut all = Vec::new();
-    for (logs, y, extra) in errs {
+    for (logs, y, old) in errs {
         let avail = [logs[0].is_some(), logs[1].is_some(), logs[2].is_some()];
-        let w = cal.weights(avail, *extra);
+        let w = cal.weights(avail, *old);
         if let Some(b) = blend(logs, &w) {
             let e = (b - y).abs();
             by_class.entry(evidence_class(avail)).or_default().push(e);
