@@ -12,12 +12,13 @@
 //! postcode-aware; `resolve` turns free text and/or structured fields into UPRN candidates with a
 //! score in [0, 1], best first; `is_confident` says whether the top score is at least
 //! `CONFIDENT_SCORE` and `CONFIDENT_MARGIN` ahead of the second, or, for a top candidate at the
-//! query's own postcode whose numbers agree exactly (its [`Evidence`]), at least
-//! `CONFIDENT_SCORE_AGREEING` and `CONFIDENT_MARGIN_AGREEING` ahead. The index groups entries into
-//! street groups (street + locality + town), keeps posting lists in compact CSR arrays, stores its
-//! term dictionary in an `fst` map, and expands typos with its own optimal-string-alignment
-//! automaton over that map. An accuracy test on a generated register asserts precision and recall
-//! at the top candidate; a timing run on 1,000,000 addresses exists as an ignored test.
+//! query's own postcode (its [`Evidence`]) whose numbers agree, exactly or in another form, or
+//! when neither side has a number, from lower scores and margins (see [`is_confident`]). The
+//! index groups entries into street groups (street + locality + town), keeps posting lists in
+//! compact CSR arrays, stores its term dictionary in an `fst` map, and expands typos with its own
+//! optimal-string-alignment automaton over that map. An accuracy test on a generated register
+//! asserts precision and recall at the top candidate; a timing run on 1,000,000 addresses exists
+//! as an ignored test.
 //!
 //! Candidates do not depend on a street group winning: the index also keeps number-word postings
 //! (an address under each flat or house number it has, paired with each distinctive word of its
@@ -199,18 +200,39 @@ const MIN_RESOLVE_SCORE: f32 = 0.15;
 
 /// A top candidate at the query's own postcode whose flat and house numbers agree exactly may be
 /// confident from this score ...
-pub const CONFIDENT_SCORE_AGREEING: f64 = 0.70;
-/// ... when this far ahead of the second. On the Exeter task this rule adds no confident wrong
-/// answer and no false positive (docs/BENCHMARKS.md, session 11).
-pub const CONFIDENT_MARGIN_AGREEING: f64 = 0.10;
+pub const CONFIDENT_SCORE_AGREEING: f64 = 0.65;
+/// ... when this far ahead of the second (whether or not the query names another street type:
+/// the postcode and the numbers say which street it is).
+pub const CONFIDENT_MARGIN_AGREEING: f64 = 0.05;
+/// Numbers that agree as another form of the same designation (`Flat 5, Priory View` for `5
+/// Priory View`, `Flat 4, Canon House` for `Flat 4, Canon House 32`, `Flat C, 6` for `6C`) score
+/// at least this; a number the address does not have, or a flat guessed among a house's unnumbered
+/// flats, scores less and never makes an answer confident below [`CONFIDENT_SCORE`].
+pub const NUMBERS_AGREE_IN_FORM: f64 = 0.85;
+/// A top candidate at the query's own postcode whose numbers agree in form may be confident from
+/// [`CONFIDENT_SCORE_AGREEING`] when this far ahead of the second.
+pub const CONFIDENT_MARGIN_AGREEING_FORM: f64 = 0.15;
+/// A top candidate at the query's own postcode when neither the query nor the address has a number
+/// (`Annexe, The Headland, Woodwater Lane`) may be confident from this score ...
+pub const CONFIDENT_SCORE_UNNUMBERED: f64 = 0.75;
+/// ... when this far ahead of the second.
+pub const CONFIDENT_MARGIN_UNNUMBERED: f64 = 0.10;
 
-/// Is the top candidate a confident match: at least [`CONFIDENT_SCORE`] and at least
-/// [`CONFIDENT_MARGIN`] ahead of the second, or, when it is at the query's own postcode and its
-/// numbers agree exactly ([`Candidate::evidence`]), at least [`CONFIDENT_SCORE_AGREEING`] and
-/// [`CONFIDENT_MARGIN_AGREEING`] ahead?
+/// Is the top candidate a confident match?
 ///
-/// The second rule is for the words a lodgement adds or words differently while its postcode and
+/// Either its score is at least [`CONFIDENT_SCORE`] and [`CONFIDENT_MARGIN`] ahead of the second,
+/// or it is at the query's own postcode ([`Candidate::evidence`]) and
+/// - its flat and house numbers agree exactly, from [`CONFIDENT_SCORE_AGREEING`] and
+///   [`CONFIDENT_MARGIN_AGREEING`] ahead;
+/// - they agree in another form (at least [`NUMBERS_AGREE_IN_FORM`]), from
+///   [`CONFIDENT_SCORE_AGREEING`] and [`CONFIDENT_MARGIN_AGREEING_FORM`] ahead;
+/// - neither side has any number, from [`CONFIDENT_SCORE_UNNUMBERED`] and
+///   [`CONFIDENT_MARGIN_UNNUMBERED`] ahead.
+///
+/// These rules are for the words a lodgement adds or words differently while its postcode and
 /// numbers say the same (`The Annexe, 25 Prospect Park` for `25 Prospect Park` at its postcode).
+/// They were chosen on one half of the Exeter task split by UPRN and checked on the other
+/// (docs/BENCHMARKS.md, session 12); without a postcode only the first rule applies.
 pub fn is_confident(candidates: &[Candidate]) -> bool {
     let Some(top) = candidates.first() else {
         return false;
@@ -220,12 +242,19 @@ pub fn is_confident(candidates: &[Candidate]) -> bool {
     if top.score >= CONFIDENT_SCORE && margin >= CONFIDENT_MARGIN {
         return true;
     }
-    let agreeing = top.evidence.is_some_and(|ev| {
-        ev.postcode == Some(1.0)
-            && ev.numbers.is_some_and(|n| n >= 0.99)
-            && !ev.street_type_conflict
-    });
-    agreeing && top.score >= CONFIDENT_SCORE_AGREEING && margin >= CONFIDENT_MARGIN_AGREEING
+    let Some(ev) = top.evidence.filter(|ev| ev.postcode == Some(1.0)) else {
+        return false;
+    };
+    match ev.numbers {
+        Some(n) if n >= 0.99 => {
+            top.score >= CONFIDENT_SCORE_AGREEING && margin >= CONFIDENT_MARGIN_AGREEING
+        }
+        Some(n) if n >= NUMBERS_AGREE_IN_FORM => {
+            top.score >= CONFIDENT_SCORE_AGREEING && margin >= CONFIDENT_MARGIN_AGREEING_FORM
+        }
+        Some(_) => false,
+        None => top.score >= CONFIDENT_SCORE_UNNUMBERED && margin >= CONFIDENT_MARGIN_UNNUMBERED,
+    }
 }
 
 impl AddressIndex {

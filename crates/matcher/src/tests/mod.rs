@@ -1159,3 +1159,74 @@ fn resolve_flat_of_a_house_written_as_a_lettered_number() {
         "a letter flat names its letter"
     );
 }
+
+/// At the query's own postcode, numbers that agree exactly (from 0.65), numbers that agree in
+/// another form (`Flat 5, Priory View` for `5 Priory View`) and an unnumbered address whose name
+/// the query extends (`Annexe, The Headland`) are confident below `CONFIDENT_SCORE`; without the
+/// postcode, or with a flat number the address does not have, they are not.
+#[test]
+fn resolve_agreeing_postcode_with_numbers_in_form_or_none_is_confident() {
+    let entry = |uprn: i64, saon: &str, paon: &str, street: &str, pc: &str| AddressEntry {
+        uprn,
+        saon: (!saon.is_empty()).then(|| saon.to_string()),
+        paon: s(paon),
+        street: (!street.is_empty()).then(|| street.to_string()),
+        postcode: s(pc),
+        ..Default::default()
+    };
+    let mut register: Vec<AddressEntry> = (1..=20)
+        .map(|n| entry(100 + n, "", &n.to_string(), "PRIORY VIEW", "EX4 8EA"))
+        .collect();
+    register.extend((1..=20).map(|n| entry(200 + n, "", &n.to_string(), "BEACON LANE", "EX4 8GF")));
+    register
+        .extend((1..=20).map(|n| entry(300 + n, "", &n.to_string(), "WOODWATER LANE", "EX2 5JY")));
+    register.push(entry(400, "", "THE HEADLAND", "WOODWATER LANE", "EX2 5NS"));
+    register.push(entry(401, "FLAT 1", "7", "RICHMOND ROAD", "EX4 4JA"));
+    register.push(entry(402, "BASEMENT FLAT", "7", "RICHMOND ROAD", "EX4 4JA"));
+    let index = AddressIndex::build(register);
+    let ask = |q: &str, pc: Option<&str>| {
+        index.resolve(
+            &ResolveQuery {
+                address: s(q),
+                postcode: pc.map(str::to_string),
+                ..Default::default()
+            },
+            5,
+        )
+    };
+    let below = |got: &[Candidate]| {
+        (crate::CONFIDENT_SCORE_AGREEING..crate::CONFIDENT_SCORE).contains(&got[0].score)
+    };
+    // Numbers that agree exactly: from a lower score than before, and also when the query names
+    // another street type (the postcode and the number say which street it is).
+    for q in [
+        "5 Priory View, Heavitree Exeter",
+        "5 Priory View, Beacon Close",
+    ] {
+        let got = ask(q, Some("EX4 8EA"));
+        assert_eq!(got[0].uprn, 105, "{got:?}");
+        assert!(got[0].score < 0.70, "the case the rule is for: {got:?}");
+        assert!(is_confident(&got), "{q}: {got:?}");
+        assert!(!is_confident(&ask(q, None)), "{q}");
+    }
+    let got = ask("Flat 5, Priory View, Beacon", Some("EX4 8EA"));
+    assert_eq!(got[0].uprn, 105, "{got:?}");
+    assert!(below(&got), "the case the rule is for: {got:?}");
+    assert!(is_confident(&got), "{got:?}");
+    let got = ask("Flat 5, Priory View, Beacon", None);
+    assert!(!is_confident(&got), "{got:?}");
+
+    let got = ask("Annexe, The Headland, Woodwater", Some("EX2 5NS"));
+    assert_eq!(got[0].uprn, 400, "{got:?}");
+    assert!(
+        (crate::CONFIDENT_SCORE_UNNUMBERED..crate::CONFIDENT_SCORE).contains(&got[0].score),
+        "the case the rule is for: {got:?}"
+    );
+    assert!(is_confident(&got), "{got:?}");
+    let got = ask("Annexe, The Headland, Woodwater", None);
+    assert!(!is_confident(&got), "{got:?}");
+
+    // Flat 2 of a house whose register has flat 1 and an unnumbered flat: a guess, not confident.
+    let got = ask("Flat 2, 7 Richmond Road", Some("EX4 4JA"));
+    assert!(!is_confident(&got), "{got:?}");
+}
