@@ -12,8 +12,8 @@
 //! postcode-aware; `resolve` turns free text and/or structured fields into UPRN candidates with a
 //! score in [0, 1], best first; `is_confident` says whether the top score is at least
 //! `CONFIDENT_SCORE` and `CONFIDENT_MARGIN` ahead of the second, or, for a top candidate at the
-//! query's own postcode (its [`Evidence`]) whose numbers agree, exactly or in another form, or
-//! when neither side has a number, from lower scores and margins (see [`is_confident`]). The
+//! query's own postcode (its [`Evidence`]) whose numbers agree, exactly or in another form, from
+//! lower scores and margins (see [`is_confident`]). The
 //! index groups entries into street groups (street + locality + town), keeps posting lists in
 //! compact CSR arrays, stores its term dictionary in an `fst` map, and expands typos with its own
 //! optimal-string-alignment automaton over that map. An accuracy test on a generated register
@@ -212,11 +212,6 @@ pub const NUMBERS_AGREE_IN_FORM: f64 = 0.85;
 /// A top candidate at the query's own postcode whose numbers agree in form may be confident from
 /// [`CONFIDENT_SCORE_AGREEING`] when this far ahead of the second.
 pub const CONFIDENT_MARGIN_AGREEING_FORM: f64 = 0.15;
-/// A top candidate at the query's own postcode when neither the query nor the address has a number
-/// (`Annexe, The Headland, Woodwater Lane`) may be confident from this score ...
-pub const CONFIDENT_SCORE_UNNUMBERED: f64 = 0.75;
-/// ... when this far ahead of the second.
-pub const CONFIDENT_MARGIN_UNNUMBERED: f64 = 0.10;
 
 /// Is the top candidate a confident match?
 ///
@@ -225,9 +220,11 @@ pub const CONFIDENT_MARGIN_UNNUMBERED: f64 = 0.10;
 /// - its flat and house numbers agree exactly, from [`CONFIDENT_SCORE_AGREEING`] and
 ///   [`CONFIDENT_MARGIN_AGREEING`] ahead;
 /// - they agree in another form (at least [`NUMBERS_AGREE_IN_FORM`]), from
-///   [`CONFIDENT_SCORE_AGREEING`] and [`CONFIDENT_MARGIN_AGREEING_FORM`] ahead;
-/// - neither side has any number, from [`CONFIDENT_SCORE_UNNUMBERED`] and
-///   [`CONFIDENT_MARGIN_UNNUMBERED`] ahead.
+///   [`CONFIDENT_SCORE_AGREEING`] and [`CONFIDENT_MARGIN_AGREEING_FORM`] ahead.
+///
+/// With no number on either side there is no second rule: `Caretakers Flat, St Marys Point` or
+/// `Annexe Rear of the Old Smithy` at the postcode of `St Marys Point` or `The Old Smithy` is
+/// another dwelling as often as it is the same one.
 ///
 /// These rules are for the words a lodgement adds or words differently while its postcode and
 /// numbers say the same (`The Annexe, 25 Prospect Park` for `25 Prospect Park` at its postcode).
@@ -252,8 +249,7 @@ pub fn is_confident(candidates: &[Candidate]) -> bool {
         Some(n) if n >= NUMBERS_AGREE_IN_FORM => {
             top.score >= CONFIDENT_SCORE_AGREEING && margin >= CONFIDENT_MARGIN_AGREEING_FORM
         }
-        Some(_) => false,
-        None => top.score >= CONFIDENT_SCORE_UNNUMBERED && margin >= CONFIDENT_MARGIN_UNNUMBERED,
+        Some(_) | None => false,
     }
 }
 
