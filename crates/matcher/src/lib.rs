@@ -223,8 +223,8 @@ pub const CONFIDENT_MARGIN_AGREEING_FORM: f64 = 0.15;
 ///   [`CONFIDENT_SCORE_AGREEING`] and [`CONFIDENT_MARGIN_AGREEING_FORM`] ahead.
 ///
 /// With no number on either side there is no second rule: `Caretakers Flat, St Marys Point` or
-/// `Annexe Rear of the Old Smithy` at the postcode of `St Marys Point` or `The Old Smithy` is
-/// another dwelling as often as it is the same one.
+/// `Annexe Rear of the Old Smithy` at the postcode of `St Marys Point` or `The Old Smithy` may be
+/// its own dwelling, and only the words tell.
 ///
 /// These rules are for the words a lodgement adds or words differently while its postcode and
 /// numbers say the same (`The Annexe, 25 Prospect Park` for `25 Prospect Park` at its postcode).
