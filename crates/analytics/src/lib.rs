@@ -25,7 +25,9 @@ mod stats;
 
 pub use adjust::{TimeAdjustment, time_adjustment};
 pub use avm::{
-    ANCHOR_OLD_MONTHS, AVM_COVERAGE, Accuracy, AnchorEvidence, AvmSale, AvmValue,
+    AGE_BAND_REFERENCE, AGE_BANDS, ANCHOR_OLD_MONTHS, AVM_COVERAGE, Accuracy, AnchorEvidence,
+    Attributes, AvmSale, AvmValue, BuiltForm, HEDONIC_RIDGE, LEASE_SHORT_YEARS,
+    MIN_RELIST_EVIDENCE, RelistPenalty, age_band_of, measure_relisting,
     CALIBRATION_MONTHS, Calibration, CompLine, CompsEvidence, Estimates, Estimator, HedonicModel,
     HedonicSet, History, IndexSet, LogIndex, NEAREST_FILL, NEAREST_MAX_AGE_MONTHS,
     NEAREST_RADIUS_M, Refusal, RepeatVariances, Subject, Vintage, accuracy, calibrate, estimates,
