@@ -1,5 +1,5 @@
 use super::*;
-use crate::sim::{SimSpec, SplitMix64, cyclical_log_index, simulate_sales};
+use crate::sim::{Draws, SimSpec, SplitMix64, cyclical_log_index, simulate_sales};
 
 /// A simulated district: 4,000 dwellings over ten years, 70 sales a month, the true index known.
 fn world(seed: u64) -> (Vec<AvmSale>, IndexSet, Month) {
