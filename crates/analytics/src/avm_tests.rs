@@ -547,7 +547,10 @@ fn the_hedonic_fit_recovers_a_simulated_age_band_effect() {
     }
     // Floor area and type are still recovered beside it.
     let area = m.coefficient("log_floor_area").unwrap();
-    assert!((area - crate::sim::SIM_AREA_ELASTICITY).abs() < 0.1, "{area}");
+    assert!(
+        (area - crate::sim::SIM_AREA_ELASTICITY).abs() < 0.1,
+        "{area}"
+    );
     // The same market without the bands on record: the columns are all unknown, and get 0.
     let blind: Vec<AvmSale> = sales
         .iter()
@@ -592,8 +595,8 @@ fn the_hedonic_fit_recovers_a_short_lease_discount() {
         let years = 40.0 + (i % 90) as f64;
         let area = 50.0 + (i % 37) as f64;
         let known = i % 5 != 0;
-        let ln_p = 11.5 + 0.8 * (area / 60.0f64).ln() - 0.04 * lease_short(years)
-            + 0.05 * d.normal();
+        let ln_p =
+            11.5 + 0.8 * (area / 60.0f64).ln() - 0.04 * lease_short(years) + 0.05 * d.normal();
         sales.push(AvmSale {
             property: i,
             area: 1,

@@ -245,7 +245,11 @@ pub(crate) fn vintage_penalty(calibration_json: Option<&str>) -> VintagePenalty 
         factor: r
             .and_then(|r| r.get("factor"))
             .and_then(serde_json::Value::as_f64)
-            .filter(|_| r.and_then(|r| r.get("applied")).and_then(serde_json::Value::as_bool) == Some(true)),
+            .filter(|_| {
+                r.and_then(|r| r.get("applied"))
+                    .and_then(serde_json::Value::as_bool)
+                    == Some(true)
+            }),
         reason,
     }
 }
@@ -341,7 +345,8 @@ mod tests {
                 reason: "measured on 40 and 300".to_string()
             }
         );
-        let thin = r#"{"relisting": {"applied": false, "factor": 1.0, "reason": "needs 30, has 2"}}"#;
+        let thin =
+            r#"{"relisting": {"applied": false, "factor": 1.0, "reason": "needs 30, has 2"}}"#;
         assert_eq!(vintage_penalty(Some(thin)).factor, None);
         assert_eq!(vintage_penalty(Some(thin)).reason, "needs 30, has 2");
         assert_eq!(vintage_penalty(Some("{}")).factor, None);

@@ -120,11 +120,17 @@ mod tests {
             first_seen: Some(at(2024, 1, 5)),
             snapshots: vec![snap(at(2024, 1, 5), "available")],
         };
-        assert_eq!(classify(std::slice::from_ref(&plain), sale).relisted(), Some(false));
-        let two = [plain.clone(), ListingHistory {
-            first_seen: Some(at(2024, 3, 1)),
-            snapshots: vec![],
-        }];
+        assert_eq!(
+            classify(std::slice::from_ref(&plain), sale).relisted(),
+            Some(false)
+        );
+        let two = [
+            plain.clone(),
+            ListingHistory {
+                first_seen: Some(at(2024, 3, 1)),
+                snapshots: vec![],
+            },
+        ];
         assert_eq!(classify(&two, sale), RelistEvidence::SeparateListings(2));
         // A relist two years before the sale is not this sale's.
         assert_eq!(
