@@ -603,7 +603,18 @@ pub struct History<'a> {
     by_building: HashMap<u64, Vec<usize>>,
     by_street_type: HashMap<(u64, PropertyType), Vec<usize>>,
     /// Sales with a position by ([`NEAREST_CELL_M`] cell, type slot).
-    by_cell: HashMap<(i64, i64, usize), Vec<usize>>,
+    /// Each entry: the sale's index, month and position, so that a search reads the cell's
+    /// vector without visiting the sales it rejects.
+    by_cell: HashMap<(i64, i64, usize), Vec<CellSale>>,
+}
+
+/// A sale in a [`NEAREST_CELL_M`] cell.
+#[derive(Debug, Clone, Copy)]
+struct CellSale {
+    i: usize,
+    month: Month,
+    price: i64,
+    at: (f64, f64),
 }
 
 /// The [`NEAREST_CELL_M`] cell of a position.
@@ -644,7 +655,12 @@ impl<'a> History<'a> {
                 h.by_cell
                     .entry((cx, cy, type_slot(s.property_type)))
                     .or_default()
-                    .push(i);
+                    .push(CellSale {
+                        i,
+                        month: s.month,
+                        price: s.price,
+                        at: p,
+                    });
             }
         }
         let order = |v: &mut Vec<usize>| {
@@ -655,7 +671,9 @@ impl<'a> History<'a> {
         h.by_property.values_mut().for_each(order);
         h.by_building.values_mut().for_each(order);
         h.by_street_type.values_mut().for_each(order);
-        h.by_cell.values_mut().for_each(order);
+        h.by_cell
+            .values_mut()
+            .for_each(|v| v.sort_by(|a, b| (b.month, b.price).cmp(&(a.month, a.price))));
         h
     }
 
@@ -672,10 +690,17 @@ impl<'a> History<'a> {
         want: usize,
         usable: &dyn Fn(&AvmSale) -> bool,
     ) -> Vec<(usize, f64)> {
-        let mut found: Vec<(usize, f64)> = Vec::new();
+        // The `want` nearest so far, in answer order: distance, then newest (month, price),
+        // then the order found (as a stable sort of everything found would give).
+        let mut best: Vec<(CellSale, f64)> = Vec::with_capacity(want + 1);
         if want == 0 || !(at.0.is_finite() && at.1.is_finite()) {
-            return found;
+            return Vec::new();
         }
+        let before = |a: &(CellSale, f64), b: &(CellSale, f64)| {
+            a.1.total_cmp(&b.1)
+                .then_with(|| (b.0.month, b.0.price).cmp(&(a.0.month, a.0.price)))
+                .is_lt()
+        };
         let (cx, cy) = cell_of(at);
         let slot = type_slot(t);
         let rings = (NEAREST_RADIUS_M / NEAREST_CELL_M).ceil() as i64 + 1;
@@ -688,33 +713,47 @@ impl<'a> History<'a> {
                     let Some(v) = self.by_cell.get(&(cx + dx, cy + dy, slot)) else {
                         continue;
                     };
-                    for i in v {
-                        let s = &self.sales[*i];
-                        if s.month < oldest {
+                    // The cell's nearest point: skip it when farther than the radius, or than
+                    // the worst of a full list.
+                    let (x0, y0) = (
+                        (cx + dx) as f64 * NEAREST_CELL_M,
+                        (cy + dy) as f64 * NEAREST_CELL_M,
+                    );
+                    let gap = |p: f64, lo: f64| (lo - p).max(p - lo - NEAREST_CELL_M).max(0.0);
+                    let near = gap(at.0, x0).hypot(gap(at.1, y0));
+                    let worst = if best.len() == want {
+                        best[want - 1].1
+                    } else {
+                        NEAREST_RADIUS_M
+                    };
+                    if near > worst {
+                        continue;
+                    }
+                    for c in v {
+                        if c.month < oldest {
                             break;
                         }
-                        let Some(p) = s.position else { continue };
-                        let d = distance(at, p);
-                        if d <= NEAREST_RADIUS_M && usable(s) {
-                            found.push((*i, d));
+                        let d = distance(at, c.at);
+                        if d > NEAREST_RADIUS_M {
+                            continue;
                         }
+                        let cand = (*c, d);
+                        let pos = best.partition_point(|b| !before(&cand, b));
+                        if pos >= want || !usable(&self.sales[c.i]) {
+                            continue;
+                        }
+                        best.insert(pos, cand);
+                        best.truncate(want);
                     }
                 }
             }
             // Every sale not yet searched lies farther than r cells from the subject's cell.
             let safe = r as f64 * NEAREST_CELL_M;
-            if found.iter().filter(|(_, d)| *d <= safe).count() >= want {
+            if best.len() == want && best[want - 1].1 <= safe {
                 break;
             }
         }
-        found.sort_by(|a, b| {
-            a.1.total_cmp(&b.1).then_with(|| {
-                let (x, y) = (&self.sales[a.0], &self.sales[b.0]);
-                (y.month, y.price).cmp(&(x.month, x.price))
-            })
-        });
-        found.truncate(want);
-        found
+        best.into_iter().map(|(c, d)| (c.i, d)).collect()
     }
 
     pub fn sale(&self, i: usize) -> &AvmSale {
@@ -1068,8 +1107,12 @@ pub fn estimates(
     if let Some(b) = subject.building
         && let Some(v) = hist.by_building.get(&b)
     {
-        for s in v.iter().map(|i| &hist.sales[*i]).filter(usable) {
-            if picked.len() < MAX_COMPS && seen.insert(s as *const AvmSale) {
+        // Newest first: stop once the list is full or the sales are too old.
+        for s in v.iter().map(|i| &hist.sales[*i]) {
+            if picked.len() >= MAX_COMPS || s.month < oldest {
+                break;
+            }
+            if usable(&s) && seen.insert(s as *const AvmSale) {
                 picked.push((s, "same_building"));
             }
         }
@@ -1077,8 +1120,11 @@ pub fn estimates(
     if let Some(k) = subject.street
         && let Some(v) = hist.by_street_type.get(&(k, subject.property_type))
     {
-        for s in v.iter().map(|i| &hist.sales[*i]).filter(usable) {
-            if picked.len() < MAX_COMPS && seen.insert(s as *const AvmSale) {
+        for s in v.iter().map(|i| &hist.sales[*i]) {
+            if picked.len() >= MAX_COMPS || s.month < oldest {
+                break;
+            }
+            if usable(&s) && seen.insert(s as *const AvmSale) {
                 picked.push((s, "same_street"));
             }
         }
