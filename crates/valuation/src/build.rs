@@ -119,7 +119,7 @@ pub async fn build(
     let live = live_vintage_scores(db, &inp.sales, through, now).await?;
     lap("indices and live-vintage scores", say);
     let vintage = an::fit_vintage(&inp.sales, &index, through, MAX_CALIBRATION);
-    lap("vintage fit (hedonic, calibration)", say);
+    lap("hedonic fit and calibration", say);
     let on = chrono::NaiveDate::from_ymd_opt(through.year(), through.month(), 1);
     let sales = std::mem::take(&mut inp.sales);
     let hist = an::History::new(&sales);
