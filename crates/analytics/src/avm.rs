@@ -673,7 +673,7 @@ impl<'a> History<'a> {
         h.by_street_type.values_mut().for_each(order);
         h.by_cell
             .values_mut()
-            .for_each(|v| v.sort_by(|a, b| (b.month, b.price).cmp(&(a.month, a.price))));
+            .for_each(|v| v.sort_by_key(|c| std::cmp::Reverse((c.month, c.price))));
         h
     }
 

@@ -198,6 +198,8 @@ pub async fn epc_page(db: &Db, after: &str, limit: i64) -> StoreResult<Vec<EpcAt
         .collect())
 }
 
+type LeaseTermTuple = (String, Option<i64>, Option<NaiveDate>, Option<NaiveDate>);
+
 /// A page of registered leases with a UPRN and a parsed term end, in key order after
 /// `after`: (unique id, UPRN, date of lease, term end).
 pub async fn lease_terms_page(
@@ -206,23 +208,22 @@ pub async fn lease_terms_page(
     limit: i64,
 ) -> StoreResult<Vec<(String, i64, Option<NaiveDate>, NaiveDate)>> {
     use crate::schema::leases;
-    let rows: Vec<(String, Option<i64>, Option<NaiveDate>, Option<NaiveDate>)> =
-        with_conn!(db, |c| {
-            leases::table
-                .filter(leases::unique_id.gt(after))
-                .filter(leases::uprn.is_not_null())
-                .filter(leases::term_end.is_not_null())
-                .order(leases::unique_id)
-                .limit(limit)
-                .select((
-                    leases::unique_id,
-                    leases::uprn,
-                    leases::date_of_lease,
-                    leases::term_end,
-                ))
-                .load(c)
-                .await?
-        });
+    let rows: Vec<LeaseTermTuple> = with_conn!(db, |c| {
+        leases::table
+            .filter(leases::unique_id.gt(after))
+            .filter(leases::uprn.is_not_null())
+            .filter(leases::term_end.is_not_null())
+            .order(leases::unique_id)
+            .limit(limit)
+            .select((
+                leases::unique_id,
+                leases::uprn,
+                leases::date_of_lease,
+                leases::term_end,
+            ))
+            .load(c)
+            .await?
+    });
     Ok(rows
         .into_iter()
         .filter_map(|(id, u, d, e)| Some((id, u?, d, e?)))
