@@ -67,6 +67,16 @@ pub const MIN_WEIGHT_ERRORS: usize = 20;
 pub const MIN_REPEAT_PAIRS: usize = 50;
 pub const REPEAT_NOISE_RANGE: (f64, f64) = (0.0025, 0.09);
 pub const REPEAT_DRIFT_RANGE: (f64, f64) = (0.0, 0.05);
+/// Ridge penalty on the hedonic columns of built form, age band and lease term (not on the
+/// intercept, type, tenure, new build or floor area): `lambda` added to each of their diagonal
+/// entries of X'X, so a level seen on n sales is shrunk by about n / (n + lambda) toward its
+/// reference, and a column that is constant (every certificate unknown) gets 0.
+pub const HEDONIC_RIDGE: f64 = 5.0;
+/// The lease column: decades of unexpired term below this many years (0 at or above).
+pub const LEASE_SHORT_YEARS: f64 = 80.0;
+/// The relisting penalty is measured when at least this many relisted and this many
+/// not-relisted sales have an index-anchored previous sale; else no penalty (factor 1).
+pub const MIN_RELIST_EVIDENCE: usize = 30;
 /// An anchor sale older than this many months at the valuation month makes its own evidence
 /// configuration, with its own blend weights (an old sale has drifted further from today).
 pub const ANCHOR_OLD_MONTHS: i32 = 60;
@@ -138,6 +148,89 @@ impl IndexSet {
     }
 }
 
+/// The built form of a dwelling, from its energy certificate's `BUILT_FORM`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BuiltForm {
+    Detached,
+    SemiDetached,
+    EndTerrace,
+    MidTerrace,
+    EnclosedEndTerrace,
+    EnclosedMidTerrace,
+}
+
+impl BuiltForm {
+    /// The certificate's wording (`Detached`, `Semi-Detached`, `End-Terrace`, `Mid-Terrace`,
+    /// `Enclosed End-Terrace`, `Enclosed Mid-Terrace`); `None` for anything else (`NO DATA!`).
+    pub fn parse(s: &str) -> Option<BuiltForm> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "detached" => Some(BuiltForm::Detached),
+            "semi-detached" => Some(BuiltForm::SemiDetached),
+            "end-terrace" => Some(BuiltForm::EndTerrace),
+            "mid-terrace" => Some(BuiltForm::MidTerrace),
+            "enclosed end-terrace" => Some(BuiltForm::EnclosedEndTerrace),
+            "enclosed mid-terrace" => Some(BuiltForm::EnclosedMidTerrace),
+            _ => None,
+        }
+    }
+}
+
+/// The construction age bands the hedonic model distinguishes (a grouping of the energy
+/// certificate's `CONSTRUCTION_AGE_BAND`); the band at [`AGE_BAND_REFERENCE`] has no column.
+pub const AGE_BANDS: [&str; 8] = [
+    "before_1900",
+    "1900_1929",
+    "1930_1949",
+    "1950_1966",
+    "1967_1982",
+    "1983_1995",
+    "1996_2006",
+    "2007_onwards",
+];
+pub const AGE_BAND_REFERENCE: u8 = 4;
+
+/// The band (index into [`AGE_BANDS`]) of a certificate's `CONSTRUCTION_AGE_BAND`
+/// (`England and Wales: 1930-1949`, `England and Wales: before 1900`, `2012 onwards`, or a
+/// year for a new dwelling); `None` when it states no year (`NO DATA!`, `INVALID!`).
+pub fn age_band_of(s: &str) -> Option<u8> {
+    let t = s.to_ascii_lowercase();
+    if t.contains("before 1900") {
+        return Some(0);
+    }
+    let bytes = t.as_bytes();
+    let year = (0..bytes.len().saturating_sub(3)).find_map(|i| {
+        let w = &t[i..i + 4];
+        (w.bytes().all(|b| b.is_ascii_digit())
+            && (i == 0 || !bytes[i - 1].is_ascii_digit())
+            && bytes.get(i + 4).is_none_or(|b| !b.is_ascii_digit()))
+        .then(|| w.parse::<i32>().ok())
+        .flatten()
+    })?;
+    Some(match year {
+        ..=1899 => 0,
+        1900..=1929 => 1,
+        1930..=1949 => 2,
+        1950..=1966 => 3,
+        1967..=1982 => 4,
+        1983..=1995 => 5,
+        1996..=2006 => 6,
+        _ => 7,
+    })
+}
+
+/// What the register, certificates, leases and listings add to a sale or a subject; `None` is
+/// unknown (never a guessed value).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Attributes {
+    pub built_form: Option<BuiltForm>,
+    /// Index into [`AGE_BANDS`].
+    pub age_band: Option<u8>,
+    /// Years of the registered lease unexpired at the sale (or, for a subject, the vintage).
+    pub lease_years: Option<f64>,
+    /// Whether the sale's own listings show a relist in the 12 months before it (a sale only).
+    pub relisted: Option<bool>,
+}
+
 /// One category A sale the model may read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AvmSale {
@@ -160,6 +253,7 @@ pub struct AvmSale {
     /// Easting and northing in metres (British National Grid): the register's coordinates of
     /// the UPRN, else its postcode's centroid; `None` when neither is loaded.
     pub position: Option<(f64, f64)>,
+    pub attrs: Attributes,
 }
 
 /// The dwelling to value.
@@ -174,6 +268,8 @@ pub struct Subject {
     pub floor_area_m2: Option<f64>,
     /// As [`AvmSale::position`].
     pub position: Option<(f64, f64)>,
+    /// As [`AvmSale::attrs`] (`relisted` is not read).
+    pub attrs: Attributes,
 }
 
 impl Subject {
@@ -188,6 +284,7 @@ impl Subject {
             tenure: s.tenure,
             floor_area_m2: s.floor_area_m2,
             position: s.position,
+            attrs: s.attrs,
         }
     }
 }
@@ -216,7 +313,9 @@ impl Estimator {
     }
 }
 
-const N_COEF: usize = 10;
+/// The columns before the ridge-penalised ones (built form, age band, lease).
+const BASE_COEF: usize = 10;
+const N_COEF: usize = 23;
 const COEF_NAMES: [&str; N_COEF] = [
     "intercept",
     "semi_detached",
@@ -228,7 +327,49 @@ const COEF_NAMES: [&str; N_COEF] = [
     "new_build",
     "log_floor_area",
     "floor_area_missing",
+    "end_terrace",
+    "enclosed_terrace",
+    "built_form_unknown",
+    "age_before_1900",
+    "age_1900_1929",
+    "age_1930_1949",
+    "age_1950_1966",
+    "age_1983_1995",
+    "age_1996_2006",
+    "age_2007_onwards",
+    "age_band_unknown",
+    "lease_short_decades",
+    "lease_term_unknown",
 ];
+
+/// The column of an age band (`None` for the reference band).
+fn age_col(b: u8) -> Option<usize> {
+    match b {
+        0..=3 => Some(13 + b as usize),
+        AGE_BAND_REFERENCE => None,
+        5..=7 => Some(12 + b as usize),
+        _ => None,
+    }
+}
+
+/// Built-form columns: what Price Paid's type does not already say (detached and
+/// semi-detached are its types D and S): an end of terrace, an enclosed terrace.
+fn built_form_cols(f: Option<BuiltForm>, r: &mut [f64; N_COEF]) {
+    match f {
+        None => r[12] = 1.0,
+        Some(BuiltForm::EndTerrace) => r[10] = 1.0,
+        Some(BuiltForm::EnclosedEndTerrace) => {
+            r[10] = 1.0;
+            r[11] = 1.0;
+        }
+        Some(BuiltForm::EnclosedMidTerrace) => r[11] = 1.0,
+        Some(BuiltForm::Detached | BuiltForm::SemiDetached | BuiltForm::MidTerrace) => {}
+    }
+}
+
+fn lease_short(years: f64) -> f64 {
+    (LEASE_SHORT_YEARS - years.max(0.0)).max(0.0) / 10.0
+}
 
 fn type_col(t: PropertyType) -> Option<usize> {
     match t {
@@ -273,6 +414,7 @@ impl HedonicModel {
         tenure: Tenure,
         new_build: bool,
         area_m2: Option<f64>,
+        attrs: &Attributes,
     ) -> [f64; N_COEF] {
         let mut r = [0.0; N_COEF];
         r[0] = 1.0;
@@ -295,7 +437,43 @@ impl HedonicModel {
                 r[9] = 1.0;
             }
         }
+        built_form_cols(attrs.built_form, &mut r);
+        match attrs.age_band {
+            Some(b) => {
+                if let Some(c) = age_col(b) {
+                    r[c] = 1.0;
+                }
+            }
+            None => r[20] = 1.0,
+        }
+        match (attrs.lease_years, tenure) {
+            (Some(y), _) => r[21] = lease_short(y),
+            (None, Tenure::Leasehold) => r[22] = 1.0,
+            (None, Tenure::Freehold | Tenure::Unknown) => {}
+        }
         r
+    }
+
+    /// The log adjustment that moves a comparable's price to the subject for the attributes
+    /// known on both: built form, age band and lease term (the columns' coefficients times the
+    /// differences); an attribute unknown on either side is not adjusted.
+    fn attribute_adjustment(&self, subject: &Attributes, comp: &Attributes) -> f64 {
+        let b = &self.beta;
+        let mut adj = 0.0;
+        if let (Some(x), Some(y)) = (subject.built_form, comp.built_form) {
+            let (mut rx, mut ry) = ([0.0; N_COEF], [0.0; N_COEF]);
+            built_form_cols(Some(x), &mut rx);
+            built_form_cols(Some(y), &mut ry);
+            adj += (10..12).map(|c| b[c] * (rx[c] - ry[c])).sum::<f64>();
+        }
+        if let (Some(x), Some(y)) = (subject.age_band, comp.age_band) {
+            let at = |band: u8| age_col(band).map_or(0.0, |c| b[c]);
+            adj += at(x) - at(y);
+        }
+        if let (Some(x), Some(y)) = (subject.lease_years, comp.lease_years) {
+            adj += b[21] * (lease_short(x) - lease_short(y));
+        }
+        adj
     }
 
     /// The log value (at the fit's vintage) of a dwelling; `None` when its type was not fitted.
@@ -303,7 +481,7 @@ impl HedonicModel {
         if self.type_counts[type_slot(s.property_type)] == 0 {
             return None;
         }
-        let r = self.row(s.property_type, s.tenure, false, area_m2);
+        let r = self.row(s.property_type, s.tenure, false, area_m2, &s.attrs);
         let base: f64 = r.iter().zip(&self.beta).map(|(x, b)| x * b).sum();
         let street = s
             .street
@@ -328,7 +506,7 @@ fn type_slot(t: PropertyType) -> usize {
 /// Fits one hedonic model on `(sale, log price carried to the vintage)`; a sale without a floor
 /// area takes its type's mean log area and the `floor_area_missing` indicator.
 fn fit_hedonic(rows: &[(&AvmSale, f64)], pooled: bool) -> Option<HedonicModel> {
-    if rows.len() <= N_COEF {
+    if rows.len() <= BASE_COEF {
         return None;
     }
     let mut by_type = [(0.0, 0usize); 5];
@@ -358,7 +536,13 @@ fn fit_hedonic(rows: &[(&AvmSale, f64)], pooled: bool) -> Option<HedonicModel> {
     };
     let mut ne = NormalEquations::new(N_COEF);
     for (s, y) in rows {
-        let r = m.row(s.property_type, s.tenure, s.new_build, s.floor_area_m2);
+        let r = m.row(
+            s.property_type,
+            s.tenure,
+            s.new_build,
+            s.floor_area_m2,
+            &s.attrs,
+        );
         let sparse: Vec<(usize, f64)> = r
             .iter()
             .enumerate()
@@ -368,10 +552,20 @@ fn fit_hedonic(rows: &[(&AvmSale, f64)], pooled: bool) -> Option<HedonicModel> {
         ne.add(&sparse, *y, 1.0);
         m.type_counts[type_slot(s.property_type)] += 1;
     }
+    // Ridge on the attribute columns: a pseudo-observation sqrt(lambda) x_c = 0 per column.
+    for c in BASE_COEF..N_COEF {
+        ne.add(&[(c, HEDONIC_RIDGE.sqrt())], 0.0, 1.0);
+    }
     let sol = ne.solve(false);
     m.beta = sol.beta;
     let resid = |m: &HedonicModel, s: &AvmSale, y: f64| {
-        let r = m.row(s.property_type, s.tenure, s.new_build, s.floor_area_m2);
+        let r = m.row(
+            s.property_type,
+            s.tenure,
+            s.new_build,
+            s.floor_area_m2,
+            &s.attrs,
+        );
         y - r.iter().zip(&m.beta).map(|(x, b)| x * b).sum::<f64>()
     };
     if pooled {
@@ -409,7 +603,18 @@ pub struct History<'a> {
     by_building: HashMap<u64, Vec<usize>>,
     by_street_type: HashMap<(u64, PropertyType), Vec<usize>>,
     /// Sales with a position by ([`NEAREST_CELL_M`] cell, type slot).
-    by_cell: HashMap<(i64, i64, usize), Vec<usize>>,
+    /// Each entry: the sale's index, month and position, so that a search reads the cell's
+    /// vector without visiting the sales it rejects.
+    by_cell: HashMap<(i64, i64, usize), Vec<CellSale>>,
+}
+
+/// A sale in a [`NEAREST_CELL_M`] cell.
+#[derive(Debug, Clone, Copy)]
+struct CellSale {
+    i: usize,
+    month: Month,
+    price: i64,
+    at: (f64, f64),
 }
 
 /// The [`NEAREST_CELL_M`] cell of a position.
@@ -450,7 +655,12 @@ impl<'a> History<'a> {
                 h.by_cell
                     .entry((cx, cy, type_slot(s.property_type)))
                     .or_default()
-                    .push(i);
+                    .push(CellSale {
+                        i,
+                        month: s.month,
+                        price: s.price,
+                        at: p,
+                    });
             }
         }
         let order = |v: &mut Vec<usize>| {
@@ -461,7 +671,9 @@ impl<'a> History<'a> {
         h.by_property.values_mut().for_each(order);
         h.by_building.values_mut().for_each(order);
         h.by_street_type.values_mut().for_each(order);
-        h.by_cell.values_mut().for_each(order);
+        h.by_cell
+            .values_mut()
+            .for_each(|v| v.sort_by_key(|c| std::cmp::Reverse((c.month, c.price))));
         h
     }
 
@@ -478,10 +690,17 @@ impl<'a> History<'a> {
         want: usize,
         usable: &dyn Fn(&AvmSale) -> bool,
     ) -> Vec<(usize, f64)> {
-        let mut found: Vec<(usize, f64)> = Vec::new();
+        // The `want` nearest so far, in answer order: distance, then newest (month, price),
+        // then the order found (as a stable sort of everything found would give).
+        let mut best: Vec<(CellSale, f64)> = Vec::with_capacity(want + 1);
         if want == 0 || !(at.0.is_finite() && at.1.is_finite()) {
-            return found;
+            return Vec::new();
         }
+        let before = |a: &(CellSale, f64), b: &(CellSale, f64)| {
+            a.1.total_cmp(&b.1)
+                .then_with(|| (b.0.month, b.0.price).cmp(&(a.0.month, a.0.price)))
+                .is_lt()
+        };
         let (cx, cy) = cell_of(at);
         let slot = type_slot(t);
         let rings = (NEAREST_RADIUS_M / NEAREST_CELL_M).ceil() as i64 + 1;
@@ -494,33 +713,47 @@ impl<'a> History<'a> {
                     let Some(v) = self.by_cell.get(&(cx + dx, cy + dy, slot)) else {
                         continue;
                     };
-                    for i in v {
-                        let s = &self.sales[*i];
-                        if s.month < oldest {
+                    // The cell's nearest point: skip it when farther than the radius, or than
+                    // the worst of a full list.
+                    let (x0, y0) = (
+                        (cx + dx) as f64 * NEAREST_CELL_M,
+                        (cy + dy) as f64 * NEAREST_CELL_M,
+                    );
+                    let gap = |p: f64, lo: f64| (lo - p).max(p - lo - NEAREST_CELL_M).max(0.0);
+                    let near = gap(at.0, x0).hypot(gap(at.1, y0));
+                    let worst = if best.len() == want {
+                        best[want - 1].1
+                    } else {
+                        NEAREST_RADIUS_M
+                    };
+                    if near > worst {
+                        continue;
+                    }
+                    for c in v {
+                        if c.month < oldest {
                             break;
                         }
-                        let Some(p) = s.position else { continue };
-                        let d = distance(at, p);
-                        if d <= NEAREST_RADIUS_M && usable(s) {
-                            found.push((*i, d));
+                        let d = distance(at, c.at);
+                        if d > NEAREST_RADIUS_M {
+                            continue;
                         }
+                        let cand = (*c, d);
+                        let pos = best.partition_point(|b| !before(&cand, b));
+                        if pos >= want || !usable(&self.sales[c.i]) {
+                            continue;
+                        }
+                        best.insert(pos, cand);
+                        best.truncate(want);
                     }
                 }
             }
             // Every sale not yet searched lies farther than r cells from the subject's cell.
             let safe = r as f64 * NEAREST_CELL_M;
-            if found.iter().filter(|(_, d)| *d <= safe).count() >= want {
+            if best.len() == want && best[want - 1].1 <= safe {
                 break;
             }
         }
-        found.sort_by(|a, b| {
-            a.1.total_cmp(&b.1).then_with(|| {
-                let (x, y) = (&self.sales[a.0], &self.sales[b.0]);
-                (y.month, y.price).cmp(&(x.month, x.price))
-            })
-        });
-        found.truncate(want);
-        found
+        best.into_iter().map(|(c, d)| (c.i, d)).collect()
     }
 
     pub fn sale(&self, i: usize) -> &AvmSale {
@@ -548,6 +781,69 @@ pub struct HedonicSet {
     pub pooled: Option<HedonicModel>,
     /// The repeat-sale variances measured on the same sales ([`repeat_variances`]).
     pub repeat: Option<RepeatVariances>,
+    /// The relisting penalty measured on the same sales ([`measure_relisting`]).
+    pub relisting: RelistPenalty,
+}
+
+/// The relisting penalty of a vintage: how far below their index-anchored previous sale
+/// relisted sales sold, against sales whose listings show no relist.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RelistPenalty {
+    /// Sales with listing evidence and an index-anchored previous sale: relisted, not.
+    pub n_relisted: usize,
+    pub n_not_relisted: usize,
+    /// Median of `ln price - ln(previous price x index factor)` of each group.
+    pub median_relisted: Option<f64>,
+    pub median_not_relisted: Option<f64>,
+    /// `median_not_relisted - median_relisted`, added to a relisted comparable's log price;
+    /// `None` (factor 1) while either group has fewer than [`MIN_RELIST_EVIDENCE`] sales.
+    pub log_factor: Option<f64>,
+}
+
+impl RelistPenalty {
+    /// The factor applied to a relisted comparable (1 when not measured).
+    pub fn factor(&self) -> f64 {
+        self.log_factor.map_or(1.0, f64::exp)
+    }
+}
+
+/// Measures the [`RelistPenalty`] on `rows` (the hedonic window's sales, registered by the
+/// fit): each sale whose listings were read (`attrs.relisted` known) and whose dwelling has an
+/// earlier sale in `hist` (registered by `by`, not a new build), priced against that sale
+/// carried by the index to its month.
+pub fn measure_relisting(
+    rows: &[(&AvmSale, f64)],
+    hist: &History,
+    index: &IndexSet,
+    by: Month,
+) -> RelistPenalty {
+    let (mut yes, mut no) = (Vec::new(), Vec::new());
+    for (s, _) in rows {
+        let Some(relisted) = s.attrs.relisted else {
+            continue;
+        };
+        let Some(prev) = hist
+            .sales_of(s.property, by, s.month)
+            .into_iter()
+            .find(|p| p.price > 0 && !p.new_build)
+        else {
+            continue;
+        };
+        let r = (s.price as f64).ln()
+            - (prev.price as f64).ln()
+            - index.log_factor(s.area, prev.month, s.month);
+        if relisted { yes.push(r) } else { no.push(r) }
+    }
+    let (my, mn) = (median(&yes), median(&no));
+    RelistPenalty {
+        n_relisted: yes.len(),
+        n_not_relisted: no.len(),
+        median_relisted: my,
+        median_not_relisted: mn,
+        log_factor: (yes.len() >= MIN_RELIST_EVIDENCE && no.len() >= MIN_RELIST_EVIDENCE)
+            .then(|| Some(mn? - my?))
+            .flatten(),
+    }
 }
 
 /// The variances of a dwelling's deflated log sale prices as a random walk seen through noise:
@@ -660,10 +956,16 @@ pub fn fit_hedonic_set(
             areas.insert(a, m);
         }
     }
+    let relisting = if rows.iter().any(|(s, _)| s.attrs.relisted.is_some()) {
+        measure_relisting(&rows, &History::new(sales), index, by)
+    } else {
+        RelistPenalty::default()
+    };
     HedonicSet {
         areas,
         pooled: fit_hedonic(&rows, true),
         repeat: repeat_variances(&rows),
+        relisting,
     }
 }
 
@@ -686,8 +988,11 @@ pub struct CompLine {
     pub distance_m: Option<f64>,
     /// index(vintage) / index(sale month).
     pub time_factor: f64,
-    /// exp(floor-area and type adjustment); 1 when none could be made.
+    /// exp(floor-area, type, built-form, age-band, lease-term and new-build adjustment); 1 when
+    /// none could be made.
     pub size_factor: f64,
+    /// The vintage's relisting factor when the comparable's sale was relisted, else 1.
+    pub relist_factor: f64,
     pub adjusted: f64,
     /// False when the interquartile-range fence dropped it.
     pub kept: bool,
@@ -802,8 +1107,12 @@ pub fn estimates(
     if let Some(b) = subject.building
         && let Some(v) = hist.by_building.get(&b)
     {
-        for s in v.iter().map(|i| &hist.sales[*i]).filter(usable) {
-            if picked.len() < MAX_COMPS && seen.insert(s as *const AvmSale) {
+        // Newest first: stop once the list is full or the sales are too old.
+        for s in v.iter().map(|i| &hist.sales[*i]) {
+            if picked.len() >= MAX_COMPS || s.month < oldest {
+                break;
+            }
+            if usable(&s) && seen.insert(s as *const AvmSale) {
                 picked.push((s, "same_building"));
             }
         }
@@ -811,8 +1120,11 @@ pub fn estimates(
     if let Some(k) = subject.street
         && let Some(v) = hist.by_street_type.get(&(k, subject.property_type))
     {
-        for s in v.iter().map(|i| &hist.sales[*i]).filter(usable) {
-            if picked.len() < MAX_COMPS && seen.insert(s as *const AvmSale) {
+        for s in v.iter().map(|i| &hist.sales[*i]) {
+            if picked.len() >= MAX_COMPS || s.month < oldest {
+                break;
+            }
+            if usable(&s) && seen.insert(s as *const AvmSale) {
                 picked.push((s, "same_street"));
             }
         }
@@ -852,7 +1164,13 @@ pub fn estimates(
                 if s.new_build {
                     adj -= m.beta[7];
                 }
+                adj += m.attribute_adjustment(&subject.attrs, &s.attrs);
             }
+            let relist_factor = if s.attrs.relisted == Some(true) {
+                hed.relisting.factor()
+            } else {
+                1.0
+            };
             CompLine {
                 property: s.property,
                 month: s.month,
@@ -868,7 +1186,8 @@ pub fn estimates(
                     .map(|(a, b)| distance(a, b)),
                 time_factor: lf.exp(),
                 size_factor: adj.exp(),
-                adjusted: s.price as f64 * (lf + adj).exp(),
+                relist_factor,
+                adjusted: s.price as f64 * (lf + adj).exp() * relist_factor,
                 kept: true,
             }
         })

@@ -1,5 +1,5 @@
 use super::*;
-use crate::sim::{SimSpec, SplitMix64, cyclical_log_index, simulate_sales};
+use crate::sim::{Draws, SimSpec, SplitMix64, cyclical_log_index, simulate_sales};
 
 /// A simulated district: 4,000 dwellings over ten years, 70 sales a month, the true index known.
 fn world(seed: u64) -> (Vec<AvmSale>, IndexSet, Month) {
@@ -23,6 +23,7 @@ fn world(seed: u64) -> (Vec<AvmSale>, IndexSet, Month) {
             new_build: s.sale.new_build,
             floor_area_m2: s.sale.floor_area_m2,
             position: None,
+            attrs: Attributes::default(),
         })
         .collect();
     let index = IndexSet {
@@ -213,6 +214,7 @@ fn refusals_say_what_is_missing() {
         tenure: Tenure::Freehold,
         floor_area_m2: None,
         position: None,
+        attrs: Attributes::default(),
     };
     assert_eq!(
         value(&v, &stranger, &hist, &index).unwrap_err(),
@@ -254,6 +256,7 @@ fn the_fence_drops_an_outlier_comparable() {
         new_build: false,
         floor_area_m2: None,
         position: None,
+        attrs: Attributes::default(),
     };
     let sales = vec![
         sale(1, 200_000),
@@ -272,11 +275,13 @@ fn the_fence_drops_an_outlier_comparable() {
         tenure: Tenure::Leasehold,
         floor_area_m2: None,
         position: None,
+        attrs: Attributes::default(),
     };
     let hed = HedonicSet {
         areas: HashMap::new(),
         pooled: None,
         repeat: None,
+        relisting: RelistPenalty::default(),
     };
     let e = estimates(&subject, &hist, &hed, &IndexSet::default(), m, m);
     assert_eq!((e.comps.n_before_fence, e.comps.n_after_fence), (5, 4));
@@ -312,6 +317,7 @@ fn the_nearest_same_type_tier_fills_the_ledger_nearest_first() {
         new_build: false,
         floor_area_m2: None,
         position: Some(at),
+        attrs: Attributes::default(),
     };
     let o = (530_000.0, 180_000.0);
     let d = PropertyType::Detached;
@@ -348,11 +354,13 @@ fn the_nearest_same_type_tier_fills_the_ledger_nearest_first() {
         tenure: Tenure::Freehold,
         floor_area_m2: None,
         position: Some(o),
+        attrs: Attributes::default(),
     };
     let hed = HedonicSet {
         areas: HashMap::new(),
         pooled: None,
         repeat: None,
+        relisting: RelistPenalty::default(),
     };
     let e = estimates(&subject, &hist, &hed, &IndexSet::default(), m, m);
     let got: Vec<(u64, &str, i64)> = e
@@ -435,6 +443,7 @@ fn the_own_sales_estimate_weighs_earlier_sales_by_how_far_the_dwelling_can_have_
         new_build: false,
         floor_area_m2: None,
         position: None,
+        attrs: Attributes::default(),
     };
     let sales = vec![sale(m.add_months(-24), 100_000), sale(m, 120_000)];
     let hist = History::new(&sales);
@@ -447,6 +456,7 @@ fn the_own_sales_estimate_weighs_earlier_sales_by_how_far_the_dwelling_can_have_
             drift_per_year,
             n_pairs: 100,
         }),
+        relisting: RelistPenalty::default(),
     };
     let slow = estimates(
         &subject,
@@ -480,4 +490,213 @@ fn the_own_sales_estimate_weighs_earlier_sales_by_how_far_the_dwelling_can_have_
     };
     let last = estimates(&subject, &hist, &none, &IndexSet::default(), m, m);
     assert_eq!(last.logs[0].map(|l| l.exp().round()), Some(120_000.0));
+}
+
+/// Construction age band: in a simulated market whose dwellings' values carry a known premium
+/// per band (known on the 60% of sales whose certificate is), the hedonic fit recovers each
+/// band's premium over the reference band (1967-1982) within 0.04 (log), despite the ridge.
+#[test]
+fn the_hedonic_fit_recovers_a_simulated_age_band_effect() {
+    let premium = [0.25, 0.15, 0.05, -0.05, 0.0, 0.02, 0.08, 0.12];
+    let mut d = SplitMix64::new(8);
+    let first = Month::new(2014, 1).unwrap();
+    let logs = cyclical_log_index(120, 0, 0.004, 0.006, 48.0, 0.002, &mut d);
+    let mut spec = SimSpec::typical(first, logs.clone(), 4000, 70.0);
+    spec.age_band_premium = Some(premium);
+    let sim = simulate_sales(&spec, &mut d);
+    assert!(sim.iter().any(|s| s.age_band.is_some()));
+    assert!(sim.iter().any(|s| s.age_band.is_none()));
+    let sales: Vec<AvmSale> = sim
+        .iter()
+        .map(|s| AvmSale {
+            property: s.sale.property.unwrap(),
+            area: 1,
+            building: None,
+            street: None,
+            month: s.sale.month,
+            registered: s.registered,
+            price: s.sale.price,
+            property_type: s.sale.property_type,
+            tenure: s.sale.tenure,
+            new_build: s.sale.new_build,
+            floor_area_m2: s.sale.floor_area_m2,
+            position: None,
+            attrs: Attributes {
+                age_band: s.age_band,
+                ..Attributes::default()
+            },
+        })
+        .collect();
+    let index = IndexSet {
+        areas: HashMap::new(),
+        fallback: Some(LogIndex { first, logs }),
+    };
+    let vintage = first.add_months(119);
+    let hed = fit_hedonic_set(&sales, &index, vintage, vintage);
+    let m = &hed.areas[&1];
+    for (b, name) in AGE_BANDS.iter().enumerate() {
+        if b as u8 == AGE_BAND_REFERENCE {
+            continue;
+        }
+        let got = m.coefficient(&format!("age_{name}")).unwrap();
+        let want = premium[b] - premium[AGE_BAND_REFERENCE as usize];
+        assert!(
+            (got - want).abs() < 0.04,
+            "{name}: fitted {got:.3}, simulated {want:.3}"
+        );
+    }
+    // Floor area and type are still recovered beside it.
+    let area = m.coefficient("log_floor_area").unwrap();
+    assert!(
+        (area - crate::sim::SIM_AREA_ELASTICITY).abs() < 0.1,
+        "{area}"
+    );
+    // The same market without the bands on record: the columns are all unknown, and get 0.
+    let blind: Vec<AvmSale> = sales
+        .iter()
+        .map(|s| AvmSale {
+            attrs: Attributes::default(),
+            ..s.clone()
+        })
+        .collect();
+    let hb = fit_hedonic_set(&blind, &index, vintage, vintage);
+    let mb = &hb.areas[&1];
+    assert!(mb.coefficient("age_before_1900").unwrap().abs() < 1e-9);
+    assert!(mb.coefficient("age_band_unknown").unwrap().abs() < 1e-9);
+}
+
+/// The band of a certificate's construction age band as written.
+#[test]
+fn age_bands_and_built_forms_are_read_as_written() {
+    assert_eq!(age_band_of("England and Wales: before 1900"), Some(0));
+    assert_eq!(age_band_of("England and Wales: 1930-1949"), Some(2));
+    assert_eq!(age_band_of("England and Wales: 1976-1982"), Some(4));
+    assert_eq!(age_band_of("England and Wales: 2012 onwards"), Some(7));
+    assert_eq!(age_band_of("2019"), Some(7));
+    assert_eq!(age_band_of("NO DATA!"), None);
+    assert_eq!(age_band_of("INVALID!"), None);
+    assert_eq!(BuiltForm::parse("Mid-Terrace"), Some(BuiltForm::MidTerrace));
+    assert_eq!(
+        BuiltForm::parse("Enclosed End-Terrace"),
+        Some(BuiltForm::EnclosedEndTerrace)
+    );
+    assert_eq!(BuiltForm::parse("NO DATA!"), None);
+}
+
+/// A short lease: leasehold flats whose price falls 4% a decade of unexpired term below 80
+/// years; the fit recovers the slope, and a leasehold sale without a loaded lease takes the
+/// `lease_term_unknown` level rather than a term.
+#[test]
+fn the_hedonic_fit_recovers_a_short_lease_discount() {
+    let m0 = Month::new(2020, 1).unwrap();
+    let mut sales = Vec::new();
+    let mut d = SplitMix64::new(3);
+    for i in 0..600u64 {
+        let years = 40.0 + (i % 90) as f64;
+        let area = 50.0 + (i % 37) as f64;
+        let known = i % 5 != 0;
+        let ln_p =
+            11.5 + 0.8 * (area / 60.0f64).ln() - 0.04 * lease_short(years) + 0.05 * d.normal();
+        sales.push(AvmSale {
+            property: i,
+            area: 1,
+            building: None,
+            street: None,
+            month: m0,
+            registered: m0,
+            price: ln_p.exp().round() as i64,
+            property_type: PropertyType::Flat,
+            tenure: Tenure::Leasehold,
+            new_build: false,
+            floor_area_m2: Some(area),
+            position: None,
+            attrs: Attributes {
+                lease_years: known.then_some(years),
+                ..Attributes::default()
+            },
+        });
+    }
+    let hed = fit_hedonic_set(&sales, &IndexSet::default(), m0, m0);
+    let m = &hed.areas[&1];
+    let slope = m.coefficient("lease_short_decades").unwrap();
+    assert!((slope + 0.04).abs() < 0.01, "{slope}");
+}
+
+/// Relisted resales planted 8% below their dwelling's value: with enough of them the vintage
+/// measures the penalty (within 0.03 log) and a relisted comparable is lifted by it; with too
+/// few (or no listings read at all) the factor is 1.
+#[test]
+fn the_relisting_penalty_is_measured_when_the_evidence_suffices_else_factor_one() {
+    let (mut sales, index, first) = world(9);
+    let vintage = first.add_months(100);
+    let mut seen = std::collections::HashSet::new();
+    let mut order: Vec<usize> = (0..sales.len()).collect();
+    order.sort_by_key(|i| (sales[*i].month, *i));
+    let mut k = 0;
+    for i in order {
+        let s = &mut sales[i];
+        if !seen.insert(s.property) {
+            k += 1;
+            let relisted = k % 3 == 0;
+            s.attrs.relisted = Some(relisted);
+            if relisted {
+                s.price = (s.price as f64 * (-0.08f64).exp()).round() as i64;
+            }
+        }
+    }
+    let hed = fit_hedonic_set(&sales, &index, vintage, vintage);
+    let r = hed.relisting;
+    assert!(r.n_relisted >= MIN_RELIST_EVIDENCE && r.n_not_relisted >= MIN_RELIST_EVIDENCE);
+    let lf = r.log_factor.unwrap();
+    assert!((lf - 0.08).abs() < 0.03, "{r:?}");
+    // A relisted comparable in the ledger carries the factor (in its adjusted price); the
+    // others 1.
+    let hist = History::new(&sales);
+    let (mut relisted_lines, mut other_lines) = (0, 0);
+    for t in sales
+        .iter()
+        .filter(|s| s.month <= vintage && s.month > vintage.add_months(-6))
+        .take(200)
+    {
+        let subject = Subject {
+            property: u64::MAX,
+            ..Subject::of_sale(t)
+        };
+        let e = estimates(&subject, &hist, &hed, &index, vintage, vintage);
+        for l in &e.comps.lines {
+            let s = sales
+                .iter()
+                .find(|s| s.property == l.property && s.month == l.month && s.price == l.price)
+                .unwrap();
+            if s.attrs.relisted == Some(true) {
+                assert_eq!(l.relist_factor, lf.exp());
+                relisted_lines += 1;
+            } else {
+                assert_eq!(l.relist_factor, 1.0);
+                other_lines += 1;
+            }
+            let unadjusted = l.price as f64 * l.time_factor * l.size_factor;
+            assert!((l.adjusted / unadjusted - l.relist_factor).abs() < 1e-9);
+        }
+    }
+    assert!(relisted_lines > 0 && other_lines > 0);
+    // Too few relisted sales: no penalty.
+    let mut n = 0;
+    for s in &mut sales {
+        if s.attrs.relisted == Some(true) {
+            n += 1;
+            if n >= MIN_RELIST_EVIDENCE {
+                s.attrs.relisted = None;
+            }
+        }
+    }
+    let thin = fit_hedonic_set(&sales, &index, vintage, vintage).relisting;
+    assert!(thin.n_relisted < MIN_RELIST_EVIDENCE, "{thin:?}");
+    assert_eq!((thin.log_factor, thin.factor()), (None, 1.0));
+    // No listings read at all: nothing measured.
+    for s in &mut sales {
+        s.attrs.relisted = None;
+    }
+    let none = fit_hedonic_set(&sales, &index, vintage, vintage).relisting;
+    assert_eq!(none, RelistPenalty::default());
 }

@@ -79,6 +79,11 @@ pub struct SimSpec {
     /// year (so the repeat-sale error variance grows with the interval, as Case and Shiller
     /// found).
     pub dwelling_drift_sd_per_year: f64,
+    /// When given, each dwelling gets a construction age band (0..8, the valuation model's
+    /// grouping of the energy certificate's bands), uniform, and its value the band's log
+    /// premium `age_band_premium[band]`; the band is known on the sales whose floor area is.
+    /// `None` (the default) draws nothing, so a spec without it gives the same sales as before.
+    pub age_band_premium: Option<[f64; 8]>,
 }
 
 impl SimSpec {
@@ -103,6 +108,7 @@ impl SimSpec {
             data_through: None,
             floor_area_known_share: 0.6,
             dwelling_drift_sd_per_year: 0.03,
+            age_band_premium: None,
         }
     }
 }
@@ -123,6 +129,9 @@ pub struct SimSale {
     pub registered: Month,
     /// What the simulation knows and no model can see.
     pub truth: SimTruth,
+    /// The dwelling's construction age band (0..8) when the spec simulates one and the sale's
+    /// certificate is known (as its floor area is).
+    pub age_band: Option<u8>,
 }
 
 /// The truth behind a simulated sale.
@@ -149,6 +158,7 @@ struct Dwelling {
     sold: bool,
     /// Month index (into the true index) the dwelling's value was last drawn at.
     last: usize,
+    age_band: Option<u8>,
 }
 
 /// Simulates sales: a fixed stock (type mix D 25%, S 30%, T 25%, F 20%; type premium, floor
@@ -178,17 +188,26 @@ pub fn simulate_sales(spec: &SimSpec, draws: &mut dyn Draws) -> Vec<SimSale> {
                 | PropertyType::Other => Tenure::Freehold,
             };
             let area: f64 = area0 * (SIM_AREA_SD * draws.normal()).exp();
-            let prior_mean = 12.0 + premium + SIM_AREA_ELASTICITY * (area / 90.0).ln();
+            // Drawn only when asked for, so that the other draws (and sales) are unchanged.
+            let age_band = spec
+                .age_band_premium
+                .map(|p| (draws.below(p.len()) as u8, p));
+            let age = age_band.map_or(0.0, |(b, p)| p[b as usize]);
+            let prior_mean = 12.0 + premium + age + SIM_AREA_ELASTICITY * (area / 90.0).ln();
             Dwelling {
                 kind,
                 prior_mean,
-                prior_mean_no_area: 12.0 + premium + SIM_AREA_ELASTICITY * (area0 / 90.0).ln(),
+                prior_mean_no_area: 12.0
+                    + premium
+                    + age
+                    + SIM_AREA_ELASTICITY * (area0 / 90.0).ln(),
                 tenure,
                 area,
                 log_value: prior_mean + SIM_QUALITY_SD * draws.normal(),
                 is_new: draws.uniform() < 0.08,
                 sold: false,
                 last: 0,
+                age_band: age_band.map(|(b, _)| b),
             }
         })
         .collect();
@@ -267,6 +286,7 @@ pub fn simulate_sales(spec: &SimSpec, draws: &mut dyn Draws) -> Vec<SimSale> {
                     prior_mean: d.prior_mean,
                     prior_mean_no_area: d.prior_mean_no_area,
                 },
+                age_band: d.age_band.filter(|_| known),
             });
         }
     }

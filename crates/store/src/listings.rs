@@ -334,6 +334,26 @@ pub async fn area_known(db: &Db, area: &ListingArea) -> StoreResult<bool> {
     Ok(n > 0)
 }
 
+/// A page of sale listings matched to a UPRN, in key order after `after` (the valuation
+/// build reads their relists).
+pub async fn sale_listings_with_uprn_page(
+    db: &Db,
+    after: &str,
+    limit: i64,
+) -> StoreResult<Vec<ListingRow>> {
+    Ok(with_conn!(db, |c| {
+        listings::table
+            .filter(listings::listing_id.gt(after))
+            .filter(listings::channel.eq("sale"))
+            .filter(listings::uprn.is_not_null())
+            .order(listings::listing_id)
+            .limit(limit)
+            .select(ListingRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
 /// Every listing of a UPRN, on either channel, most recently seen first.
 pub async fn listings_of_uprn(db: &Db, uprn: i64) -> StoreResult<Vec<ListingRow>> {
     Ok(with_conn!(db, |c| {

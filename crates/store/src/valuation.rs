@@ -131,8 +131,8 @@ pub struct ComparableRow {
     pub distance_m: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
-#[diesel(table_name = epc_certificates)]
+/// A certificate's facts the valuation model reads.
+#[derive(Debug, Clone, PartialEq)]
 pub struct EpcAttrRow {
     pub lmk_key: String,
     pub uprn: Option<i64>,
@@ -141,20 +141,93 @@ pub struct EpcAttrRow {
     pub built_form: Option<String>,
     pub total_floor_area: Option<f64>,
     pub lodgement_date: Option<NaiveDate>,
+    /// `CONSTRUCTION_AGE_BAND` as written (kept in `fields_json` as `construction-age-band`).
+    pub construction_age_band: Option<String>,
 }
+
+type EpcAttrTuple = (
+    String,
+    Option<i64>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<f64>,
+    Option<NaiveDate>,
+    Option<String>,
+);
 
 /// A page of certificates with a UPRN in key order after `after`, for the build.
 pub async fn epc_page(db: &Db, after: &str, limit: i64) -> StoreResult<Vec<EpcAttrRow>> {
-    Ok(with_conn!(db, |c| {
+    // The age band is one of the publisher's other columns: SQLite's json_extract,
+    // PostgreSQL's ->>.
+    let age = match db.backend() {
+        crate::db::Backend::Sqlite => "json_extract(fields_json, '$.\"construction-age-band\"')",
+        crate::db::Backend::Postgres => "(fields_json::json ->> 'construction-age-band')",
+    };
+    let rows: Vec<EpcAttrTuple> = with_conn!(db, |c| {
         epc_certificates::table
             .filter(epc_certificates::lmk_key.gt(after))
             .filter(epc_certificates::uprn.is_not_null())
             .order(epc_certificates::lmk_key)
             .limit(limit)
-            .select(EpcAttrRow::as_select())
+            .select((
+                epc_certificates::lmk_key,
+                epc_certificates::uprn,
+                epc_certificates::postcode,
+                epc_certificates::property_type,
+                epc_certificates::built_form,
+                epc_certificates::total_floor_area,
+                epc_certificates::lodgement_date,
+                diesel::dsl::sql::<diesel::sql_types::Nullable<diesel::sql_types::Text>>(age),
+            ))
             .load(c)
             .await?
-    }))
+    });
+    Ok(rows
+        .into_iter()
+        .map(|r| EpcAttrRow {
+            lmk_key: r.0,
+            uprn: r.1,
+            postcode: r.2,
+            property_type: r.3,
+            built_form: r.4,
+            total_floor_area: r.5,
+            lodgement_date: r.6,
+            construction_age_band: r.7,
+        })
+        .collect())
+}
+
+type LeaseTermTuple = (String, Option<i64>, Option<NaiveDate>, Option<NaiveDate>);
+
+/// A page of registered leases with a UPRN and a parsed term end, in key order after
+/// `after`: (unique id, UPRN, date of lease, term end).
+pub async fn lease_terms_page(
+    db: &Db,
+    after: &str,
+    limit: i64,
+) -> StoreResult<Vec<(String, i64, Option<NaiveDate>, NaiveDate)>> {
+    use crate::schema::leases;
+    let rows: Vec<LeaseTermTuple> = with_conn!(db, |c| {
+        leases::table
+            .filter(leases::unique_id.gt(after))
+            .filter(leases::uprn.is_not_null())
+            .filter(leases::term_end.is_not_null())
+            .order(leases::unique_id)
+            .limit(limit)
+            .select((
+                leases::unique_id,
+                leases::uprn,
+                leases::date_of_lease,
+                leases::term_end,
+            ))
+            .load(c)
+            .await?
+    });
+    Ok(rows
+        .into_iter()
+        .filter_map(|(id, u, d, e)| Some((id, u?, d, e?)))
+        .collect())
 }
 
 /// Replaces the held vintage with `rows` (in one transaction) and records the vintage.

@@ -353,6 +353,10 @@ pub fn simulated_market(
                     + (p % 30) as f64 * SIM_HOUSE_SPACING_M,
                 (street / SIM_STREETS_PER_ROW) as f64 * SIM_STREET_SPACING_M,
             )),
+            attrs: an::Attributes {
+                age_band: s.age_band,
+                ..an::Attributes::default()
+            },
         });
         out.truth.push(s.truth);
     }

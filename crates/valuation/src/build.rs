@@ -31,12 +31,20 @@ fn subject_of(
     inp: &mut Inputs,
     uprn: i64,
     last: Option<&an::AvmSale>,
+    on: Option<chrono::NaiveDate>,
 ) -> Result<an::Subject, String> {
     let epc = inp.epc.get(&uprn).cloned();
     let floor_area = epc.as_ref().and_then(|e| e.floor_area);
     if let Some(s) = last {
+        let mut attrs = s.attrs;
+        attrs.relisted = None;
+        // The lease's unexpired term at the vintage, not at the last sale.
+        if s.tenure == an::Tenure::Leasehold {
+            attrs.lease_years = on.and_then(|d| inp.lease_years(uprn, d));
+        }
         return Ok(an::Subject {
             floor_area_m2: floor_area,
+            attrs,
             ..an::Subject::of_sale(s)
         });
     }
@@ -69,6 +77,7 @@ fn subject_of(
         tenure: an::Tenure::Unknown,
         floor_area_m2: floor_area,
         position,
+        attrs: epc.as_ref().map(|e| e.attributes()).unwrap_or_default(),
     })
 }
 
@@ -87,9 +96,31 @@ pub async fn build(
         say("[valuation] no category A sales loaded: no vintage built");
         return Ok(report);
     };
+    let mut phase = std::time::Instant::now();
+    let mut lap = |what: &str, say: &mut dyn FnMut(&str)| {
+        say(&format!(
+            "[valuation] {what} in {:.1}s",
+            phase.elapsed().as_secs_f64()
+        ));
+        phase = std::time::Instant::now();
+    };
+    lap(
+        &format!(
+            "inputs: {} sales ({} relisted, {} not, by their listings), {} certificates, {} UPRNs with leases",
+            inp.sales.len(),
+            inp.relist_counts.0,
+            inp.relist_counts.1,
+            inp.epc.len(),
+            inp.leases.len()
+        ),
+        say,
+    );
     let index = inputs::published_indices(db, &inp).await?;
     let live = live_vintage_scores(db, &inp.sales, through, now).await?;
+    lap("indices and live-vintage scores", say);
     let vintage = an::fit_vintage(&inp.sales, &index, through, MAX_CALIBRATION);
+    lap("hedonic fit and calibration", say);
+    let on = chrono::NaiveDate::from_ymd_opt(through.year(), through.month(), 1);
     let sales = std::mem::take(&mut inp.sales);
     let hist = an::History::new(&sales);
     // The UPRNs to value: every one with a category A sale or a certificate.
@@ -142,7 +173,7 @@ pub async fn build(
             source: SOURCE.to_string(),
             updated_at: now,
         };
-        let subject = match subject_of(&mut inp, u, last) {
+        let subject = match subject_of(&mut inp, u, last, on) {
             Ok(s) => s,
             Err(reason) => {
                 row.refusal = Some(reason);
@@ -183,6 +214,14 @@ pub async fn build(
         }
         rows.push(row);
     }
+    lap(
+        &format!(
+            "valued {} UPRNs ({} ledger lines)",
+            rows.len(),
+            comparables.len()
+        ),
+        say,
+    );
     report.considered = rows.len();
     report.as_of = Some(as_of.clone());
     report.n_calibration = vintage.calibration.n_calibration;
@@ -195,12 +234,13 @@ pub async fn build(
         n_refused: report.refused as i64,
         n_calibration: vintage.calibration.n_calibration as i64,
         calibration_coverage: vintage.calibration.calibration_coverage,
-        calibration_json: calibration_json(&vintage.calibration).to_string(),
+        calibration_json: vintage_json(&vintage).to_string(),
         built_at: now,
         source: SOURCE.to_string(),
         updated_at: now,
     };
     vs::replace_vintage(db, rows, comparables, vintage_row).await?;
+    lap("rows and ledgers written", say);
     if let Some((prev, n_sales, rows)) = live {
         let n_rows = vs::upsert_accuracy(db, rows).await?;
         say(&format!(
@@ -346,6 +386,39 @@ pub fn calibration_json(c: &an::Calibration) -> serde_json::Value {
         "log_half_width": widths.iter().map(|(k, w)| serde_json::json!({"class": k, "half_width": w})).collect::<Vec<_>>(),
         "log_half_width_all": c.half_width_all,
     })
+}
+
+/// The calibration and the relisting penalty, as stored with the vintage.
+pub fn vintage_json(v: &an::Vintage) -> serde_json::Value {
+    let mut j = calibration_json(&v.calibration);
+    let r = &v.hedonic.relisting;
+    let reason = match r.log_factor {
+        Some(_) => format!(
+            "measured on this vintage's resales: the median log price over the index-anchored previous sale is {:.4} for {} relisted sales and {:.4} for {} not relisted; a relisted comparable is multiplied by exp of the difference",
+            r.median_relisted.unwrap_or_default(),
+            r.n_relisted,
+            r.median_not_relisted.unwrap_or_default(),
+            r.n_not_relisted
+        ),
+        None => format!(
+            "no relisting penalty is applied: it needs {} relisted and {} not-relisted resales with listings linked, and this vintage has {} and {}",
+            an::MIN_RELIST_EVIDENCE,
+            an::MIN_RELIST_EVIDENCE,
+            r.n_relisted,
+            r.n_not_relisted
+        ),
+    };
+    j["relisting"] = serde_json::json!({
+        "applied": r.log_factor.is_some(),
+        "factor": r.factor(),
+        "n_relisted": r.n_relisted,
+        "n_not_relisted": r.n_not_relisted,
+        "median_log_residual_relisted": r.median_relisted,
+        "median_log_residual_not_relisted": r.median_not_relisted,
+        "min_evidence": an::MIN_RELIST_EVIDENCE,
+        "reason": reason,
+    });
+    j
 }
 
 fn pattern_name(p: u8) -> String {

@@ -4,7 +4,6 @@
 //! it, the floor-area and type adjustment, the interquartile-range fence, and the relisting
 //! evidence its own sale listings show.
 
-use chrono::{NaiveDate, NaiveDateTime};
 use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_analytics::Month;
@@ -16,9 +15,7 @@ use terrace_store::valuation::{self as vs, ComparableRow};
 
 use crate::ValuationError;
 use crate::ops::{no_valuation, round};
-
-/// A relist counts when it happened in this many months before the comparable's sale month.
-pub const RELIST_WINDOW_MONTHS: i32 = 12;
+use crate::relist::{ListingHistory, RELIST_WINDOW_MONTHS, RelistEvidence, classify};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -51,10 +48,12 @@ pub struct SizeTypeAdjustment {
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct RelistingAdjustment {
     /// Whether the comparable's sale listings show a relist in the 12 months before its sale;
-    /// null when its sale is not linked to a UPRN (its listings cannot be read).
+    /// null when its listings say nothing about the sale (not linked to a UPRN, no sale
+    /// listing, or none seen in the window).
     pub relisted: Option<bool>,
     pub evidence: String,
-    /// The penalty factor applied to the comparable (1: none applied).
+    /// The penalty factor applied to the comparable (1: none applied): the vintage's measured
+    /// `exp(median residual of not-relisted resales - median of relisted ones)`.
     pub factor: f64,
     pub applied: bool,
     pub reason: String,
@@ -89,7 +88,8 @@ pub struct Comparable {
     pub time: TimeAdjustment,
     pub size_and_type: SizeTypeAdjustment,
     pub relisting: RelistingAdjustment,
-    /// price x time factor x size-and-type factor x relisting factor (nearest £100).
+    /// price x time factor x size-and-type factor x relisting factor (nearest £100), as the
+    /// vintage's comparable estimator used it.
     pub adjusted_value: i64,
     pub fence: FenceOutcome,
 }
@@ -160,6 +160,13 @@ pub async fn comps_adjustments(db: &Db, uprn: Uprn) -> Result<CompsAdjustments, 
         });
         return Ok(out);
     }
+    let penalty = vintage_penalty(
+        vs::latest_vintage(db)
+            .await?
+            .filter(|v| v.as_of == row.as_of && v.model_version == row.model_version)
+            .as_ref()
+            .map(|v| v.calibration_json.as_str()),
+    );
     let mut methods: Vec<(String, Option<String>)> = Vec::new();
     for l in &lines {
         let method = match methods.iter().find(|(g, _)| *g == l.index_geography) {
@@ -172,7 +179,7 @@ pub async fn comps_adjustments(db: &Db, uprn: Uprn) -> Result<CompsAdjustments, 
                 m
             }
         };
-        let relisting = relisting(db, l).await?;
+        let relisting = relisting(db, l, &penalty).await?;
         out.comparables.push(Comparable {
             line: l.line,
             uprn: l.comp_uprn,
@@ -193,7 +200,8 @@ pub async fn comps_adjustments(db: &Db, uprn: Uprn) -> Result<CompsAdjustments, 
                 factor: (l.size_factor * 10_000.0).round() / 10_000.0,
                 detail: size_detail(l, row.floor_area, row.property_type.as_deref()),
             },
-            adjusted_value: round(l.adjusted * relisting.factor),
+            // The stored adjusted price already carries the vintage's relisting factor.
+            adjusted_value: round(l.adjusted),
             relisting,
             fence: match (l.fence_lo.is_some(), l.kept) {
                 (false, _) => FenceOutcome::NotFenced,
@@ -217,39 +225,70 @@ fn size_detail(l: &ComparableRow, subject_area: Option<f64>, subject_type: Optio
     format!("{area}; {kind}; by the district hedonic model's coefficients")
 }
 
-fn month_start(m: Month) -> Option<NaiveDateTime> {
-    NaiveDate::from_ymd_opt(m.year(), m.month(), 1)?.and_hms_opt(0, 0, 0)
+/// The relisting penalty the latest vintage measured (from its stored calibration).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct VintagePenalty {
+    pub factor: Option<f64>,
+    pub reason: String,
 }
 
-/// What the comparable's own sale listings show in the window before its sale.
-async fn relisting(db: &Db, l: &ComparableRow) -> Result<RelistingAdjustment, ValuationError> {
-    let none = |relisted, evidence: String| {
-        RelistingAdjustment {
-        relisted,
-        evidence,
-        factor: 1.0,
-        applied: false,
-        reason: "no relisting penalty is applied: none has been measured on registered sales yet (too few relisted sales are linked), so the ledger shows the evidence and a factor of 1".to_string(),
+/// Reads the `relisting` block the build stores with the vintage's calibration.
+pub(crate) fn vintage_penalty(calibration_json: Option<&str>) -> VintagePenalty {
+    let v: Option<serde_json::Value> = calibration_json.and_then(|j| serde_json::from_str(j).ok());
+    let r = v.as_ref().and_then(|v| v.get("relisting"));
+    let reason = r
+        .and_then(|r| r.get("reason"))
+        .and_then(|x| x.as_str())
+        .unwrap_or("no relisting penalty is applied: the vintage measured none (it was built before the penalty was measured)")
+        .to_string();
+    VintagePenalty {
+        factor: r
+            .and_then(|r| r.get("factor"))
+            .and_then(serde_json::Value::as_f64)
+            .filter(|_| {
+                r.and_then(|r| r.get("applied"))
+                    .and_then(serde_json::Value::as_bool)
+                    == Some(true)
+            }),
+        reason,
     }
+}
+
+/// What the comparable's own sale listings show in the window before its sale, and the
+/// vintage's penalty when they show a relist (the factor the build applied to its adjusted
+/// price).
+async fn relisting(
+    db: &Db,
+    l: &ComparableRow,
+    penalty: &VintagePenalty,
+) -> Result<RelistingAdjustment, ValuationError> {
+    let out = |relisted: Option<bool>, evidence: String| {
+        let applied = relisted == Some(true) && penalty.factor.is_some();
+        RelistingAdjustment {
+            relisted,
+            evidence,
+            factor: if applied {
+                penalty.factor.unwrap_or(1.0)
+            } else {
+                1.0
+            },
+            applied,
+            reason: if relisted == Some(true) || penalty.factor.is_none() {
+                penalty.reason.clone()
+            } else {
+                "no relist shown, so no penalty".to_string()
+            },
+        }
     };
     let Some(cu) = l.comp_uprn else {
-        return Ok(none(
+        return Ok(out(
             None,
             "the comparable's sale is not linked to a UPRN, so its listings cannot be read"
                 .to_string(),
         ));
     };
-    let (Some(from), Some(to)) = Month::parse(&l.sale_month)
-        .ok()
-        .map(|m| {
-            (
-                month_start(m.add_months(-RELIST_WINDOW_MONTHS)),
-                month_start(m.add_months(1)),
-            )
-        })
-        .unwrap_or((None, None))
-    else {
-        return Ok(none(None, "the sale month could not be read".to_string()));
+    let Ok(month) = Month::parse(&l.sale_month) else {
+        return Ok(out(None, "the sale month could not be read".to_string()));
     };
     let sale: Vec<_> = listings::listings_of_uprn(db, cu)
         .await?
@@ -257,55 +296,60 @@ async fn relisting(db: &Db, l: &ComparableRow) -> Result<RelistingAdjustment, Va
         .filter(|x| x.channel == "sale")
         .collect();
     let ids: Vec<String> = sale.iter().map(|x| x.listing_id.clone()).collect();
-    let mut snaps: Vec<_> = listings::snapshots_of(db, &ids)
-        .await?
-        .into_iter()
-        .filter(|s| s.time >= from && s.time < to)
-        .collect();
-    snaps.sort_by_key(|s| s.time);
-    let listed_in_window = sale
+    let snaps = listings::snapshots_of(db, &ids).await?;
+    let histories: Vec<ListingHistory> = sale
         .iter()
-        .filter(|x| x.first_seen >= from && x.first_seen < to)
-        .count();
-    let mut off_market: Option<NaiveDateTime> = None;
-    let mut relist: Option<(NaiveDateTime, NaiveDateTime)> = None;
-    for s in &snaps {
-        match s.status.as_deref() {
-            Some("withdrawn" | "removed") => off_market = off_market.or(Some(s.time)),
-            Some("available") => {
-                if let Some(w) = off_market
-                    && relist.is_none()
-                {
-                    relist = Some((w, s.time));
-                }
+        .map(|x| ListingHistory {
+            first_seen: Some(x.first_seen),
+            snapshots: snaps
+                .iter()
+                .filter(|s| s.listing_id == x.listing_id)
+                .map(|s| (s.time, s.status.clone()))
+                .collect(),
+        })
+        .collect();
+    let ev = classify(&histories, month);
+    let evidence = match &ev {
+        RelistEvidence::OffAndOn(w, a) => format!(
+            "taken off the market on {} and listed again on {}",
+            w.date(),
+            a.date()
+        ),
+        RelistEvidence::SeparateListings(n) => format!(
+            "{n} separate sale listings first seen in the {RELIST_WINDOW_MONTHS} months before the sale"
+        ),
+        RelistEvidence::NoRelist => format!(
+            "its sale listings show no relist in the {RELIST_WINDOW_MONTHS} months before the sale"
+        ),
+        RelistEvidence::NotListedInWindow => format!(
+            "its sale listings were not seen in the {RELIST_WINDOW_MONTHS} months before the sale"
+        ),
+        RelistEvidence::NoListing => "no sale listing of the comparable is on record".to_string(),
+    };
+    Ok(out(ev.relisted(), evidence))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ledger applies the vintage's penalty only when the build measured one, and says why
+    /// not otherwise.
+    #[test]
+    fn the_ledger_reads_the_vintages_relisting_penalty() {
+        let measured = r#"{"relisting": {"applied": true, "factor": 1.0833, "reason": "measured on 40 and 300"}}"#;
+        assert_eq!(
+            vintage_penalty(Some(measured)),
+            VintagePenalty {
+                factor: Some(1.0833),
+                reason: "measured on 40 and 300".to_string()
             }
-            _ => {}
-        }
+        );
+        let thin =
+            r#"{"relisting": {"applied": false, "factor": 1.0, "reason": "needs 30, has 2"}}"#;
+        assert_eq!(vintage_penalty(Some(thin)).factor, None);
+        assert_eq!(vintage_penalty(Some(thin)).reason, "needs 30, has 2");
+        assert_eq!(vintage_penalty(Some("{}")).factor, None);
+        assert_eq!(vintage_penalty(None).factor, None);
     }
-    Ok(match (relist, listed_in_window) {
-        (Some((w, a)), _) => none(
-            Some(true),
-            format!(
-                "taken off the market on {} and listed again on {}",
-                w.date(),
-                a.date()
-            ),
-        ),
-        (None, n) if n >= 2 => none(
-            Some(true),
-            format!(
-                "{n} separate sale listings first seen in the {RELIST_WINDOW_MONTHS} months before the sale"
-            ),
-        ),
-        (None, 0) if sale.is_empty() => none(
-            None,
-            "no sale listing of the comparable is on record".to_string(),
-        ),
-        (None, _) => none(
-            Some(false),
-            format!(
-                "its sale listings show no relist in the {RELIST_WINDOW_MONTHS} months before the sale"
-            ),
-        ),
-    })
 }

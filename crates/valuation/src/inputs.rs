@@ -10,9 +10,10 @@ use terrace_analytics as an;
 use terrace_core::Postcode;
 use terrace_store::Db;
 use terrace_store::market::{self as mk, MarketSaleRow};
-use terrace_store::{address, valuation as vs};
+use terrace_store::{address, listings, valuation as vs};
 
 use crate::ValuationError;
+use crate::relist::{ListingHistory, classify};
 
 /// Dwellings without a UPRN are keyed by a hash with this bit set (UPRNs are below 2^40).
 const ADDRESS_KEY_BIT: u64 = 1 << 63;
@@ -45,6 +46,10 @@ pub struct Inputs {
     pub postcode_positions: HashMap<String, (f64, f64)>,
     /// The latest completion month of the sales.
     pub through: Option<an::Month>,
+    /// Registered leases with a parsed term per UPRN: (date of lease, term end).
+    pub leases: HashMap<i64, Vec<(Option<chrono::NaiveDate>, chrono::NaiveDate)>>,
+    /// Sales whose own listings were read for a relist (`attrs.relisted` known): relisted, not.
+    pub relist_counts: (usize, usize),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -54,6 +59,19 @@ pub struct EpcAttrs {
     pub built_form: Option<String>,
     pub postcode: Option<String>,
     pub lodged: Option<chrono::NaiveDate>,
+    /// Index into `an::AGE_BANDS` of `CONSTRUCTION_AGE_BAND`; `None` when it states no year.
+    pub age_band: Option<u8>,
+}
+
+impl EpcAttrs {
+    /// The attributes a certificate gives (built form and age band).
+    pub fn attributes(&self) -> an::Attributes {
+        an::Attributes {
+            built_form: self.built_form.as_deref().and_then(an::BuiltForm::parse),
+            age_band: self.age_band,
+            ..an::Attributes::default()
+        }
+    }
 }
 
 fn hash_parts(tag: &str, parts: &[Option<&str>]) -> u64 {
@@ -175,6 +193,7 @@ pub async fn gather(db: &Db) -> Result<Inputs, ValuationError> {
                 built_form: e.built_form,
                 postcode: e.postcode,
                 lodged: e.lodgement_date,
+                age_band: e.construction_age_band.as_deref().and_then(an::age_band_of),
             };
             match inp.epc.get(&u) {
                 Some(prev)
@@ -201,6 +220,40 @@ pub async fn gather(db: &Db) -> Result<Inputs, ValuationError> {
             }
             inp.register
                 .insert(a.uprn, (a.parent_uprn, a.postcode, a.street));
+        }
+    }
+    // Registered leases with a parsed term.
+    let mut after = String::new();
+    loop {
+        let page = vs::lease_terms_page(db, &after, 50_000).await?;
+        let Some(last) = page.last() else { break };
+        after = last.0.clone();
+        for (_, u, start, end) in page {
+            inp.leases.entry(u).or_default().push((start, end));
+        }
+    }
+    // Sale listings matched to UPRNs, with their snapshots, for the relists.
+    let mut histories: HashMap<i64, Vec<ListingHistory>> = HashMap::new();
+    let mut after = String::new();
+    loop {
+        let page = listings::sale_listings_with_uprn_page(db, &after, 5_000).await?;
+        let Some(last) = page.last() else { break };
+        after = last.listing_id.clone();
+        let ids: Vec<String> = page.iter().map(|l| l.listing_id.clone()).collect();
+        let mut snaps: HashMap<String, Vec<(chrono::NaiveDateTime, Option<String>)>> =
+            HashMap::new();
+        for sn in listings::snapshots_of(db, &ids).await? {
+            snaps
+                .entry(sn.listing_id)
+                .or_default()
+                .push((sn.time, sn.status));
+        }
+        for l in page {
+            let Some(u) = l.uprn else { continue };
+            histories.entry(u).or_default().push(ListingHistory {
+                first_seen: Some(l.first_seen),
+                snapshots: snaps.remove(&l.listing_id).unwrap_or_default(),
+            });
         }
     }
     // Sales without register coordinates take their postcode's centroid (read below).
@@ -242,10 +295,21 @@ pub async fn gather(db: &Db) -> Result<Inputs, ValuationError> {
                         )
                     })
             });
-            let floor_area = s
+            let epc = s.uprn.and_then(|u| inp.epc.get(&u));
+            let floor_area = epc.and_then(|e| e.floor_area);
+            let mut attrs = epc.map(EpcAttrs::attributes).unwrap_or_default();
+            if tenure == an::Tenure::Leasehold {
+                attrs.lease_years = s.uprn.and_then(|u| inp.lease_years(u, s.date));
+            }
+            attrs.relisted = s
                 .uprn
-                .and_then(|u| inp.epc.get(&u))
-                .and_then(|e| e.floor_area);
+                .and_then(|u| histories.get(&u))
+                .and_then(|h| classify(h, month).relisted());
+            match attrs.relisted {
+                Some(true) => inp.relist_counts.0 += 1,
+                Some(false) => inp.relist_counts.1 += 1,
+                None => {}
+            }
             inp.through = inp.through.max(Some(month));
             if let Some(u) = s.uprn {
                 let e = inp.last_sale.entry(u).or_insert((s.date, s.price));
@@ -272,6 +336,7 @@ pub async fn gather(db: &Db) -> Result<Inputs, ValuationError> {
                 new_build: s.new_build,
                 floor_area_m2: floor_area,
                 position,
+                attrs,
             });
         }
     }
@@ -310,6 +375,18 @@ pub async fn gather(db: &Db) -> Result<Inputs, ValuationError> {
 }
 
 impl Inputs {
+    /// Years unexpired at `on` of the UPRN's lease in force then: the registered lease of the
+    /// latest date at or before `on` (an undated lease counts as in force); `None` without one.
+    pub fn lease_years(&self, uprn: i64, on: chrono::NaiveDate) -> Option<f64> {
+        let (_, end) = self
+            .leases
+            .get(&uprn)?
+            .iter()
+            .filter(|(start, _)| start.is_none_or(|d| d <= on))
+            .max_by_key(|(start, end)| (*start, *end))?;
+        Some(((*end - on).num_days() as f64 / 365.25).max(0.0))
+    }
+
     /// The position of a UPRN: the register's coordinates, else the centroid of `postcode`.
     pub fn position_of(&self, uprn: i64, postcode: Option<&str>) -> Option<(f64, f64)> {
         self.positions.get(&uprn).copied().or_else(|| {
