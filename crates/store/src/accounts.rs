@@ -103,6 +103,23 @@ struct NewLedger<'a> {
     created_at: NaiveDateTime,
 }
 
+/// A charge's ledger row as the batch writes it. Its values are owned so that a fixed-size
+/// array of rows has a `'static` query id, which is what lets diesel keep the multi-row INSERT
+/// prepared (a borrowed row's INSERT is prepared afresh at every batch).
+#[derive(Insertable)]
+#[diesel(table_name = ledger, treat_none_as_default_value = false)]
+struct ChargeRow {
+    account_id: i64,
+    kind: &'static str,
+    operation: String,
+    credits: i64,
+    balance_after: i64,
+    request_id: String,
+    surface: String,
+    key_id: Option<i64>,
+    created_at: NaiveDateTime,
+}
+
 /// Creates an account with a zero balance and, if `credits > 0`, a first grant.
 pub async fn create_account(
     db: &Db,
@@ -633,25 +650,33 @@ macro_rules! debit_batch_body {
         key_ids.dedup();
         // The key must still be live at commit time: a key revoked by any process stops
         // working at once, even where a gateway authenticated it from its cache.
-        let revoked: Vec<i64> = if key_ids.is_empty() {
-            Vec::new()
-        } else {
-            $run::load(
+        // One look-up per distinct key and account, not `IN (...)` lists: diesel prepares a
+        // statement with a list afresh at every call, while these keep their prepared
+        // statements (issue 20: the writer parsed its statements at every commit).
+        let mut revoked: Vec<i64> = Vec::new();
+        for &k in &key_ids {
+            let found: Option<i64> = $run::get_result(
                 api_keys::table
-                    .filter(api_keys::id.eq_any(&key_ids))
+                    .filter(api_keys::id.eq(k))
                     .filter(api_keys::revoked_at.is_not_null())
                     .select(api_keys::id),
                 $c,
-            )$($aw)*?
-        };
-        let balances: Vec<(i64, i64)> = $run::load(
-            accounts::table
-                .filter(accounts::id.eq_any(&account_ids))
-                .order(accounts::id)
-                .select((accounts::id, accounts::balance))
-                $($lock)*,
-            $c,
-        )$($aw)*?;
+            )$($aw)*
+            .optional()?;
+            revoked.extend(found);
+        }
+        let mut balances: Vec<(i64, i64)> = Vec::with_capacity(account_ids.len());
+        for &a in &account_ids {
+            let found: Option<i64> = $run::get_result(
+                accounts::table
+                    .find(a)
+                    .select(accounts::balance)
+                    $($lock)*,
+                $c,
+            )$($aw)*
+            .optional()?;
+            balances.extend(found.map(|b| (a, b)));
+        }
         let Decided {
             outcomes,
             rows,
@@ -665,25 +690,41 @@ macro_rules! debit_batch_body {
                 $c,
             )$($aw)*?;
         }
-        let rows: Vec<NewLedger<'_>> = rows
+        let rows: Vec<ChargeRow> = rows
             .iter()
             .map(|&(i, balance_after)| {
                 let ch = &charges[i];
-                NewLedger {
+                ChargeRow {
                     account_id: ch.account_id,
                     kind: "charge",
-                    operation: Some(&ch.operation),
+                    operation: ch.operation.clone(),
                     credits: -ch.credits,
                     balance_after,
-                    request_id: Some(&ch.request_id),
-                    surface: &ch.surface,
+                    request_id: ch.request_id.clone(),
+                    surface: ch.surface.clone(),
                     key_id: ch.key_id,
                     created_at: $now,
                 }
             })
             .collect();
-        for chunk in rows.chunks(crate::bulk::CHUNK) {
-            $run::execute(diesel::insert_into(ledger::table).values(chunk), $c)$($aw)*?;
+        // Multi-row INSERTs of fixed sizes (64, 16, 4, 1 rows), each prepared once per
+        // connection, where a slice of any length is parsed afresh at every batch.
+        let mut rest: &[ChargeRow] = &rows;
+        while !rest.is_empty() {
+            rest = if let Some((head, tail)) = rest.split_first_chunk::<64>() {
+                $run::execute(diesel::insert_into(ledger::table).values(head), $c)$($aw)*?;
+                tail
+            } else if let Some((head, tail)) = rest.split_first_chunk::<16>() {
+                $run::execute(diesel::insert_into(ledger::table).values(head), $c)$($aw)*?;
+                tail
+            } else if let Some((head, tail)) = rest.split_first_chunk::<4>() {
+                $run::execute(diesel::insert_into(ledger::table).values(head), $c)$($aw)*?;
+                tail
+            } else {
+                let (head, tail) = rest.split_at(1);
+                $run::execute(diesel::insert_into(ledger::table).values(&head[0]), $c)$($aw)*?;
+                tail
+            };
         }
         outcomes
     }};
