@@ -408,6 +408,17 @@ impl HedonicModel {
             .map(|i| self.beta[i])
     }
 
+    /// The design row of a sale as it was sold.
+    fn sale_row(&self, s: &AvmSale) -> [f64; N_COEF] {
+        self.row(
+            s.property_type,
+            s.tenure,
+            s.new_build,
+            s.floor_area_m2,
+            &s.attrs,
+        )
+    }
+
     fn row(
         &self,
         t: PropertyType,
@@ -536,13 +547,7 @@ fn fit_hedonic(rows: &[(&AvmSale, f64)], pooled: bool) -> Option<HedonicModel> {
     };
     let mut ne = NormalEquations::new(N_COEF);
     for (s, y) in rows {
-        let r = m.row(
-            s.property_type,
-            s.tenure,
-            s.new_build,
-            s.floor_area_m2,
-            &s.attrs,
-        );
+        let r = m.sale_row(s);
         let sparse: Vec<(usize, f64)> = r
             .iter()
             .enumerate()
@@ -559,13 +564,7 @@ fn fit_hedonic(rows: &[(&AvmSale, f64)], pooled: bool) -> Option<HedonicModel> {
     let sol = ne.solve(false);
     m.beta = sol.beta;
     let resid = |m: &HedonicModel, s: &AvmSale, y: f64| {
-        let r = m.row(
-            s.property_type,
-            s.tenure,
-            s.new_build,
-            s.floor_area_m2,
-            &s.attrs,
-        );
+        let r = m.sale_row(s);
         y - r.iter().zip(&m.beta).map(|(x, b)| x * b).sum::<f64>()
     };
     if pooled {

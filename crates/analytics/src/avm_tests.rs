@@ -9,21 +9,10 @@ fn world(seed: u64) -> (Vec<AvmSale>, IndexSet, Month) {
     let spec = SimSpec::typical(first, logs.clone(), 4000, 70.0);
     let sales = simulate_sales(&spec, &mut d)
         .into_iter()
-        .map(|s| AvmSale {
-            property: s.sale.property.unwrap(),
-            area: 1,
-            building: None,
+        .map(|s| {
             // Forty dwellings to a street (the simulation has no location effect).
-            street: Some(s.sale.property.unwrap() / 40),
-            month: s.sale.month,
-            registered: s.registered,
-            price: s.sale.price,
-            property_type: s.sale.property_type,
-            tenure: s.sale.tenure,
-            new_build: s.sale.new_build,
-            floor_area_m2: s.sale.floor_area_m2,
-            position: None,
-            attrs: Attributes::default(),
+            let street = Some(s.sale.property.unwrap() / 40);
+            as_avm_sale(&s, street, Attributes::default())
         })
         .collect();
     let index = IndexSet {
@@ -31,6 +20,25 @@ fn world(seed: u64) -> (Vec<AvmSale>, IndexSet, Month) {
         fallback: Some(LogIndex { first, logs }),
     };
     (sales, index, first)
+}
+
+/// A simulated sale as the model reads it (area 1, no building, no position).
+fn as_avm_sale(s: &crate::sim::SimSale, street: Option<u64>, attrs: Attributes) -> AvmSale {
+    AvmSale {
+        property: s.sale.property.unwrap(),
+        area: 1,
+        building: None,
+        street,
+        month: s.sale.month,
+        registered: s.registered,
+        price: s.sale.price,
+        property_type: s.sale.property_type,
+        tenure: s.sale.tenure,
+        new_build: s.sale.new_build,
+        floor_area_m2: s.sale.floor_area_m2,
+        position: None,
+        attrs,
+    }
 }
 
 /// Values every sale completed in the `months` after `vintage` with what was registered by it;
@@ -508,23 +516,12 @@ fn the_hedonic_fit_recovers_a_simulated_age_band_effect() {
     assert!(sim.iter().any(|s| s.age_band.is_none()));
     let sales: Vec<AvmSale> = sim
         .iter()
-        .map(|s| AvmSale {
-            property: s.sale.property.unwrap(),
-            area: 1,
-            building: None,
-            street: None,
-            month: s.sale.month,
-            registered: s.registered,
-            price: s.sale.price,
-            property_type: s.sale.property_type,
-            tenure: s.sale.tenure,
-            new_build: s.sale.new_build,
-            floor_area_m2: s.sale.floor_area_m2,
-            position: None,
-            attrs: Attributes {
+        .map(|s| {
+            let attrs = Attributes {
                 age_band: s.age_band,
                 ..Attributes::default()
-            },
+            };
+            as_avm_sale(s, None, attrs)
         })
         .collect();
     let index = IndexSet {
