@@ -21,6 +21,15 @@
 //!
 //! When the migration folders cannot be read (a test binary run away from its source tree),
 //! every test database is migrated from scratch instead, as before templates.
+//!
+//! Many tests start from the same loaded data (the fixture world, loaded through the real
+//! loaders), which costs far more than migrating. [`TestDb::prepared`] loads such data once per
+//! test process under a key, into a copy of the migrated template, and keeps the result as a
+//! second template that each such test copies the same way: on SQLite the file
+//! `terrace-t<pid>-prepared-<key>.sqlite3` (written with `VACUUM INTO`; a later process removes
+//! the files of processes that are gone), on PostgreSQL the database `<db>_t<pid>_p_<key>` (left
+//! for the next process's clean-up of gone processes' databases, like any test database). The
+//! tests that check loading itself (loading, loading twice) still load for themselves.
 
 use crate::db::{Db, DbOptions, Location, StoreError};
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
@@ -43,7 +52,23 @@ pub struct TestDb {
 
 enum Cleanup {
     Sqlite(PathBuf),
-    PgDatabase { admin_url: String, database: String },
+    PgDatabase {
+        admin_url: String,
+        database: String,
+    },
+    /// A PostgreSQL database kept as a prepared template for the rest of the process.
+    Kept,
+}
+
+/// Where a test database's copy comes from.
+#[derive(Clone)]
+enum Source {
+    /// The migrated template of the backend (or a fresh migration without one).
+    Migrated,
+    /// A prepared SQLite file.
+    SqliteFile(PathBuf),
+    /// A prepared PostgreSQL database.
+    PgDatabase(String),
 }
 
 fn unique_name() -> String {
@@ -93,11 +118,13 @@ fn migrations_hash(set: &str) -> Option<u64> {
     (!dirs.is_empty()).then(|| h.finish())
 }
 
-/// Runs `fut` on a thread of its own with a small runtime, so it can be waited for from inside
-/// any runtime (a current-thread runtime must not block on a future of its own).
-fn on_own_runtime<F>(fut: F) -> F::Output
+/// Runs the future `make` gives on a thread of its own with a small runtime, so it can be waited
+/// for from inside any runtime (a current-thread runtime must not block on a future of its own).
+/// The future is made on that thread, so it need not be `Send` (the loaders' are not).
+fn on_own_runtime<M, F>(make: M) -> F::Output
 where
-    F: std::future::Future + Send + 'static,
+    M: FnOnce() -> F + Send + 'static,
+    F: std::future::Future,
     F::Output: Send + 'static,
 {
     std::thread::spawn(move || {
@@ -105,7 +132,7 @@ where
             .enable_all()
             .build()
             .expect("test runtime")
-            .block_on(fut)
+            .block_on(make())
     })
     .join()
     .expect("test database thread panicked")
@@ -125,12 +152,50 @@ impl TestDb {
     }
 
     pub async fn with_options(opts: DbOptions) -> TestDb {
+        Self::copy_of(&Source::Migrated, opts).await
+    }
+
+    /// A copy of a database on which `prepare` ran once in this process under `key` (the first
+    /// caller runs it, on a thread of its own; the others wait for it). `key` names what
+    /// `prepare` loads, so one key must always mean the same preparation; it is part of a file
+    /// or database name, so keep it to `[a-z0-9_]`.
+    pub async fn prepared<F, Fut>(key: &'static str, prepare: F) -> TestDb
+    where
+        F: FnOnce(Db) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + 'static,
+    {
+        use std::collections::HashMap;
+        use std::sync::{Arc, Mutex};
+        type Cell = Arc<OnceLock<Source>>;
+        static PREPARED: OnceLock<Mutex<HashMap<&'static str, Cell>>> = OnceLock::new();
+        assert!(
+            key.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+            "a prepared database's key is [a-z0-9_]: {key}"
+        );
+        let cell = PREPARED
+            .get_or_init(Default::default)
+            .lock()
+            .expect("the prepared databases' registry")
+            .entry(key)
+            .or_default()
+            .clone();
+        let source = cell
+            .get_or_init(|| on_own_runtime(move || build_prepared(key, prepare)))
+            .clone();
+        Self::copy_of(&source, DbOptions::default()).await
+    }
+
+    async fn copy_of(source: &Source, opts: DbOptions) -> TestDb {
         let name = unique_name();
         let (location, cleanup, migrated) = match test_pg_url() {
             Some(admin_url) => {
                 let pg = PgTarget::parse(&admin_url);
                 let database = format!("{}_{name}", pg.base);
-                let template = pg_template(&admin_url);
+                let template = match source {
+                    Source::PgDatabase(prepared) => Some(prepared.clone()),
+                    _ => pg_template(&admin_url),
+                };
                 let mut c = AsyncPgConnection::establish(&admin_url)
                     .await
                     .unwrap_or_else(|e| panic!("cannot connect to {TEST_DB_ENV}={admin_url}: {e}"));
@@ -151,7 +216,11 @@ impl TestDb {
             }
             None => {
                 let path = std::env::temp_dir().join(format!("terrace-{name}.sqlite3"));
-                let migrated = match sqlite_template() {
+                let template = match source {
+                    Source::SqliteFile(prepared) => Some(prepared.as_path()),
+                    _ => sqlite_template(),
+                };
+                let migrated = match template {
                     Some(t) => {
                         std::fs::copy(t, &path).unwrap_or_else(|e| {
                             panic!("copy {} to {}: {e}", t.display(), path.display())
@@ -173,7 +242,7 @@ impl TestDb {
         }
         let name = match &cleanup {
             Cleanup::PgDatabase { database, .. } => database.clone(),
-            Cleanup::Sqlite(_) => name,
+            Cleanup::Sqlite(_) | Cleanup::Kept => name,
         };
         TestDb {
             db,
@@ -193,6 +262,105 @@ impl Drop for TestDb {
                 admin_url,
                 database,
             } => pg_dropper(admin_url.clone(), database.clone()),
+            Cleanup::Kept => {}
+        }
+    }
+}
+
+/// Runs `prepare` on a fresh copy of the migrated template and keeps the result as the source of
+/// the copies made under `key`.
+async fn build_prepared<F, Fut>(key: &'static str, prepare: F) -> Source
+where
+    F: FnOnce(Db) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let mut t = TestDb::new().await;
+    prepare(t.db.clone()).await;
+    match &t.location {
+        Location::Sqlite(_) => {
+            remove_gone_prepared_files();
+            let out = std::env::temp_dir().join(format!(
+                "terrace-t{}-prepared-{key}.sqlite3",
+                std::process::id()
+            ));
+            remove_sqlite(&out);
+            let into = out.to_string_lossy().replace('\'', "''");
+            match t
+                .db
+                .conn()
+                .await
+                .expect("a connection to the prepared database")
+            {
+                crate::db::Conn::Sqlite(mut c) => c
+                    .batch_execute(&format!("VACUUM INTO '{into}'"))
+                    .await
+                    .unwrap_or_else(|e| panic!("writing the prepared database {key}: {e}")),
+                crate::db::Conn::Pg(_) => unreachable!("an SQLite location opens SQLite"),
+            }
+            Source::SqliteFile(out)
+        }
+        Location::Postgres(_) => {
+            let Cleanup::PgDatabase {
+                admin_url,
+                database,
+            } = std::mem::replace(&mut t.cleanup, Cleanup::Kept)
+            else {
+                unreachable!("a PostgreSQL test database is dropped when done")
+            };
+            t.db.close();
+            let pg = PgTarget::parse(&admin_url);
+            let kept = format!("{}_t{}_p_{key}", pg.base, std::process::id());
+            let mut c = AsyncPgConnection::establish(&admin_url)
+                .await
+                .unwrap_or_else(|e| panic!("cannot connect to {TEST_DB_ENV}={admin_url}: {e}"));
+            exec(
+                &mut c,
+                &format!("DROP DATABASE IF EXISTS \"{kept}\" WITH (FORCE)"),
+            )
+            .await;
+            // The closed pool's backends may still be ending: WITH (FORCE) is not available on
+            // RENAME, so wait for them as CREATE DATABASE ... TEMPLATE would.
+            rename_when_idle(&mut c, &database, &kept).await;
+            Source::PgDatabase(kept)
+        }
+    }
+}
+
+/// Renames a database once no session is connected to it (a pool's backends end a moment after
+/// the pool closes).
+async fn rename_when_idle(c: &mut AsyncPgConnection, from: &str, to: &str) {
+    let sql = format!("ALTER DATABASE \"{from}\" RENAME TO \"{to}\"");
+    for _ in 0..100 {
+        if c.batch_execute(&sql).await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    exec(c, &sql).await;
+}
+
+/// Removes the prepared SQLite files of test processes that are gone (only where `/proc` tells).
+fn remove_gone_prepared_files() {
+    let proc_root = Path::new("/proc");
+    if !proc_root.join("self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix("terrace-t") else {
+            continue;
+        };
+        let Some((pid, tail)) = rest.split_once('-') else {
+            continue;
+        };
+        if tail.starts_with("prepared-")
+            && pid.bytes().all(|b| b.is_ascii_digit())
+            && !proc_root.join(pid).exists()
+        {
+            let _ = std::fs::remove_file(entry.path());
         }
     }
 }
@@ -224,7 +392,7 @@ fn build_sqlite_template(path: &Path) {
     let scratch = path.with_extension(format!("{}.building", unique_name()));
     let out = path.with_extension(format!("{}.tmp", unique_name()));
     let (s, o) = (scratch.clone(), out.clone());
-    let built = on_own_runtime(async move {
+    let built = on_own_runtime(move || async move {
         let db = Db::open(&Location::Sqlite(s), &DbOptions::default())?;
         db.migrate().await?;
         // One self-contained file (no WAL beside it) that the tests can copy as it is.
@@ -310,7 +478,7 @@ fn pg_template(admin_url: &str) -> Option<String> {
         .get_or_init(|| {
             let hash = migrations_hash("postgres")?;
             let admin_url = admin_url.to_string();
-            Some(on_own_runtime(async move {
+            Some(on_own_runtime(move || async move {
                 ensure_pg_template(&admin_url, hash).await
             }))
         })

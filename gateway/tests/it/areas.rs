@@ -40,10 +40,7 @@ fn first_name(file: &str) -> (String, String) {
 }
 
 async fn world() -> (TestDb, terrace_gateway::state::AppState) {
-    let t = TestDb::new().await;
-    terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet())
-        .await
-        .unwrap();
+    let t = crate::support::fixture_db().await;
     let state = state_for(&t.db, RateLimit::default()).await;
     (t, state)
 }
@@ -486,10 +483,7 @@ async fn reverse_geocode_on_land_at_sea_and_abroad() {
 /// changes nothing, and the counts per cell add up to the register.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_address_has_its_h3_cell_once() {
-    let t = TestDb::new().await;
-    terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet())
-        .await
-        .unwrap();
+    let t = crate::support::fixture_db().await;
     let page = terrace_store::address::addresses_page(&t.db, 0, 100_000)
         .await
         .unwrap();

@@ -6,21 +6,13 @@
 use crate::support::{Reply, account, get, send, service, state_for, world};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 use terrace_gateway::state::RateLimit;
 use terrace_ingest::Progress;
 use terrace_store::testing::TestDb;
 use terrace_store::{Db, address, epc};
 
-fn fixtures() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
-}
-
 async fn fixture_world() -> (TestDb, terrace_gateway::state::AppState) {
-    let t = TestDb::new().await;
-    terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet())
-        .await
-        .unwrap();
+    let t = crate::support::fixture_db().await;
     let state = state_for(&t.db, RateLimit::default()).await;
     (t, state)
 }

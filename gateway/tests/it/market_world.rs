@@ -9,7 +9,6 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use terrace_core::FixedClock;
-use terrace_ingest::Progress;
 
 fn fixtures() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
@@ -71,10 +70,7 @@ fn error_against_truth(rows: &[Value], truth: &HashMap<String, f64>) -> (f64, f6
 
 #[actix_web::test]
 async fn the_fixture_world_publishes_an_index_everywhere_and_follows_its_truth() {
-    let w = world().await;
-    terrace_ingest::load_manifest(w.db(), &fixtures(), &mut Progress::quiet())
-        .await
-        .unwrap();
+    let w = crate::support::small_world_and_fixtures().await;
     let mut log = Vec::new();
     terrace_market::build::build(w.db(), chrono::Utc::now().naive_utc(), &mut |s| {
         log.push(s.to_string())

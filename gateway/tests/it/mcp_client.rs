@@ -12,7 +12,6 @@ use crate::support::*;
 use actix_web::{App, HttpServer};
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use terrace_ingest::Progress;
 use terrace_oauth::{OAuthSettings, hash_password};
 
 fn root() -> PathBuf {
@@ -49,10 +48,7 @@ async fn the_mcp_python_sdk_drives_every_tool_and_signs_in_like_the_common_hosts
     let Some(python) = python() else {
         return;
     };
-    let t = terrace_store::testing::TestDb::new().await;
-    terrace_ingest::load_manifest(&t.db, &root().join("fixtures"), &mut Progress::quiet())
-        .await
-        .unwrap();
+    let t = crate::support::fixture_db().await;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let mut settings = OAuthSettings::new(

@@ -36,10 +36,7 @@ fn check_422(r: &Reply, loc: &[&str], kind: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ownership_on_the_fixture_world() {
-    let t = TestDb::new().await;
-    terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet())
-        .await
-        .unwrap();
+    let t = crate::support::fixture_db().await;
     let m = manifest();
     let cases = &m["ownership_cases"];
     let (acct, key) = account(&t.db, 100).await;

@@ -5,7 +5,6 @@ use crate::support::{Reply, account, balance, post_json, send, service, state_fo
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use terrace_gateway::state::RateLimit;
-use terrace_ingest::Progress;
 use terrace_store::testing::TestDb;
 
 fn fixtures() -> PathBuf {
@@ -55,10 +54,7 @@ const ALL: [&str; 15] = [
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_requested_check_is_true_false_or_unknown_and_charged() {
-    let t = TestDb::new().await;
-    terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet())
-        .await
-        .unwrap();
+    let t = crate::support::fixture_db().await;
     let (acct, key) = account(&t.db, 100).await;
     let svc = service(state_for(&t.db, RateLimit::default()).await).await;
     let at = |loc: Value, checks: &[&str]| {
@@ -135,10 +131,7 @@ async fn each_requested_check_is_true_false_or_unknown_and_charged() {
 /// Wyvern Vale (none of the checks' datasets loaded there), with a reason and the datasets.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_check_is_true_false_and_unknown_somewhere() {
-    let t = TestDb::new().await;
-    terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet())
-        .await
-        .unwrap();
+    let t = crate::support::fixture_db().await;
     let m: Value =
         serde_json::from_str(&std::fs::read_to_string(fixtures().join("manifest.json")).unwrap())
             .unwrap();

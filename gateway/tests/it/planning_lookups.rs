@@ -71,10 +71,7 @@ const AROUND_DESIGNATED: [&str; 10] = [
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn designations_by_each_scope_with_not_loaded() {
-    let t = TestDb::new().await;
-    terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet())
-        .await
-        .unwrap();
+    let t = crate::support::fixture_db().await;
     let m = manifest();
     let cases = &m["risk_cases"];
     let (acct, key) = account(&t.db, 100).await;
@@ -335,10 +332,7 @@ async fn designations_validation_rules() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn applications_lpa_portal_and_nearby() {
-    let t = TestDb::new().await;
-    terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet())
-        .await
-        .unwrap();
+    let t = crate::support::fixture_db().await;
     let m = manifest();
     let (acct, key) = account(&t.db, 100).await;
     let svc = service(state_for(&t.db, RateLimit::default()).await).await;

@@ -7,21 +7,10 @@
 use crate::support::*;
 use chrono::NaiveDate;
 use serde_json::json;
-use std::path::PathBuf;
-use terrace_ingest::Progress;
 use terrace_store::valuation::{self as vs, ValuationRow};
 
-fn fixtures() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
-}
-
 pub(crate) async fn fixture_world() -> TestApp {
-    let w = world().await;
-    terrace_ingest::load_manifest(w.db(), &fixtures(), &mut Progress::quiet())
-        .await
-        .unwrap();
-    let state = state_for(w.db(), Default::default()).await;
-    TestApp { t: w.t, state }
+    crate::support::small_world_and_fixtures().await
 }
 
 pub(crate) async fn all_valuations(w: &TestApp) -> Vec<ValuationRow> {

@@ -50,12 +50,19 @@ pub async fn world() -> TestApp {
 
 pub async fn world_with(rate: RateLimit) -> TestApp {
     let t = TestDb::new().await;
+    load_small_world(&t.db).await;
+    let state = state_for(&t.db, rate).await;
+    TestApp { t, state }
+}
+
+/// Loads [`SMALL_WORLD`] through the AddressBase loader.
+async fn load_small_world(db: &Db) {
     let dir = std::env::temp_dir().join(format!("terrace-world-{}", uuid_like()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("addressbase.csv");
     std::fs::write(&file, SMALL_WORLD).unwrap();
     terrace_ingest::load_file(
-        &t.db,
+        db,
         Dataset::AddressBase,
         &file,
         Default::default(),
@@ -64,7 +71,36 @@ pub async fn world_with(rate: RateLimit) -> TestApp {
     .await
     .unwrap();
     let _ = std::fs::remove_dir_all(&dir);
-    let state = state_for(&t.db, rate).await;
+}
+
+/// The fixture world's folder (`fixtures/`, with its `manifest.json`).
+pub fn fixtures() -> std::path::PathBuf {
+    std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
+}
+
+/// A store with the fixture world loaded through `load_manifest`, as `terrace serve` loads it:
+/// loaded once per test process and copied for each test (`TestDb::prepared`). The tests of
+/// loading itself load for themselves.
+pub async fn fixture_db() -> TestDb {
+    TestDb::prepared("fixtures", |db| async move {
+        terrace_ingest::load_manifest(&db, &fixtures(), &mut Progress::quiet())
+            .await
+            .unwrap();
+    })
+    .await
+}
+
+/// [`world`]'s small register with the fixture world loaded over it (loaded once per test
+/// process, like [`fixture_db`]), and its state.
+pub async fn small_world_and_fixtures() -> TestApp {
+    let t = TestDb::prepared("small_world_and_fixtures", |db| async move {
+        load_small_world(&db).await;
+        terrace_ingest::load_manifest(&db, &fixtures(), &mut Progress::quiet())
+            .await
+            .unwrap();
+    })
+    .await;
+    let state = state_for(&t.db, RateLimit::default()).await;
     TestApp { t, state }
 }
 
