@@ -1227,3 +1227,41 @@ fn resolve_agreeing_postcode_with_numbers_in_form_is_confident() {
     let got = ask("Flat 2, 7 Richmond Road", Some("EX4 4JA"));
     assert!(!is_confident(&got), "{got:?}");
 }
+
+/// A number is written right before the name it numbers: `5 Birdall Terrace, Ferndale Road` at a
+/// postcode holding both streets is 5 Birdall Terrace (a terrace off the road), not 5 Ferndale
+/// Road (and `8 Ferndale Road, Birdall Terrace` is 8 Ferndale Road). A candidate that writes the
+/// query's word after the number keeps its score; the near ones carrying the number with another
+/// word after it lose a little.
+#[test]
+fn resolve_prefers_the_name_written_after_the_number() {
+    let entry = |uprn: i64, saon: &str, paon: &str, street: &str, pc: &str| AddressEntry {
+        uprn,
+        saon: (!saon.is_empty()).then(|| saon.to_string()),
+        paon: s(paon),
+        street: s(street),
+        postcode: s(pc),
+        ..Default::default()
+    };
+    let mut register: Vec<AddressEntry> = (1..=12)
+        .map(|n| entry(100 + n, "", &n.to_string(), "BIRDALL TERRACE", "EX2 9DS"))
+        .collect();
+    register
+        .extend((1..=12).map(|n| entry(200 + n, "", &n.to_string(), "FERNDALE ROAD", "EX2 9DS")));
+    let index = AddressIndex::build(register);
+    let ask = |q: &str, pc: &str| {
+        index.resolve(
+            &ResolveQuery {
+                address: s(q),
+                postcode: s(pc),
+                ..Default::default()
+            },
+            5,
+        )
+    };
+    let got = ask("5 Birdall Terrace, Ferndale Road", "EX2 9DS");
+    assert_eq!(got[0].uprn, 105, "{got:?}");
+    assert!(is_confident(&got), "{got:?}");
+    let got = ask("8 Ferndale Road, Birdall Terrace", "EX2 9DS");
+    assert_eq!(got[0].uprn, 208, "{got:?}");
+}
