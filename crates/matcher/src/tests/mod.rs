@@ -1160,20 +1160,26 @@ fn resolve_flat_of_a_house_written_as_a_lettered_number() {
     );
 }
 
+/// An address of a register built by hand (an empty SAON or street is none).
+fn street_entry(uprn: i64, saon: &str, paon: &str, street: &str, pc: &str) -> AddressEntry {
+    let some = |v: &str| (!v.is_empty()).then(|| v.to_string());
+    AddressEntry {
+        uprn,
+        saon: some(saon),
+        paon: s(paon),
+        street: some(street),
+        postcode: s(pc),
+        ..Default::default()
+    }
+}
+
 /// At the query's own postcode, numbers that agree exactly (from 0.65) or in another form (`Flat
 /// 5, Priory View` for `5 Priory View`) are confident below `CONFIDENT_SCORE`; without the
 /// postcode, with a flat number the address does not have, or with no number on either side
 /// (`Annexe, The Headland`), they are not.
 #[test]
 fn resolve_agreeing_postcode_with_numbers_in_form_is_confident() {
-    let entry = |uprn: i64, saon: &str, paon: &str, street: &str, pc: &str| AddressEntry {
-        uprn,
-        saon: (!saon.is_empty()).then(|| saon.to_string()),
-        paon: s(paon),
-        street: (!street.is_empty()).then(|| street.to_string()),
-        postcode: s(pc),
-        ..Default::default()
-    };
+    let entry = street_entry;
     let mut register: Vec<AddressEntry> = (1..=20)
         .map(|n| entry(100 + n, "", &n.to_string(), "PRIORY VIEW", "EX4 8EA"))
         .collect();
@@ -1235,19 +1241,13 @@ fn resolve_agreeing_postcode_with_numbers_in_form_is_confident() {
 /// word after it lose a little.
 #[test]
 fn resolve_prefers_the_name_written_after_the_number() {
-    let entry = |uprn: i64, saon: &str, paon: &str, street: &str, pc: &str| AddressEntry {
-        uprn,
-        saon: (!saon.is_empty()).then(|| saon.to_string()),
-        paon: s(paon),
-        street: s(street),
-        postcode: s(pc),
-        ..Default::default()
-    };
-    let mut register: Vec<AddressEntry> = (1..=12)
-        .map(|n| entry(100 + n, "", &n.to_string(), "BIRDALL TERRACE", "EX2 9DS"))
+    // Houses 1 to 12 of a terrace and of the road it is off, at one postcode.
+    let register = [(100, "BIRDALL TERRACE"), (200, "FERNDALE ROAD")]
+        .into_iter()
+        .flat_map(|(base, street)| {
+            (1..=12).map(move |n| street_entry(base + n, "", &n.to_string(), street, "EX2 9DS"))
+        })
         .collect();
-    register
-        .extend((1..=12).map(|n| entry(200 + n, "", &n.to_string(), "FERNDALE ROAD", "EX2 9DS")));
     let index = AddressIndex::build(register);
     let ask = |q: &str, pc: &str| {
         index.resolve(
