@@ -107,10 +107,10 @@ pub(crate) fn write_script(
 
 #[derive(Debug, serde::Serialize)]
 pub(crate) struct Figures {
-    name: String,
-    requests_per_sec: f64,
-    p50_ms: f64,
-    p99_ms: f64,
+    pub(crate) name: String,
+    pub(crate) requests_per_sec: f64,
+    pub(crate) p50_ms: f64,
+    pub(crate) p99_ms: f64,
     /// All requests wrk completed, and those answered with another status than 2xx or 3xx.
     requests: u64,
     non_2xx: u64,

@@ -17,8 +17,11 @@
 //!   the positional flats among them (`Top Flat`, `Ground Floor Flat`, ...) with and without.
 //!
 //! Figures are printed and written to `target/bench-resolve/results.json`; nothing is asserted.
-//! Throughput is the matcher's own, in this process, on one thread (the HTTP figure is
-//! `cargo xtask bench address`); build with `--release` for representative timings.
+//! Throughput is the matcher's own, in this process, on one thread; build with `--release` for
+//! representative timings. With `--http`, the service itself is then measured on the same task:
+//! the `terrace` binary (built in release, or `TERRACE_BENCH_BIN_DIR`'s, as `bench address` does)
+//! serves the store the bench loaded, and wrk posts the task's queries to
+//! `POST /v1/address/resolve`, with and without their postcodes (`--secs` each, default 15).
 
 use anyhow::{Context, bail};
 use std::collections::{HashMap, HashSet};
@@ -27,6 +30,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use terrace_ingest::{Dataset, Progress};
 use terrace_matcher::{AddressIndex, Candidate, ResolveQuery, is_confident};
+
+use crate::bench::{Bench, BenchStore, Figures, bench_account, bench_serve, measure_route};
 
 /// One certificate's address.
 struct Lodgement {
@@ -135,6 +140,8 @@ pub struct Options {
     pub seed: u64,
     /// Writes every query not answered confidently and correctly here (tab-separated).
     pub dump: Option<PathBuf>,
+    /// Also measure `POST /v1/address/resolve` over HTTP, this many seconds of wrk per mode.
+    pub http_secs: Option<u64>,
 }
 
 /// Files in `dir` whose first line names `dataset`.
@@ -429,10 +436,59 @@ fn run_mode(
     }
 }
 
+/// `POST /v1/address/resolve` over HTTP on the store the bench loaded: the service's binary
+/// serving it, wrk posting the task's queries with their postcodes, then without.
+fn measure_http(
+    bench: &Bench,
+    database_url: Option<String>,
+    queries: &[Query],
+    secs: u64,
+) -> anyhow::Result<Vec<(Figures, serde_json::Value)>> {
+    let store = BenchStore {
+        data_dir: bench.dir.join("data"),
+        database_url,
+        log: "warn".into(),
+    };
+    let key = bench_account(&bench.terrace, &store)?;
+    let _server = bench_serve(&bench.terrace, &store)?;
+    let mut out = Vec::new();
+    for with_pc in [true, false] {
+        let bodies: Vec<String> = queries
+            .iter()
+            .map(|q| {
+                let pc = if with_pc { q.postcode.as_deref() } else { None };
+                serde_json::json!({"address": q.text, "postcode": pc}).to_string()
+            })
+            .collect();
+        let name = if with_pc {
+            "POST resolve, postcode"
+        } else {
+            "POST resolve, no postcode"
+        };
+        out.push(measure_route(
+            &bench.dir,
+            &key,
+            "POST",
+            &bodies,
+            Some("/v1/address/resolve"),
+            name,
+            secs,
+        )?);
+    }
+    Ok(out)
+}
+
 pub async fn resolve_real(opts: Options) -> anyhow::Result<()> {
     let dir = crate::root().join("target").join("bench-resolve");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("data"))?;
+    // Over HTTP: wrk and the service's binaries are checked (or built) before minutes of work.
+    let bench = match opts.http_secs {
+        Some(_) => Some(Bench::prepare("bench-resolve", false)?),
+        None => {
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(dir.join("data"))?;
+            None
+        }
+    };
 
     let (order, lodgements) = read_lodgements(&opts.dir)?;
     let near = nearest_postcodes(&opts)?;
@@ -707,6 +763,25 @@ pub async fn resolve_real(opts: Options) -> anyhow::Result<()> {
             );
         }
     }
+    // The service holds the store from here on.
+    db.close();
+    let http = match (&bench, opts.http_secs) {
+        (Some(b), Some(secs)) => {
+            let figures = measure_http(b, config.database_url.clone(), &queries, secs)?;
+            println!(
+                "\nPOST /v1/address/resolve over HTTP ({}; wrk, 2 threads, 64 connections, {secs} s each)",
+                b.terrace.display()
+            );
+            for (f, _) in &figures {
+                println!(
+                    "  {}: {:.0}/s (p50 {:.2} ms, p99 {:.2} ms)",
+                    f.name, f.requests_per_sec, f.p50_ms, f.p99_ms
+                );
+            }
+            figures
+        }
+        _ => Vec::new(),
+    };
     let results = serde_json::json!({
         "dir": opts.dir, "backend": backend, "profile": profile,
         "register": register.len(), "queries": queries.len(), "held_out": held.len(),
@@ -714,7 +789,7 @@ pub async fn resolve_real(opts: Options) -> anyhow::Result<()> {
         "positional_flats": {"n": flats, "mean_score_no_postcode": flat_mean(0), "mean_score_postcode": flat_mean(1),
             "confident_correct_no_postcode_pct": pct(flat_stats[0].1, flats),
             "confident_correct_postcode_pct": pct(flat_stats[1].1, flats)},
-        "calibration": calib,
+        "calibration": calib, "http": http,
     });
     if let Some(path) = &opts.dump {
         std::fs::write(path, dump.join("\n"))?;
@@ -725,6 +800,5 @@ pub async fn resolve_real(opts: Options) -> anyhow::Result<()> {
     std::fs::write(&out, serde_json::to_string_pretty(&results)?)
         .with_context(|| out.display().to_string())?;
     eprintln!("results: {}", out.display());
-    db.close();
     Ok(())
 }

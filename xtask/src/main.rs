@@ -15,7 +15,9 @@
 //!   cargo xtask bench land [--parcels N] [--secs S]   benchmark the INSPIRE load, the land build and plot utilisation
 //!   cargo xtask bench listings [--listings N] [--secs S]   benchmark the listings load, the listing indices and the asking index
 //!   cargo xtask bench valuation [--addresses N] [--secs S]   benchmark the valuation vintage build and the estimate
-//!   cargo xtask bench resolve --real DIR [--postcodes FILE] [--held-out N]   the matcher on real addresses
+//!   cargo xtask bench resolve --real DIR [--postcodes FILE] [--held-out N] [--http [--secs S]]
+//!                                                 the matcher on real addresses (and the service
+//!                                                 over HTTP with `--http`)
 //!
 //! The store is chosen as the service chooses it: DATABASE_URL, else TERRACE_DATA_DIR/terrace.sqlite3.
 
@@ -61,8 +63,9 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
   bench valuation [--addresses N] [--secs S]
                                        time the valuation vintage build on a generated register with its
                                        certificates and sales, and the estimate
-  bench resolve --real DIR [--postcodes FILE] [--held-out N] [--seed S] [--dump FILE]
-                                       resolve accuracy and speed on a labelled task built from real EPC files";
+  bench resolve --real DIR [--postcodes FILE] [--held-out N] [--seed S] [--dump FILE] [--http [--secs S]]
+                                       resolve accuracy and speed on a labelled task built from real EPC files;
+                                       --http: also POST /v1/address/resolve to the release service with wrk";
 
 /// A sized bench's options: its size (`flag`, else `default`), its seconds per route (`--secs`,
 /// default 15) and the PostgreSQL store it runs on (a `postgres://` `DATABASE_URL`, else its own
@@ -359,6 +362,12 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
                     .transpose()?
                     .unwrap_or(19),
                 dump: opt(&rest, "--dump").map(PathBuf::from),
+                http_secs: rest
+                    .iter()
+                    .any(|a| a == "--http")
+                    .then(|| opt(&rest, "--secs").map(|s| s.parse()).transpose())
+                    .transpose()?
+                    .map(|s| s.unwrap_or(15)),
             })
             .await
         }

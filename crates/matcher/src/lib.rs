@@ -26,6 +26,11 @@
 //! query is a candidate with or without a postcode. That lookup is bounded too: at most three
 //! words per query number, at most 64 addresses kept per word, chosen among at most 4,096.
 //!
+//! A number is written right before the name it numbers: among the candidates close to the best,
+//! when one writes the query's word right after the query's number, the others carrying that
+//! number with another word after it lose a little (`5 Birdall Terrace, Ferndale Road` is 5 on
+//! Birdall Terrace, not 5 Ferndale Road at the same postcode).
+//!
 //! A resolve that finds no confident answer looks a second time with the long, rare words the
 //! register knows (on at most 16 addresses) also reaching their one-edit neighbours, and keeps
 //! the second look only when it is confident: a block the register spells two ways (`Colombus`

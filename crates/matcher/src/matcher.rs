@@ -13,7 +13,11 @@
 //!    the address' own coverage, number agreement and postcode agreement. Words the query adds
 //!    to an address it fully covers are forgiven in part when they name a street or place at the
 //!    address' own postcode, or a place when the register gives the address none; a street type
-//!    the address' street lacks while it has another (`Avenue` for `Close`) costs.
+//!    the address' street lacks while it has another (`Avenue` for `Close`) costs;
+//! 5. among the candidates close to the best, when one writes the query's word right after the
+//!    query's number (`5 Birdall Terrace, Ferndale Road`: `BIRDALL` after 5), those carrying that
+//!    number with another word after it (`5 Ferndale Road`) lose a little: a number is written
+//!    right before the name it numbers.
 //!
 //! Two query words the register writes as one (`Corn Mill` for `Cornmill`) are joined before
 //! matching, and the index carries every two adjacent words of a field joined (`CORNMILL` for
@@ -94,6 +98,12 @@ const MISSING_PLACE_QUALITY: f32 = 0.6;
 const ECOV_SHARE: f32 = 0.45;
 /// A street type or qualifier the address' street does not carry while it carries another.
 const STREET_TYPE_CONFLICT: f32 = 0.75;
+/// What a candidate close to the best loses when it writes another word after the query's number
+/// than the query and another candidate do (see [`Plan::prefer_named_after_number`]), how close
+/// it must be, and among how many.
+const NEXT_WORD_PENALTY: f32 = 0.04;
+const NEXT_WORD_WINDOW: f32 = 0.1;
+const NEXT_WORD_TOP: usize = 32;
 /// Weight of a word that matches nothing in the register.
 const UNMATCHED_WEIGHT: f32 = 3.0;
 const IGNORABLE_WEIGHT: f32 = 0.3;
@@ -647,7 +657,61 @@ impl<'a> Plan<'a> {
             scored.push((self.score(e as usize, &gm), e));
         }
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.prefer_named_after_number(&mut scored);
         scored
+    }
+
+    /// A number is written right before the name it numbers: `5 Birdall Terrace, Ferndale Road` is
+    /// 5 on Birdall Terrace, not 5 Ferndale Road, and `2 The Courtyard St Annes Well Mews` is flat
+    /// 2 of The Courtyard, not `2 The Old Bakery St Annes Well Mews`. When a candidate close to
+    /// the best writes the query's word right after the query's number, the others close to the
+    /// best that carry that number with another word after it lose [`NEXT_WORD_PENALTY`]. The
+    /// score of a candidate that agrees is left as it is.
+    fn prefer_named_after_number(&self, scored: &mut [(f32, u32)]) {
+        let q = &self.q;
+        let said: Vec<(QNum, &str)> = [(q.saon, &q.saon_next), (q.paon, &q.paon_next)]
+            .into_iter()
+            .filter_map(|(n, w)| Some((n?, w.as_deref()?)))
+            .collect();
+        let Some(&(best, _)) = scored.first() else {
+            return;
+        };
+        if said.is_empty() {
+            return;
+        }
+        let near = scored
+            .iter()
+            .take(NEXT_WORD_TOP)
+            .take_while(|c| c.0 >= best - NEXT_WORD_WINDOW)
+            .count();
+        // Per candidate: does it write the query's word after the query's number, or another?
+        let verdicts: Vec<Option<bool>> = scored[..near]
+            .iter()
+            .map(|c| {
+                let e = c.1 as usize;
+                let nums = self.idx.nums[e];
+                let next = entry_next_words(&self.idx.entries[e]);
+                let mut verdict = None;
+                for &(n, w) in &said {
+                    for k in 0..2 {
+                        if num_sim(n, nums[k]) >= 0.99 {
+                            let same = next[k].as_deref() == Some(w);
+                            verdict = Some(verdict.unwrap_or(false) || same);
+                        }
+                    }
+                }
+                verdict
+            })
+            .collect();
+        if !verdicts.contains(&Some(true)) {
+            return;
+        }
+        for (c, v) in scored[..near].iter_mut().zip(verdicts) {
+            if v == Some(false) {
+                c.0 = (c.0 - NEXT_WORD_PENALTY).max(0.0);
+            }
+        }
+        scored[..near].sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     }
 
     /// The similarity of one address to the query, in [0, 1].
@@ -838,6 +902,29 @@ impl<'a> Plan<'a> {
             }
         }
     }
+}
+
+/// The word an address writes right after its flat number and after its house number (`THE`
+/// skipped; none when a number or nothing follows, or there is no such number): `Flat 2, The
+/// Courtyard` gives `COURTYARD` after 2, `5 Birdall Terrace` `BIRDALL` after 5.
+fn entry_next_words(e: &crate::AddressEntry) -> [Option<String>; 2] {
+    let mut toks = Vec::new();
+    let mut at = [None, None];
+    for (k, f) in [&e.saon, &e.paon, &e.street].into_iter().enumerate() {
+        let Some(text) = crate::nonempty(f) else {
+            continue;
+        };
+        let lexed = normalise::lex(text);
+        if k < 2 {
+            at[k] = lexed
+                .iter()
+                .position(|t| normalise::parse_num(&t.text).is_some())
+                .map(|p| p + toks.len());
+        }
+        toks.extend(lexed);
+    }
+    let folded = normalise::fold_tokens(&toks);
+    at.map(|i| i.and_then(|i| crate::query::next_word(&toks, &folded, i)))
 }
 
 /// Two adjacent query words the register writes as one (`CORN MILL` for `CORNMILL`) become that

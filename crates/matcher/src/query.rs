@@ -32,6 +32,10 @@ pub(crate) struct ParsedQuery {
     pub pc_prefix: Option<String>,
     /// The text was nothing but a (full or partial) postcode.
     pub only_postcode: bool,
+    /// The word written right after the flat and the house number (`THE` skipped), when it is a
+    /// word: the name that number belongs to (`5 Birdall Terrace, Ferndale Road`: `BIRDALL`).
+    pub saon_next: Option<String>,
+    pub paon_next: Option<String>,
 }
 
 impl ParsedQuery {
@@ -47,11 +51,27 @@ impl ParsedQuery {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct RawNum {
     spec: NumSpec,
     flat: bool,
     prefix: bool,
+    /// The word right after the number ([`ParsedQuery::paon_next`]).
+    next: Option<String>,
+}
+
+/// The word after token `i` of `toks` (`THE` skipped), when it is a word and not a number.
+pub(crate) fn next_word(
+    toks: &[Lex],
+    folded: &[(String, Option<&'static str>)],
+    i: usize,
+) -> Option<String> {
+    let mut j = i + 1;
+    if folded.get(j).is_some_and(|w| w.0 == "THE") {
+        j += 1;
+    }
+    let t = toks.get(j)?;
+    (normalise::parse_num(&t.text).is_none() && t.text.len() > 1).then(|| folded[j].0.clone())
 }
 
 fn is_letter(t: &str) -> bool {
@@ -175,6 +195,7 @@ pub(crate) fn parse_text_with(text: &str, typing: bool, allow_only_postcode: boo
                 spec,
                 flat: flat_next || slash_next,
                 prefix: consumed_last && rest_last_unfinished && spec.suffix == 0,
+                next: next_word(&rest, &folded, i),
             });
             flat_next = false;
         } else if is_letter(&rest[i].text)
@@ -188,6 +209,7 @@ pub(crate) fn parse_text_with(text: &str, typing: bool, allow_only_postcode: boo
                 spec: NumSpec::single(0, rest[i].text.as_bytes()[0]),
                 flat: true,
                 prefix: false,
+                next: None,
             });
         } else if normalise::is_flat_marker(&folded[i].0)
             // "Top Flat 12 Mount Street", "Flat, 12 Mount Street": 12 is the house.
@@ -203,6 +225,7 @@ pub(crate) fn parse_text_with(text: &str, typing: bool, allow_only_postcode: boo
                     spec: NumSpec::single(0, nx.as_bytes()[0]),
                     flat: true,
                     prefix: false,
+                    next: next_word(&rest, &folded, i + 1),
                 });
                 i += 1;
             } else {
@@ -228,19 +251,23 @@ fn assign_numbers(q: &mut ParsedQuery, nums: &[RawNum]) {
         spec: r.spec,
         prefix: r.prefix,
     };
-    if let Some(f) = nums.iter().position(|n| n.flat) {
-        q.saon = Some(as_q(&nums[f]));
-        q.paon = nums[f + 1..]
-            .iter()
-            .find(|n| !n.flat)
-            .or_else(|| nums.iter().find(|n| !n.flat))
-            .map(as_q);
+    let (saon, paon) = if let Some(f) = nums.iter().position(|n| n.flat) {
+        (
+            Some(&nums[f]),
+            nums[f + 1..]
+                .iter()
+                .find(|n| !n.flat)
+                .or_else(|| nums.iter().find(|n| !n.flat)),
+        )
     } else if nums.len() >= 2 {
-        q.saon = Some(as_q(&nums[0]));
-        q.paon = Some(as_q(&nums[1]));
-    } else if let Some(n) = nums.first() {
-        q.paon = Some(as_q(n));
-    }
+        (Some(&nums[0]), Some(&nums[1]))
+    } else {
+        (None, nums.first())
+    };
+    q.saon = saon.map(as_q);
+    q.paon = paon.map(as_q);
+    q.saon_next = saon.and_then(|n| n.next.clone());
+    q.paon_next = paon.and_then(|n| n.next.clone());
 }
 
 fn dedup_words(words: &mut Vec<QWord>) {
@@ -298,6 +325,7 @@ pub(crate) fn parse_resolve(rq: &ResolveQuery) -> ParsedQuery {
                 spec: n,
                 prefix: false,
             });
+            q.saon_next = None;
         }
         for w in d.words {
             q.words.push(QWord {
@@ -315,12 +343,14 @@ pub(crate) fn parse_resolve(rq: &ResolveQuery) -> ParsedQuery {
                 spec: n,
                 prefix: false,
             });
+            q.paon_next = None;
         } else if q.saon.is_none()
             && rq.saon.is_none()
             && let Some(p) = q.paon.take()
         {
             // Free text gave one number and the fields say the building is named.
             q.saon = Some(p);
+            q.saon_next = q.paon_next.take();
         }
         for w in d.words {
             q.words.push(QWord {

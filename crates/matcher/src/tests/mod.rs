@@ -1160,20 +1160,26 @@ fn resolve_flat_of_a_house_written_as_a_lettered_number() {
     );
 }
 
+/// An address of a register built by hand (an empty SAON or street is none).
+fn street_entry(uprn: i64, saon: &str, paon: &str, street: &str, pc: &str) -> AddressEntry {
+    let some = |v: &str| (!v.is_empty()).then(|| v.to_string());
+    AddressEntry {
+        uprn,
+        saon: some(saon),
+        paon: s(paon),
+        street: some(street),
+        postcode: s(pc),
+        ..Default::default()
+    }
+}
+
 /// At the query's own postcode, numbers that agree exactly (from 0.65) or in another form (`Flat
 /// 5, Priory View` for `5 Priory View`) are confident below `CONFIDENT_SCORE`; without the
 /// postcode, with a flat number the address does not have, or with no number on either side
 /// (`Annexe, The Headland`), they are not.
 #[test]
 fn resolve_agreeing_postcode_with_numbers_in_form_is_confident() {
-    let entry = |uprn: i64, saon: &str, paon: &str, street: &str, pc: &str| AddressEntry {
-        uprn,
-        saon: (!saon.is_empty()).then(|| saon.to_string()),
-        paon: s(paon),
-        street: (!street.is_empty()).then(|| street.to_string()),
-        postcode: s(pc),
-        ..Default::default()
-    };
+    let entry = street_entry;
     let mut register: Vec<AddressEntry> = (1..=20)
         .map(|n| entry(100 + n, "", &n.to_string(), "PRIORY VIEW", "EX4 8EA"))
         .collect();
@@ -1226,4 +1232,36 @@ fn resolve_agreeing_postcode_with_numbers_in_form_is_confident() {
     // Flat 2 of a house whose register has flat 1 and an unnumbered flat: a guess, not confident.
     let got = ask("Flat 2, 7 Richmond Road", Some("EX4 4JA"));
     assert!(!is_confident(&got), "{got:?}");
+}
+
+/// A number is written right before the name it numbers: `5 Birdall Terrace, Ferndale Road` at a
+/// postcode holding both streets is 5 Birdall Terrace (a terrace off the road), not 5 Ferndale
+/// Road (and `8 Ferndale Road, Birdall Terrace` is 8 Ferndale Road). A candidate that writes the
+/// query's word after the number keeps its score; the near ones carrying the number with another
+/// word after it lose a little.
+#[test]
+fn resolve_prefers_the_name_written_after_the_number() {
+    // Houses 1 to 12 of a terrace and of the road it is off, at one postcode.
+    let register = [(100, "BIRDALL TERRACE"), (200, "FERNDALE ROAD")]
+        .into_iter()
+        .flat_map(|(base, street)| {
+            (1..=12).map(move |n| street_entry(base + n, "", &n.to_string(), street, "EX2 9DS"))
+        })
+        .collect();
+    let index = AddressIndex::build(register);
+    let ask = |q: &str, pc: &str| {
+        index.resolve(
+            &ResolveQuery {
+                address: s(q),
+                postcode: s(pc),
+                ..Default::default()
+            },
+            5,
+        )
+    };
+    let got = ask("5 Birdall Terrace, Ferndale Road", "EX2 9DS");
+    assert_eq!(got[0].uprn, 105, "{got:?}");
+    assert!(is_confident(&got), "{got:?}");
+    let got = ask("8 Ferndale Road, Birdall Terrace", "EX2 9DS");
+    assert_eq!(got[0].uprn, 208, "{got:?}");
 }
