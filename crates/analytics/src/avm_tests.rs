@@ -41,6 +41,15 @@ fn as_avm_sale(s: &crate::sim::SimSale, street: Option<u64>, attrs: Attributes) 
     }
 }
 
+/// The sales registered by `vintage`.
+fn registered_by(sales: &[AvmSale], vintage: Month) -> Vec<AvmSale> {
+    sales
+        .iter()
+        .filter(|s| s.registered <= vintage)
+        .cloned()
+        .collect()
+}
+
 /// Values every sale completed in the `months` after `vintage` with what was registered by it;
 /// returns (value, lo, hi, price, had a previous sale, anchor value).
 fn replay(
@@ -50,11 +59,7 @@ fn replay(
     months: i32,
 ) -> Vec<(AvmValue, f64, f64)> {
     let v = fit_vintage(sales, index, vintage, 5000);
-    let known: Vec<AvmSale> = sales
-        .iter()
-        .filter(|s| s.registered <= vintage)
-        .cloned()
-        .collect();
+    let known = registered_by(sales, vintage);
     let hist = History::new(&known);
     sales
         .iter()
@@ -161,11 +166,7 @@ fn several_own_sales_make_their_own_configuration_with_more_weight_on_the_anchor
         several[0] > single[0] + 0.05,
         "one sale {single:?}, several {several:?}"
     );
-    let known: Vec<AvmSale> = sales
-        .iter()
-        .filter(|s| s.registered <= vintage)
-        .cloned()
-        .collect();
+    let known = registered_by(&sales, vintage);
     let hist = History::new(&known);
     let mut seen = [false, false];
     for s in sales.iter().filter(|s| s.month == vintage.add_months(1)) {
@@ -203,11 +204,7 @@ fn a_sale_registered_after_the_vintage_is_never_read() {
         .unwrap();
     let v = fit_vintage(&sales, &index, vintage, 2000);
     let before = {
-        let known: Vec<AvmSale> = sales
-            .iter()
-            .filter(|s| s.registered <= vintage)
-            .cloned()
-            .collect();
+        let known = registered_by(&sales, vintage);
         value(
             &v,
             &Subject::of_sale(&subject),
@@ -225,11 +222,7 @@ fn a_sale_registered_after_the_vintage_is_never_read() {
     sales.push(planted);
     let v2 = fit_vintage(&sales, &index, vintage, 2000);
     assert_eq!(v.calibration, v2.calibration);
-    let known: Vec<AvmSale> = sales
-        .iter()
-        .filter(|s| s.registered <= vintage)
-        .cloned()
-        .collect();
+    let known = registered_by(&sales, vintage);
     let after = value(
         &v2,
         &Subject::of_sale(&subject),
