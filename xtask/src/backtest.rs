@@ -39,7 +39,10 @@ pub async fn avm(rest: &[&str]) -> anyhow::Result<()> {
         println!();
         print!(
             "{}",
-            backtest::render_oracle(&backtest::oracle(&market, first, last))
+            backtest::render_oracle(
+                &backtest::oracle(&market, first, last, false),
+                &backtest::oracle(&market, first, last, true)
+            )
         );
         return Ok(());
     }

@@ -80,6 +80,12 @@ pub const MIN_RELIST_EVIDENCE: usize = 30;
 /// An anchor sale older than this many months at the valuation month makes its own evidence
 /// configuration, with its own blend weights (an old sale has drifted further from today).
 pub const ANCHOR_OLD_MONTHS: i32 = 60;
+/// An own-sales estimate that filtered in this many of the dwelling's sales or more makes its
+/// own evidence configuration too (it has averaged out more sale noise than a single sale).
+pub const ANCHOR_MULTI_SALES: usize = 2;
+/// ... when that configuration has at least this many calibration sales; with fewer, its sales
+/// join (and take the weights of) the same estimators' configuration without it.
+pub const MIN_SEVERAL_SALES_ERRORS: usize = 100;
 
 /// A complete monthly log index (ln(level / 100)) from `first`. Months before `first` take the
 /// first level and months after the last take the last level (held flat: no forecast).
@@ -1016,6 +1022,8 @@ pub struct AnchorEvidence {
     pub value: f64,
     /// True when the area had no index and the fallback's was used.
     pub fallback_index: bool,
+    /// The dwelling's sales the own-sales estimate filtered in (1: the last sale alone).
+    pub n_sales: usize,
 }
 
 /// Why no value is given.
@@ -1061,7 +1069,7 @@ pub fn estimates(
     let fallback = index.of(subject.area).is_some_and(|(_, f)| f);
     // 1. Anchor.
     let own = hist.sales_of(subject.property, by, vintage.add_months(1));
-    let anchor = own.first().map(|s| {
+    let mut anchor = own.first().map(|s| {
         let lf = index.log_factor(subject.area, s.month, vintage);
         AnchorEvidence {
             month: s.month,
@@ -1069,6 +1077,7 @@ pub fn estimates(
             factor: lf.exp(),
             value: s.price as f64 * lf.exp(),
             fallback_index: fallback,
+            n_sales: 1,
         }
     });
     // The own-sales estimate: the last sale, with earlier sales of the dwelling filtered in.
@@ -1086,6 +1095,9 @@ pub fn estimates(
                     )
                 })
                 .collect();
+            if let Some(a) = anchor.as_mut() {
+                a.n_sales = zs.len().max(1);
+            }
             own_sales_estimate(&zs, rv)
         }
         (Some(a), _) => Some(a.value.ln()),
@@ -1245,9 +1257,9 @@ pub fn evidence_class(avail: [bool; 3]) -> &'static str {
     }
 }
 
-/// A calibration sale: the three estimates (log), the log price, and whether the anchor sale
-/// was older than [`ANCHOR_OLD_MONTHS`].
-pub type CalRow = ([Option<f64>; 3], f64, bool);
+/// A calibration sale: the three estimates (log), the log price, and the anchor's bits of its
+/// evidence configuration ([`anchor_bits`]).
+pub type CalRow = ([Option<f64>; 3], f64, u8);
 
 /// The blend and interval learned on the calibration sales.
 #[derive(Debug, Clone, PartialEq)]
@@ -1265,13 +1277,13 @@ pub struct Calibration {
     pub n_calibration: usize,
 }
 
-/// The evidence configuration as four bits: anchor 1, comparables 2, hedonic 4, and 8 when the
-/// anchor sale is older than [`ANCHOR_OLD_MONTHS`].
-pub fn pattern_key(avail: [bool; 3], old_anchor: bool) -> u8 {
+/// The evidence configuration as five bits: anchor 1, comparables 2, hedonic 4, and the
+/// anchor's bits ([`anchor_bits`]: 8 old, 16 several sales) when the anchor is available.
+pub fn pattern_key(avail: [bool; 3], anchor_bits: u8) -> u8 {
     u8::from(avail[0])
         | (u8::from(avail[1]) << 1)
         | (u8::from(avail[2]) << 2)
-        | (u8::from(avail[0] && old_anchor) << 3)
+        | if avail[0] { anchor_bits & 24 } else { 0 }
 }
 
 /// Whether an anchor sale of `sold` is old at `at`.
@@ -1279,17 +1291,26 @@ pub fn is_old_anchor(sold: Month, at: Month) -> bool {
     at.months_since(sold) > ANCHOR_OLD_MONTHS
 }
 
+/// The anchor's bits of an evidence configuration valued at `at`: 8 when its sale is older than
+/// [`ANCHOR_OLD_MONTHS`], 16 when the own-sales estimate filtered in [`ANCHOR_MULTI_SALES`] or
+/// more sales; 0 without an anchor.
+pub fn anchor_bits(a: Option<&AnchorEvidence>, at: Month) -> u8 {
+    a.map_or(0, |a| {
+        (u8::from(is_old_anchor(a.month, at)) << 3)
+            | (u8::from(a.n_sales >= ANCHOR_MULTI_SALES) << 4)
+    })
+}
+
 impl Calibration {
     /// Weights of the available estimators: the stacked weights of the configuration when it
-    /// had enough calibration sales (an old anchor's configuration falls back to the same
-    /// estimators' with a recent anchor); else proportional to 1 / mse, normalised; else equal.
-    pub fn weights(&self, avail: [bool; 3], old_anchor: bool) -> [f64; 3] {
-        if let Some(w) = self
-            .stacked
-            .get(&pattern_key(avail, old_anchor))
-            .or_else(|| self.stacked.get(&pattern_key(avail, false)))
-        {
-            return *w;
+    /// had enough calibration sales (falling back to the same estimators' configuration without
+    /// the several-sales bit, then without the old-anchor bit, then without either); else
+    /// proportional to 1 / mse, normalised; else equal.
+    pub fn weights(&self, avail: [bool; 3], anchor_bits: u8) -> [f64; 3] {
+        for bits in [anchor_bits, anchor_bits & !16, anchor_bits & !8, 0] {
+            if let Some(w) = self.stacked.get(&pattern_key(avail, bits)) {
+                return *w;
+            }
         }
         self.inverse_mse_weights(avail)
     }
@@ -1432,11 +1453,7 @@ fn combine(
             Refusal::NoFloorAreaNoComparables
         });
     }
-    let old = est
-        .anchor
-        .as_ref()
-        .is_some_and(|a| is_old_anchor(a.month, at));
-    let w = cal.weights(avail, old);
+    let w = cal.weights(avail, anchor_bits(est.anchor.as_ref(), at));
     let log_v = blend(&est.logs, &w).unwrap_or_default();
     let class = evidence_class(avail);
     let hw = cal.half_width_for(class);
@@ -1484,11 +1501,8 @@ pub fn fit_vintage(
         for l in e.logs.iter_mut().flatten() {
             *l += lf;
         }
-        let old = e
-            .anchor
-            .as_ref()
-            .is_some_and(|a| is_old_anchor(a.month, t.month));
-        errs.push((e.logs, (t.price as f64).ln(), old));
+        let bits = anchor_bits(e.anchor.as_ref(), t.month);
+        errs.push((e.logs, (t.price as f64).ln(), bits));
     }
     let calibration = calibrate(&errs);
     Vintage {
@@ -1510,13 +1524,22 @@ pub fn calibrate(errs: &[CalRow]) -> Calibration {
             }
         }
     }
+    // A several-sales configuration with too few rows is fitted with (and valued by) the same
+    // configuration without the bit: its rows join that one's.
+    let key = |e: &CalRow| pattern_key([e.0[0].is_some(), e.0[1].is_some(), e.0[2].is_some()], e.2);
+    let mut counts: HashMap<u8, usize> = HashMap::new();
+    for e in errs {
+        *counts.entry(key(e)).or_default() += 1;
+    }
     let mut by_pattern: HashMap<u8, Vec<&CalRow>> = HashMap::new();
     for e in errs {
-        let avail = [e.0[0].is_some(), e.0[1].is_some(), e.0[2].is_some()];
-        by_pattern
-            .entry(pattern_key(avail, e.2))
-            .or_default()
-            .push(e);
+        let k = key(e);
+        let k = if k & 16 != 0 && counts[&k] < MIN_SEVERAL_SALES_ERRORS {
+            k & !16
+        } else {
+            k
+        };
+        by_pattern.entry(k).or_default().push(e);
     }
     let stacked = by_pattern
         .iter()
@@ -1536,9 +1559,9 @@ pub fn calibrate(errs: &[CalRow]) -> Calibration {
     };
     let mut by_class: HashMap<&'static str, Vec<f64>> = HashMap::new();
     let mut all = Vec::new();
-    for (logs, y, old) in errs {
+    for (logs, y, bits) in errs {
         let avail = [logs[0].is_some(), logs[1].is_some(), logs[2].is_some()];
-        let w = cal.weights(avail, *old);
+        let w = cal.weights(avail, *bits);
         if let Some(b) = blend(logs, &w) {
             let e = (b - y).abs();
             by_class.entry(evidence_class(avail)).or_default().push(e);

@@ -41,6 +41,15 @@ fn as_avm_sale(s: &crate::sim::SimSale, street: Option<u64>, attrs: Attributes) 
     }
 }
 
+/// The sales registered by `vintage`.
+fn registered_by(sales: &[AvmSale], vintage: Month) -> Vec<AvmSale> {
+    sales
+        .iter()
+        .filter(|s| s.registered <= vintage)
+        .cloned()
+        .collect()
+}
+
 /// Values every sale completed in the `months` after `vintage` with what was registered by it;
 /// returns (value, lo, hi, price, had a previous sale, anchor value).
 fn replay(
@@ -50,11 +59,7 @@ fn replay(
     months: i32,
 ) -> Vec<(AvmValue, f64, f64)> {
     let v = fit_vintage(sales, index, vintage, 5000);
-    let known: Vec<AvmSale> = sales
-        .iter()
-        .filter(|s| s.registered <= vintage)
-        .cloned()
-        .collect();
+    let known = registered_by(sales, vintage);
     let hist = History::new(&known);
     sales
         .iter()
@@ -145,6 +150,48 @@ fn the_interval_covers_about_its_nominal_share_of_held_out_sales() {
     );
 }
 
+/// An own-sales estimate that filtered in several sales has averaged out more sale noise than
+/// one sale, so its configuration has its own blend weights, with more on the anchor than the
+/// same estimators' with a single sale; and a valuation reads its own configuration's weights.
+#[test]
+fn several_own_sales_make_their_own_configuration_with_more_weight_on_the_anchor() {
+    let (sales, index, first) = world(7);
+    let vintage = first.add_months(96);
+    let v = fit_vintage(&sales, &index, vintage, 5000);
+    let all = [true, true, true];
+    let stacked = |bits: u8| v.calibration.stacked.get(&pattern_key(all, bits)).copied();
+    let (single, several) = (stacked(0).unwrap(), stacked(16).unwrap());
+    eprintln!("weights, one sale {single:?}, several {several:?}");
+    assert!(
+        several[0] > single[0] + 0.05,
+        "one sale {single:?}, several {several:?}"
+    );
+    let known = registered_by(&sales, vintage);
+    let hist = History::new(&known);
+    let mut seen = [false, false];
+    for s in sales.iter().filter(|s| s.month == vintage.add_months(1)) {
+        let Ok(out) = value(&v, &Subject::of_sale(s), &hist, &index) else {
+            continue;
+        };
+        let Some(a) = out.estimates.anchor.as_ref() else {
+            continue;
+        };
+        let avail = out.estimates.logs.map(|l| l.is_some());
+        let bits = anchor_bits(Some(a), vintage);
+        assert_eq!(bits & 16 != 0, a.n_sales >= ANCHOR_MULTI_SALES);
+        assert_eq!(out.weights, v.calibration.weights(avail, bits));
+        if avail == all && bits == 0 {
+            assert_eq!(out.weights, single);
+            seen[0] = true;
+        }
+        if avail == all && bits == 16 {
+            assert_eq!(out.weights, several);
+            seen[1] = true;
+        }
+    }
+    assert_eq!(seen, [true, true]);
+}
+
 #[test]
 fn a_sale_registered_after_the_vintage_is_never_read() {
     let (mut sales, index, first) = world(3);
@@ -157,11 +204,7 @@ fn a_sale_registered_after_the_vintage_is_never_read() {
         .unwrap();
     let v = fit_vintage(&sales, &index, vintage, 2000);
     let before = {
-        let known: Vec<AvmSale> = sales
-            .iter()
-            .filter(|s| s.registered <= vintage)
-            .cloned()
-            .collect();
+        let known = registered_by(&sales, vintage);
         value(
             &v,
             &Subject::of_sale(&subject),
@@ -179,11 +222,7 @@ fn a_sale_registered_after_the_vintage_is_never_read() {
     sales.push(planted);
     let v2 = fit_vintage(&sales, &index, vintage, 2000);
     assert_eq!(v.calibration, v2.calibration);
-    let known: Vec<AvmSale> = sales
-        .iter()
-        .filter(|s| s.registered <= vintage)
-        .cloned()
-        .collect();
+    let known = registered_by(&sales, vintage);
     let after = value(
         &v2,
         &Subject::of_sale(&subject),

@@ -380,8 +380,16 @@ pub fn simulated_sales(
 /// of the dwelling's type and floor area (when the sale gives one), updated by every earlier
 /// sale of the dwelling registered by the vintage (deflated by the true index; a Kalman filter
 /// of the dwelling's random walk seen through the sale noise), carried by the true index to the
-/// sale month; `median` the same from the last earlier sale alone.
-pub fn oracle(m: &SimulatedMarket, first: an::Month, last: an::Month) -> Vec<Valued> {
+/// sale month; `median` the same from the last earlier sale alone. With `index_to_vintage`, the
+/// Bayes estimates are carried by the true index only to the last month whose sales are public
+/// at the vintage (the vintage less [`REGISTRATION_LAG_MONTHS`]) and held flat after it, as the
+/// model holds its own index: what is knowable at the vintage.
+pub fn oracle(
+    m: &SimulatedMarket,
+    first: an::Month,
+    last: an::Month,
+    index_to_vintage: bool,
+) -> Vec<Valued> {
     let mut by_property: HashMap<u64, Vec<usize>> = HashMap::new();
     for (i, s) in m.sales.iter().enumerate() {
         by_property.entry(s.property).or_default().push(i);
@@ -439,7 +447,11 @@ pub fn oracle(m: &SimulatedMarket, first: an::Month, last: an::Month) -> Vec<Val
             } else {
                 0.0
             };
-            let carry = m.true_index.at(s.month);
+            let carry = if index_to_vintage {
+                m.true_index.at(v.add_months(-REGISTRATION_LAG_MONTHS))
+            } else {
+                m.true_index.at(s.month)
+            };
             Valued {
                 month: s.month,
                 property_type: s.property_type,
@@ -453,17 +465,31 @@ pub fn oracle(m: &SimulatedMarket, first: an::Month, last: an::Month) -> Vec<Val
         .collect()
 }
 
-/// The oracle's lines (all months together) as text.
-pub fn render_oracle(valued: &[Valued]) -> String {
-    let lines = table(valued);
+/// The oracle's lines (all months together) as text: `to_sale` from [`oracle`] with the true
+/// index to the sale month, `to_vintage` with it only to the vintage's last public month.
+pub fn render_oracle(to_sale: &[Valued], to_vintage: &[Valued]) -> String {
+    let (sale, vintage) = (table(to_sale), table(to_vintage));
     let mut s = format!(
-        "{:<58} {:<12} | MdAPE PPE10 PPE20      n\n",
+        "{:<74} {:<12} | MdAPE PPE10 PPE20      n\n",
         "oracle (simulation's truth and parameters, same sales)", "type"
     );
-    for (name, est) in [
-        ("true value (sale noise only)", MODEL),
-        ("Bayes: every earlier sale + type, floor area", ANCHOR),
-        ("Bayes: last sale + type, floor area", MEDIAN),
+    for (name, lines, est) in [
+        ("true value (sale noise only)", &sale, MODEL),
+        (
+            "Bayes: every earlier sale + type, floor area (index to sale month)",
+            &sale,
+            ANCHOR,
+        ),
+        (
+            "Bayes: last sale + type, floor area (index to sale month)",
+            &sale,
+            MEDIAN,
+        ),
+        (
+            "Bayes: every earlier sale + type, floor area (index to vintage)",
+            &vintage,
+            ANCHOR,
+        ),
     ] {
         for t in ["all_resales", "all"] {
             if let Some(l) = lines
@@ -471,7 +497,7 @@ pub fn render_oracle(valued: &[Valued]) -> String {
                 .find(|l| l.month == "all" && l.property_type == t && l.estimator == est)
             {
                 s.push_str(&format!(
-                    "{name:<58} {t:<12} | {:>5.1} {:>5.1} {:>5.1} {:>6}\n",
+                    "{name:<74} {t:<12} | {:>5.1} {:>5.1} {:>5.1} {:>6}\n",
                     l.acc.mdape, l.acc.ppe10, l.acc.ppe20, l.acc.n
                 ));
             }
@@ -529,13 +555,14 @@ mod tests {
                 .map(|l| l.acc)
                 .unwrap()
         };
-        let o = oracle(&market, first, last);
+        let o = oracle(&market, first, last, false);
+        let flat = oracle(&market, first, last, true);
         let model = replay(&market.sales, first, last);
         let truth = get(&o, "all_resales", MODEL);
         let bayes = get(&o, "all_resales", ANCHOR);
         let bayes_last = get(&o, "all_resales", MEDIAN);
         let m = get(&model, "all_resales", MODEL);
-        eprintln!("{}", render_oracle(&o));
+        eprintln!("{}", render_oracle(&o, &flat));
         assert_eq!(truth.n, m.n);
         assert!((5.0..8.5).contains(&truth.mdape), "{truth:?}");
         assert!(truth.mdape < bayes.mdape && bayes.mdape <= bayes_last.mdape + 0.5);

@@ -436,7 +436,10 @@ fn pattern_name(p: u8) -> String {
         ));
     }
     if p & 16 != 0 {
-        name.push_str(" (hedonic without a floor area)");
+        name.push_str(&format!(
+            " (own-sales estimate of {} or more sales)",
+            an::ANCHOR_MULTI_SALES
+        ));
     }
     name
 }

@@ -13,3 +13,15 @@ fn openapi_document() {
 fn mcp_tools_list() {
     insta::assert_snapshot!("mcp_tools", terrace_gateway::mcp::tools_document_text());
 }
+
+/// The accuracy filter's example is the model version the build writes (it said
+/// `terrace-avm-1` two versions after that one).
+#[test]
+fn the_accuracy_filter_names_the_current_model_version() {
+    let doc = terrace_gateway::openapi::document_text();
+    let example = format!("(e.g. `{}`)", terrace_valuation::MODEL_VERSION);
+    assert!(
+        doc.contains(&example),
+        "no {example} in the OpenAPI document"
+    );
+}

@@ -127,7 +127,7 @@ async fn the_fixture_world_is_valued_with_ranges_weights_and_refusals() {
     assert!(lo < v && v < hi, "{}", r.json);
     assert_eq!(v, ((subject.value.unwrap() / 100.0).round() * 100.0) as i64);
     assert_eq!(r.json["range"]["coverage"], 0.8);
-    assert_eq!(r.json["model_version"], "terrace-avm-2");
+    assert_eq!(r.json["model_version"], terrace_valuation::MODEL_VERSION);
     assert_eq!(r.json["as_of"], vintage.as_of.as_str());
     let wsum: f64 = ["transaction_anchor", "comparables", "hedonic"]
         .iter()
