@@ -194,7 +194,7 @@ impl TestDb {
                 let database = format!("{}_{name}", pg.base);
                 let template = match source {
                     Source::PgDatabase(prepared) => Some(prepared.clone()),
-                    _ => pg_template(&admin_url),
+                    Source::Migrated | Source::SqliteFile(_) => pg_template(&admin_url),
                 };
                 let mut c = AsyncPgConnection::establish(&admin_url)
                     .await
@@ -218,7 +218,7 @@ impl TestDb {
                 let path = std::env::temp_dir().join(format!("terrace-{name}.sqlite3"));
                 let template = match source {
                     Source::SqliteFile(prepared) => Some(prepared.as_path()),
-                    _ => sqlite_template(),
+                    Source::Migrated | Source::PgDatabase(_) => sqlite_template(),
                 };
                 let migrated = match template {
                     Some(t) => {
