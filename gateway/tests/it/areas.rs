@@ -3,16 +3,12 @@
 //! derived step, each validation rule; and the real Exeter samples (boundaries, Code-Point Open,
 //! the postcode directory) when ../shared/data is present.
 
-use crate::support::{Reply, account, get, post_json, send, service, state_for};
+use crate::support::{Reply, account, fixtures, get, post_json, send, service, state_for};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use terrace_gateway::state::RateLimit;
 use terrace_ingest::{Dataset, Progress};
 use terrace_store::testing::TestDb;
-
-fn fixtures() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
-}
 
 fn manifest() -> Value {
     serde_json::from_str(&std::fs::read_to_string(fixtures().join("manifest.json")).unwrap())

@@ -2,16 +2,12 @@
 //! deliberately malformed ones), carries `fixture` provenance, and the address matcher resolves
 //! a labelled set of noisy queries generated from it.
 
+use crate::support::fixtures;
 use serde_json::Value;
-use std::path::PathBuf;
 use terrace_ingest::Progress;
 use terrace_matcher::{AddressEntry, AddressIndex, noise};
 use terrace_store::testing::TestDb;
 use terrace_store::{address, council_tax, listings};
-
-fn fixtures() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
-}
 
 fn manifest() -> Value {
     serde_json::from_str(&std::fs::read_to_string(fixtures().join("manifest.json")).unwrap())

@@ -6,13 +6,8 @@
 use crate::support::*;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use terrace_core::FixedClock;
-
-fn fixtures() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
-}
 
 /// district -> month (`YYYY-MM`) -> true level.
 fn truth() -> HashMap<String, HashMap<String, f64>> {

@@ -4,16 +4,11 @@
 //! title), every validation rule, and the three loaders on files written from the published
 //! layouts (malformed rows, the `Row Count:` trailer, change-only deletes, idempotence).
 
-use crate::support::{Reply, account, balance, get, load_text, send, service, state_for};
+use crate::support::{Reply, account, balance, fixtures, get, load_text, send, service, state_for};
 use serde_json::{Value, json};
-use std::path::PathBuf;
 use terrace_gateway::state::RateLimit;
 use terrace_ingest::{Dataset, Progress};
 use terrace_store::testing::TestDb;
-
-fn fixtures() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
-}
 
 fn manifest() -> Value {
     serde_json::from_str(&std::fs::read_to_string(fixtures().join("manifest.json")).unwrap())

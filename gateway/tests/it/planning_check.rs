@@ -1,15 +1,10 @@
 //! `POST /v1/planning/check` on the fixture world: each requested check true, false or unknown
 //! (never omitted), only those requested, the price, and each validation rule.
 
-use crate::support::{Reply, account, balance, post_json, send, service, state_for};
+use crate::support::{Reply, account, balance, fixtures, post_json, send, service, state_for};
 use serde_json::{Value, json};
-use std::path::PathBuf;
 use terrace_gateway::state::RateLimit;
 use terrace_store::testing::TestDb;
-
-fn fixtures() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
-}
 
 fn find<'a>(r: &'a Reply, check: &str) -> &'a Value {
     r.json["checks"]

@@ -3,17 +3,13 @@
 //! nearby applications), each validation rule, and the loaders of the new datasets (row
 //! accounting, idempotence, the real planning.data sample).
 
-use crate::support::{Reply, account, balance, post_json, send, service, state_for};
+use crate::support::{Reply, account, balance, fixtures, post_json, send, service, state_for};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use terrace_gateway::state::RateLimit;
 use terrace_ingest::{Dataset, Progress};
 use terrace_store::Db;
 use terrace_store::testing::TestDb;
-
-fn fixtures() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
-}
 
 fn manifest() -> Value {
     serde_json::from_str(&std::fs::read_to_string(fixtures().join("manifest.json")).unwrap())
