@@ -439,7 +439,7 @@ async fn plot_utilisation_validation_is_422_and_an_unknown_area_404_both_free() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fixture_world_links_titles_to_parcels_and_reports_its_coverage() {
     let t = terrace_store::testing::TestDb::new().await;
-    let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"));
+    let dir = crate::support::fixtures();
     terrace_ingest::load_manifest(&t.db, &dir, &mut Progress::quiet())
         .await
         .unwrap();

@@ -878,10 +878,7 @@ fn test_post_empty(key: &str) -> actix_web::test::TestRequest {
 }
 
 fn fixture_file(path: &str) -> String {
-    std::fs::read_to_string(
-        std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures")).join(path),
-    )
-    .unwrap()
+    std::fs::read_to_string(crate::support::fixtures().join(path)).unwrap()
 }
 
 /// Category A sales of a postcode district by completion month, read straight from the fixture's
