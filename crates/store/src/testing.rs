@@ -284,19 +284,9 @@ where
                 std::process::id()
             ));
             remove_sqlite(&out);
-            let into = out.to_string_lossy().replace('\'', "''");
-            match t
-                .db
-                .conn()
+            vacuum_into(&t.db, &out)
                 .await
-                .expect("a connection to the prepared database")
-            {
-                crate::db::Conn::Sqlite(mut c) => c
-                    .batch_execute(&format!("VACUUM INTO '{into}'"))
-                    .await
-                    .unwrap_or_else(|e| panic!("writing the prepared database {key}: {e}")),
-                crate::db::Conn::Pg(_) => unreachable!("an SQLite location opens SQLite"),
-            }
+                .unwrap_or_else(|e| panic!("writing the prepared database {key}: {e}"));
             Source::SqliteFile(out)
         }
         Location::Postgres(_) => {
@@ -339,12 +329,8 @@ async fn rename_when_idle(c: &mut AsyncPgConnection, from: &str, to: &str) {
     exec(c, &sql).await;
 }
 
-/// Removes the prepared SQLite files of test processes that are gone (only where `/proc` tells).
+/// Removes the prepared SQLite files of test processes that are gone.
 fn remove_gone_prepared_files() {
-    let proc_root = Path::new("/proc");
-    if !proc_root.join("self").exists() {
-        return;
-    }
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
         return;
     };
@@ -356,10 +342,7 @@ fn remove_gone_prepared_files() {
         let Some((pid, tail)) = rest.split_once('-') else {
             continue;
         };
-        if tail.starts_with("prepared-")
-            && pid.bytes().all(|b| b.is_ascii_digit())
-            && !proc_root.join(pid).exists()
-        {
+        if tail.starts_with("prepared-") && process_gone(pid) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
@@ -371,6 +354,29 @@ fn remove_sqlite(path: &Path) {
         p.push(suffix);
         let _ = std::fs::remove_file(p);
     }
+}
+
+/// Writes an SQLite store out whole as one self-contained file (no WAL beside it) that tests
+/// can copy as it is.
+async fn vacuum_into(db: &Db, out: &Path) -> Result<(), StoreError> {
+    let into = out.to_string_lossy().replace('\'', "''");
+    match db.conn().await? {
+        crate::db::Conn::Sqlite(mut c) => {
+            c.batch_execute(&format!("VACUUM INTO '{into}'")).await?;
+            Ok(())
+        }
+        crate::db::Conn::Pg(_) => unreachable!("an SQLite location opens SQLite"),
+    }
+}
+
+/// Whether `pid` (digits) names a process that is gone: false when it is not a pid, or where
+/// `/proc` does not tell which processes live.
+fn process_gone(pid: &str) -> bool {
+    let proc_root = Path::new("/proc");
+    !pid.is_empty()
+        && pid.bytes().all(|b| b.is_ascii_digit())
+        && proc_root.join("self").exists()
+        && !proc_root.join(pid).exists()
 }
 
 /// The process's SQLite template (made on first use), or `None` without migration folders.
@@ -395,14 +401,7 @@ fn build_sqlite_template(path: &Path) {
     let built = on_own_runtime(move || async move {
         let db = Db::open(&Location::Sqlite(s), &DbOptions::default())?;
         db.migrate().await?;
-        // One self-contained file (no WAL beside it) that the tests can copy as it is.
-        let into = o.to_string_lossy().replace('\'', "''");
-        match db.conn().await? {
-            crate::db::Conn::Sqlite(mut c) => {
-                c.batch_execute(&format!("VACUUM INTO '{into}'")).await?
-            }
-            crate::db::Conn::Pg(_) => unreachable!("an SQLite location opens SQLite"),
-        }
+        vacuum_into(&db, &o).await?;
         db.close();
         Ok::<(), StoreError>(())
     });
@@ -549,17 +548,10 @@ async fn database_names(c: &mut AsyncPgConnection, prefix: &str) -> Vec<String> 
 /// Drops the test databases of processes that are gone (a test process exits without waiting for
 /// its last background drops). Only where `/proc` tells which processes live.
 async fn drop_leftovers(c: &mut AsyncPgConnection, base: &str) {
-    let proc_root = Path::new("/proc");
-    if !proc_root.join("self").exists() {
-        return;
-    }
     let prefix = format!("{base}_t");
     for name in database_names(c, &prefix).await {
         let pid = name[prefix.len()..].split('_').next().unwrap_or("");
-        if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        if !proc_root.join(pid).exists() {
+        if process_gone(pid) {
             let _ = c
                 .batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
                 .await;
