@@ -1278,26 +1278,43 @@ pub struct Calibration {
 }
 
 /// The evidence configuration as five bits: anchor 1, comparables 2, hedonic 4, and the
-/// anchor's bits ([`anchor_bits`]: 8 old, 16 several sales) when the anchor is available.
+/// anchor's bits ([`anchor_bits`]: [`OLD_ANCHOR_BIT`], [`SEVERAL_SALES_BIT`]) when the anchor is
+/// available.
 pub fn pattern_key(avail: [bool; 3], anchor_bits: u8) -> u8 {
     u8::from(avail[0])
         | (u8::from(avail[1]) << 1)
         | (u8::from(avail[2]) << 2)
-        | if avail[0] { anchor_bits & 24 } else { 0 }
+        | if avail[0] {
+            anchor_bits & (OLD_ANCHOR_BIT | SEVERAL_SALES_BIT)
+        } else {
+            0
+        }
 }
+
+/// The anchor's bit of an evidence configuration when its sale is older than
+/// [`ANCHOR_OLD_MONTHS`].
+pub const OLD_ANCHOR_BIT: u8 = 8;
+/// The anchor's bit when its own-sales estimate filtered in [`ANCHOR_MULTI_SALES`] or more sales.
+pub const SEVERAL_SALES_BIT: u8 = 16;
 
 /// Whether an anchor sale of `sold` is old at `at`.
 pub fn is_old_anchor(sold: Month, at: Month) -> bool {
     at.months_since(sold) > ANCHOR_OLD_MONTHS
 }
 
-/// The anchor's bits of an evidence configuration valued at `at`: 8 when its sale is older than
-/// [`ANCHOR_OLD_MONTHS`], 16 when the own-sales estimate filtered in [`ANCHOR_MULTI_SALES`] or
-/// more sales; 0 without an anchor.
+/// The anchor's bits of an evidence configuration valued at `at` ([`OLD_ANCHOR_BIT`],
+/// [`SEVERAL_SALES_BIT`]); 0 without an anchor.
 pub fn anchor_bits(a: Option<&AnchorEvidence>, at: Month) -> u8 {
     a.map_or(0, |a| {
-        (u8::from(is_old_anchor(a.month, at)) << 3)
-            | (u8::from(a.n_sales >= ANCHOR_MULTI_SALES) << 4)
+        (if is_old_anchor(a.month, at) {
+            OLD_ANCHOR_BIT
+        } else {
+            0
+        }) | (if a.n_sales >= ANCHOR_MULTI_SALES {
+            SEVERAL_SALES_BIT
+        } else {
+            0
+        })
     })
 }
 
@@ -1307,7 +1324,12 @@ impl Calibration {
     /// the several-sales bit, then without the old-anchor bit, then without either); else
     /// proportional to 1 / mse, normalised; else equal.
     pub fn weights(&self, avail: [bool; 3], anchor_bits: u8) -> [f64; 3] {
-        for bits in [anchor_bits, anchor_bits & !16, anchor_bits & !8, 0] {
+        for bits in [
+            anchor_bits,
+            anchor_bits & !SEVERAL_SALES_BIT,
+            anchor_bits & !OLD_ANCHOR_BIT,
+            0,
+        ] {
             if let Some(w) = self.stacked.get(&pattern_key(avail, bits)) {
                 return *w;
             }
@@ -1534,8 +1556,8 @@ pub fn calibrate(errs: &[CalRow]) -> Calibration {
     let mut by_pattern: HashMap<u8, Vec<&CalRow>> = HashMap::new();
     for e in errs {
         let k = key(e);
-        let k = if k & 16 != 0 && counts[&k] < MIN_SEVERAL_SALES_ERRORS {
-            k & !16
+        let k = if k & SEVERAL_SALES_BIT != 0 && counts[&k] < MIN_SEVERAL_SALES_ERRORS {
+            k & !SEVERAL_SALES_BIT
         } else {
             k
         };

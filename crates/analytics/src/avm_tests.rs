@@ -160,7 +160,7 @@ fn several_own_sales_make_their_own_configuration_with_more_weight_on_the_anchor
     let v = fit_vintage(&sales, &index, vintage, 5000);
     let all = [true, true, true];
     let stacked = |bits: u8| v.calibration.stacked.get(&pattern_key(all, bits)).copied();
-    let (single, several) = (stacked(0).unwrap(), stacked(16).unwrap());
+    let (single, several) = (stacked(0).unwrap(), stacked(SEVERAL_SALES_BIT).unwrap());
     eprintln!("weights, one sale {single:?}, several {several:?}");
     assert!(
         several[0] > single[0] + 0.05,
@@ -178,13 +178,16 @@ fn several_own_sales_make_their_own_configuration_with_more_weight_on_the_anchor
         };
         let avail = out.estimates.logs.map(|l| l.is_some());
         let bits = anchor_bits(Some(a), vintage);
-        assert_eq!(bits & 16 != 0, a.n_sales >= ANCHOR_MULTI_SALES);
+        assert_eq!(
+            bits & SEVERAL_SALES_BIT != 0,
+            a.n_sales >= ANCHOR_MULTI_SALES
+        );
         assert_eq!(out.weights, v.calibration.weights(avail, bits));
         if avail == all && bits == 0 {
             assert_eq!(out.weights, single);
             seen[0] = true;
         }
-        if avail == all && bits == 16 {
+        if avail == all && bits == SEVERAL_SALES_BIT {
             assert_eq!(out.weights, several);
             seen[1] = true;
         }
