@@ -320,6 +320,7 @@ impl From<AddressError> for ApiError {
         match e {
             AddressError::NotFound(what) => ApiError::NotFound(what),
             AddressError::Store(s) => s.into(),
+            AddressError::Encode(e) => ApiError::Internal(e.to_string()),
         }
     }
 }

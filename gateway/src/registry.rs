@@ -114,6 +114,12 @@ pub trait Operation: 'static {
         input: Self::Input,
     ) -> impl Future<Output = Result<Self::Output, ApiError>> + Send;
 
+    /// The output's JSON text when the operation already holds it (an answer kept as text, like
+    /// the address lookups' cached records): it is then copied once instead of serialised.
+    fn output_text(_output: &Self::Output) -> Option<&str> {
+        None
+    }
+
     /// For a batch, the items to charge; for a per-call operation, `Some(0)` when this answer is
     /// not charged. `None`: the price as declared.
     fn charged_items(_output: &Self::Output) -> Option<i64> {
@@ -261,7 +267,10 @@ fn run_erased<O: Operation>(ctx: &Ctx, input: Checked) -> OpFuture<'_> {
             .downcast::<O::Input>()
             .map_err(|_| ApiError::Internal("an input checked for another operation".into()))?;
         let output = O::run(ctx, *input).await?;
-        let mut answer = Answer::of(&output)?;
+        let mut answer = match O::output_text(&output) {
+            Some(text) => Answer::of_text(text),
+            None => Answer::of(&output)?,
+        };
         answer.charged_items = O::charged_items(&output);
         Ok(answer)
     })
@@ -348,6 +357,9 @@ pub struct RawInput {
 /// The answer is kept as text, not as a `serde_json::Map`: the HTTP surface appends the credit
 /// fields to the text, so an answer is serialised once per call instead of into a map and then
 /// from the map (measured in docs/BENCHMARKS.md, issue 20).
+/// Room for `,"credits_charged":N,"credits_remaining":N` after an answer's text.
+const CREDIT_FIELDS_ROOM: usize = 80;
+
 pub struct Answer {
     pub body: String,
     pub charged_items: Option<i64>,
@@ -367,6 +379,22 @@ impl Answer {
             body,
             charged_items: None,
         })
+    }
+
+    /// An answer from its JSON text (an object, as [`Answer::of`] would write it), copied once
+    /// into a string with room for the credit fields the HTTP surface appends.
+    pub fn of_text(text: &str) -> Answer {
+        let body = if text.starts_with('{') {
+            let mut body = String::with_capacity(text.len() + CREDIT_FIELDS_ROOM);
+            body.push_str(text);
+            body
+        } else {
+            format!("{{\"data\":{text}}}")
+        };
+        Answer {
+            body,
+            charged_items: None,
+        }
     }
 
     /// The credits this answer costs under `price`.

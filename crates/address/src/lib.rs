@@ -26,6 +26,9 @@ pub enum AddressError {
     NotFound(String),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// An answer that could not be written as JSON (not expected for these types).
+    #[error("writing the answer as JSON: {0}")]
+    Encode(#[from] serde_json::Error),
 }
 
 /// The in-memory address index, swapped whole when the register changes, and the lookups
@@ -53,10 +56,82 @@ impl Default for IndexHandle {
 /// the store's answer, at most one refresh period late, exactly like autocomplete and resolve.
 /// The store stays the source of truth: a miss reads it. Bounded: when a map is full it is
 /// emptied and refilled by the calls that follow.
+///
+/// Each answer is kept as its JSON text ([`AsJson`]), so a call served from memory copies the
+/// text instead of cloning the record and serialising it again (measured in docs/BENCHMARKS.md,
+/// issue 20).
 #[derive(Default)]
 struct RecordCache {
-    by_uprn: RwLock<std::collections::HashMap<i64, Arc<AddressRecord>>>,
-    by_postcode: RwLock<std::collections::HashMap<String, Arc<PostcodeResult>>>,
+    by_uprn: RwLock<std::collections::HashMap<i64, AsJson<AddressRecord>>>,
+    by_postcode: RwLock<std::collections::HashMap<String, AsJson<PostcodeResult>>>,
+}
+
+/// An answer kept as its JSON text: it serialises as that text, unchanged, and its schema is the
+/// schema of `T`, so the operation's declared output (OpenAPI, the MCP tool's output schema) is
+/// the same as when it answered a `T`. Cheap to clone (one reference count).
+pub struct AsJson<T> {
+    text: Arc<serde_json::value::RawValue>,
+    of: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Serialize> AsJson<T> {
+    pub fn new(value: &T) -> Result<AsJson<T>, serde_json::Error> {
+        let text = serde_json::value::RawValue::from_string(serde_json::to_string(value)?)?;
+        Ok(AsJson {
+            text: Arc::from(text),
+            of: std::marker::PhantomData,
+        })
+    }
+}
+
+impl<T> AsJson<T> {
+    /// The answer's JSON text.
+    pub fn text(&self) -> &str {
+        self.text.get()
+    }
+}
+
+impl<T> Clone for AsJson<T> {
+    fn clone(&self) -> Self {
+        AsJson {
+            text: self.text.clone(),
+            of: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for AsJson<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("AsJson").field(&self.text()).finish()
+    }
+}
+
+impl<T> Serialize for AsJson<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.text.serialize(s)
+    }
+}
+
+impl<T: JsonSchema> JsonSchema for AsJson<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        T::schema_id()
+    }
+
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        T::json_schema(generator)
+    }
+}
+
+fn as_json<T: Serialize>(value: &T) -> Result<AsJson<T>, AddressError> {
+    Ok(AsJson::new(value)?)
 }
 
 impl RecordCache {
@@ -66,9 +141,9 @@ impl RecordCache {
     const MAX_POSTCODES: usize = 20_000;
 
     fn get<K, V>(
-        map: &RwLock<std::collections::HashMap<K::Owned, Arc<V>>>,
+        map: &RwLock<std::collections::HashMap<K::Owned, AsJson<V>>>,
         key: &K,
-    ) -> Option<Arc<V>>
+    ) -> Option<AsJson<V>>
     where
         K: std::hash::Hash + Eq + ToOwned + ?Sized,
         K::Owned: std::hash::Hash + Eq + std::borrow::Borrow<K>,
@@ -77,10 +152,10 @@ impl RecordCache {
     }
 
     fn put<K: std::hash::Hash + Eq, V>(
-        map: &RwLock<std::collections::HashMap<K, Arc<V>>>,
+        map: &RwLock<std::collections::HashMap<K, AsJson<V>>>,
         max: usize,
         key: K,
-        value: Arc<V>,
+        value: AsJson<V>,
     ) {
         if let Ok(mut m) = map.write() {
             if m.len() >= max {
@@ -418,19 +493,20 @@ pub async fn resolve(ctx: &AddressCtx, input: &ResolveInput) -> Result<Resolved,
     })
 }
 
-pub async fn by_uprn(ctx: &AddressCtx, uprn: Uprn) -> Result<AddressRecord, AddressError> {
+/// The address record of a UPRN, as its JSON text (see [`RecordCache`]).
+pub async fn by_uprn(ctx: &AddressCtx, uprn: Uprn) -> Result<AsJson<AddressRecord>, AddressError> {
     let cache = &ctx.index.records;
     if let Some(r) = RecordCache::get(&cache.by_uprn, &uprn.get()) {
-        return Ok((*r).clone());
+        return Ok(r);
     }
     match address::address(&ctx.db, uprn.get()).await? {
         Some(r) => {
-            let record = record_of(&r);
+            let record = as_json(&record_of(&r))?;
             RecordCache::put(
                 &cache.by_uprn,
                 RecordCache::MAX_RECORDS,
                 uprn.get(),
-                Arc::new(record.clone()),
+                record.clone(),
             );
             Ok(record)
         }
@@ -452,20 +528,24 @@ pub struct PostcodeResult {
 
 /// Every address at the postcode; unknown postcodes (no addresses and not in the postcode
 /// directory) are not found.
-pub async fn by_postcode(ctx: &AddressCtx, pc: &Postcode) -> Result<PostcodeResult, AddressError> {
+/// (The answer as its JSON text, see [`RecordCache`].)
+pub async fn by_postcode(
+    ctx: &AddressCtx,
+    pc: &Postcode,
+) -> Result<AsJson<PostcodeResult>, AddressError> {
     if ctx.index.current().is_empty() {
         return Err(AddressError::NotFound(NO_REGISTER.into()));
     }
     let cache = &ctx.index.records;
     if let Some(r) = RecordCache::get(&cache.by_postcode, pc.as_str()) {
-        return Ok((*r).clone());
+        return Ok(r);
     }
-    let result = postcode_from_store(ctx, pc).await?;
+    let result = as_json(&postcode_from_store(ctx, pc).await?)?;
     RecordCache::put(
         &cache.by_postcode,
         RecordCache::MAX_POSTCODES,
         pc.as_str().to_string(),
-        Arc::new(result.clone()),
+        result.clone(),
     );
     Ok(result)
 }

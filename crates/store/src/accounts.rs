@@ -117,7 +117,49 @@ struct ChargeRow {
     request_id: String,
     surface: String,
     key_id: Option<i64>,
-    created_at: NaiveDateTime,
+    created_at: RowTime,
+}
+
+/// A batch's time as its ledger rows bind it: on SQLite the text is formatted once per batch
+/// and shared by every row (diesel formats a `NaiveDateTime` afresh for each row it binds, which
+/// the issue 20 profile showed per ledger row), on PostgreSQL the time itself.
+#[derive(Debug, Clone, diesel::expression::AsExpression)]
+#[diesel(sql_type = diesel::sql_types::Timestamp)]
+struct RowTime {
+    at: NaiveDateTime,
+    text: std::sync::Arc<str>,
+}
+
+impl RowTime {
+    fn new(at: NaiveDateTime) -> RowTime {
+        // diesel's own text form of a SQLite timestamp, so the rows read back the same.
+        RowTime {
+            at,
+            text: at.format("%F %T%.f").to_string().into(),
+        }
+    }
+}
+
+impl diesel::serialize::ToSql<diesel::sql_types::Timestamp, diesel::sqlite::Sqlite> for RowTime {
+    fn to_sql<'b>(
+        &'b self,
+        out: &mut diesel::serialize::Output<'b, '_, diesel::sqlite::Sqlite>,
+    ) -> diesel::serialize::Result {
+        out.set_value(&*self.text);
+        Ok(diesel::serialize::IsNull::No)
+    }
+}
+
+impl diesel::serialize::ToSql<diesel::sql_types::Timestamp, diesel::pg::Pg> for RowTime {
+    fn to_sql<'b>(
+        &'b self,
+        out: &mut diesel::serialize::Output<'b, '_, diesel::pg::Pg>,
+    ) -> diesel::serialize::Result {
+        <NaiveDateTime as diesel::serialize::ToSql<diesel::sql_types::Timestamp, diesel::pg::Pg>>::to_sql(
+            &self.at,
+            &mut out.reborrow(),
+        )
+    }
 }
 
 /// Creates an account with a zero balance and, if `credits > 0`, a first grant.
@@ -690,6 +732,7 @@ macro_rules! debit_batch_body {
                 $c,
             )$($aw)*?;
         }
+        let created_at = RowTime::new($now);
         let rows: Vec<ChargeRow> = rows
             .iter()
             .map(|&(i, balance_after)| {
@@ -703,7 +746,7 @@ macro_rules! debit_batch_body {
                     request_id: ch.request_id.clone(),
                     surface: ch.surface.clone(),
                     key_id: ch.key_id,
-                    created_at: $now,
+                    created_at: created_at.clone(),
                 }
             })
             .collect();

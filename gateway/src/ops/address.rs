@@ -128,14 +128,21 @@ impl Operation for ByUprn {
     type Params = UprnPath;
     type Body = NoBody;
     type Input = Uprn;
-    type Output = address::AddressRecord;
+    type Output = address::AsJson<address::AddressRecord>;
 
     fn check(p: UprnPath, _: NoBody) -> Result<Uprn, ApiError> {
         Ok(p.uprn)
     }
 
-    async fn run(ctx: &Ctx, uprn: Uprn) -> Result<address::AddressRecord, ApiError> {
+    async fn run(
+        ctx: &Ctx,
+        uprn: Uprn,
+    ) -> Result<address::AsJson<address::AddressRecord>, ApiError> {
         Ok(address::by_uprn(&ctx.state.address, uprn).await?)
+    }
+
+    fn output_text(output: &Self::Output) -> Option<&str> {
+        Some(output.text())
     }
 }
 
@@ -161,14 +168,21 @@ impl Operation for ByPostcode {
     type Params = PostcodePath;
     type Body = NoBody;
     type Input = Postcode;
-    type Output = address::PostcodeResult;
+    type Output = address::AsJson<address::PostcodeResult>;
 
     fn check(p: PostcodePath, _: NoBody) -> Result<Postcode, ApiError> {
         Ok(p.postcode)
     }
 
-    async fn run(ctx: &Ctx, pc: Postcode) -> Result<address::PostcodeResult, ApiError> {
+    async fn run(
+        ctx: &Ctx,
+        pc: Postcode,
+    ) -> Result<address::AsJson<address::PostcodeResult>, ApiError> {
         Ok(address::by_postcode(&ctx.state.address, &pc).await?)
+    }
+
+    fn output_text(output: &Self::Output) -> Option<&str> {
+        Some(output.text())
     }
 }
 

@@ -154,6 +154,26 @@ async fn the_price_list_openapi_and_docs_need_no_key() {
         (nf.status, nf.json["credits_charged"].as_i64()),
         (404, Some(0))
     );
+    // Operations are mounted in one scope per family (`/v1/address`): a path the family does
+    // not hold, and the family's own prefix, are the same JSON 404, not a bare one.
+    for path in [
+        "/v1/address/nope",
+        "/v1/address",
+        "/v1/address/",
+        "/v1/address/uprn/1/extra",
+    ] {
+        let nf = send(&svc, TestRequest::get().uri(path)).await;
+        assert_eq!(
+            (
+                nf.status,
+                nf.json["error"]["code"].as_str(),
+                nf.json["credits_charged"].as_i64()
+            ),
+            (404, Some("not_found"), Some(0)),
+            "{path}: {}",
+            nf.json
+        );
+    }
 }
 
 #[actix_web::test]
