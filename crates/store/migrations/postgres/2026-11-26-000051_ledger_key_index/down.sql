@@ -1,0 +1,1 @@
+CREATE INDEX ledger_key_idx ON ledger (key_id);
