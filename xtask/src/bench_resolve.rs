@@ -288,16 +288,19 @@ struct ModeFigures {
 }
 
 /// The first candidate's evidence as tab-separated columns (query cover, address cover, street
-/// type conflict, numbers, postcode; -1 for none).
+/// type conflict, numbers, postcode, -1 for none; flat agreeing with a house number added, only
+/// carrier of the number at the postcode).
 fn evidence_cols(found: &[Candidate]) -> String {
     let ev = found.first().and_then(|c| c.evidence).unwrap_or_default();
     format!(
-        "{:.4}\t{:.4}\t{}\t{:.4}\t{:.4}",
+        "{:.4}\t{:.4}\t{}\t{:.4}\t{:.4}\t{}\t{}",
         ev.query_cover,
         ev.address_cover,
         u8::from(ev.street_type_conflict),
         ev.numbers.unwrap_or(-1.0),
-        ev.postcode.unwrap_or(-1.0)
+        ev.postcode.unwrap_or(-1.0),
+        u8::from(ev.flat_agrees_house_added),
+        u8::from(ev.only_number_at_postcode)
     )
 }
 

@@ -193,6 +193,14 @@ pub struct Evidence {
     pub numbers: Option<f64>,
     /// Agreement of the postcode in [0, 1] (1 the same); `None` when the query gives none.
     pub postcode: Option<f64>,
+    /// The query's flat number is the address' own flat number, and the query adds a house
+    /// number the address does not write (`Flat 4 Canon House, 32 Bedford Street` for `Flat 4,
+    /// Canon House`): the same flat, its building named by number as well as by name.
+    pub flat_agrees_house_added: bool,
+    /// The query gives a house number and names no flat, and no other address at the query's
+    /// postcode carries that number as a house or flat number (`46 Oxford Road` for `Flat A, 46
+    /// Oxford Road`, the only address of house 46 at its postcode).
+    pub only_number_at_postcode: bool,
 }
 
 /// A top candidate at or above this score may be a confident match (see [`is_confident`]); chosen
@@ -217,6 +225,10 @@ pub const NUMBERS_AGREE_IN_FORM: f64 = 0.85;
 /// A top candidate at the query's own postcode whose numbers agree in form may be confident from
 /// [`CONFIDENT_SCORE_AGREEING`] when this far ahead of the second.
 pub const CONFIDENT_MARGIN_AGREEING_FORM: f64 = 0.15;
+/// A house number answered with one of its flats, or a range of house numbers with one of them,
+/// scores this; it may be confident at the query's own postcode only when the address is the
+/// only one there carrying the number ([`Evidence::only_number_at_postcode`]).
+pub const NUMBERS_AGREE_AS_PART: f64 = 0.75;
 
 /// Is the top candidate a confident match?
 ///
@@ -224,8 +236,13 @@ pub const CONFIDENT_MARGIN_AGREEING_FORM: f64 = 0.15;
 /// or it is at the query's own postcode ([`Candidate::evidence`]) and
 /// - its flat and house numbers agree exactly, from [`CONFIDENT_SCORE_AGREEING`] and
 ///   [`CONFIDENT_MARGIN_AGREEING`] ahead;
-/// - they agree in another form (at least [`NUMBERS_AGREE_IN_FORM`]), from
-///   [`CONFIDENT_SCORE_AGREEING`] and [`CONFIDENT_MARGIN_AGREEING_FORM`] ahead.
+/// - they agree in another form (at least [`NUMBERS_AGREE_IN_FORM`], or the query's flat is the
+///   address' flat and the query adds a house number the address does not write), from
+///   [`CONFIDENT_SCORE_AGREEING`] and [`CONFIDENT_MARGIN_AGREEING_FORM`] ahead;
+/// - the query names no flat and the address is the only one at the postcode carrying the
+///   query's house number, which it carries at least as a part ([`NUMBERS_AGREE_AS_PART`]: `46
+///   Oxford Road` for `Flat A, 46 Oxford Road`), from [`CONFIDENT_SCORE_AGREEING`] and
+///   [`CONFIDENT_MARGIN_AGREEING`] ahead: the postcode and the number pick it out.
 ///
 /// With no number on either side there is no second rule: `Caretakers Flat, St Marys Point` or
 /// `Annexe Rear of the Old Smithy` at the postcode of `St Marys Point` or `The Old Smithy` may be
@@ -247,12 +264,16 @@ pub fn is_confident(candidates: &[Candidate]) -> bool {
     let Some(ev) = top.evidence.filter(|ev| ev.postcode == Some(1.0)) else {
         return false;
     };
+    if top.score < CONFIDENT_SCORE_AGREEING {
+        return false;
+    }
     match ev.numbers {
-        Some(n) if n >= 0.99 => {
-            top.score >= CONFIDENT_SCORE_AGREEING && margin >= CONFIDENT_MARGIN_AGREEING
+        Some(n) if n >= 0.99 => margin >= CONFIDENT_MARGIN_AGREEING,
+        Some(n) if n >= NUMBERS_AGREE_AS_PART && ev.only_number_at_postcode => {
+            margin >= CONFIDENT_MARGIN_AGREEING
         }
-        Some(n) if n >= NUMBERS_AGREE_IN_FORM => {
-            top.score >= CONFIDENT_SCORE_AGREEING && margin >= CONFIDENT_MARGIN_AGREEING_FORM
+        Some(n) if n >= NUMBERS_AGREE_IN_FORM || ev.flat_agrees_house_added => {
+            margin >= CONFIDENT_MARGIN_AGREEING_FORM
         }
         Some(_) | None => false,
     }

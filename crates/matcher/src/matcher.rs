@@ -727,7 +727,32 @@ impl<'a> Plan<'a> {
         } else {
             self.match_group(g)
         };
-        self.score_parts(e as usize, &gm).1
+        let e = e as usize;
+        let mut ev = self.score_parts(e, &gm).1;
+        let q = &self.q;
+        let [es, ep] = self.idx.nums[e];
+        ev.flat_agrees_house_added =
+            q.paon.is_some() && !ep.is_some() && q.saon.is_some_and(|s| num_sim(s, es) >= 0.99);
+        ev.only_number_at_postcode = q.saon.is_none()
+            && !self.flat_named
+            && q.paon.is_some_and(|p| self.only_carrier_at_postcode(e, p));
+        ev
+    }
+
+    /// Is address `e` at the query's postcode, and does no other address there carry house number
+    /// `p` as its house or flat number (in any form, `46A` and `46-48` included)?
+    fn only_carrier_at_postcode(&self, e: usize, p: QNum) -> bool {
+        let idx = self.idx;
+        let Some(pc) = self.pc_id.filter(|&pc| pc == idx.entry_pc[e]) else {
+            return false;
+        };
+        let row = idx.pc_entries.row(pc as usize);
+        let uprn = idx.entries[e].uprn;
+        row.len() <= POSTCODE_CAP
+            && row.iter().all(|&o| {
+                let o = o as usize;
+                idx.entries[o].uprn == uprn || idx.nums[o].iter().all(|&n| num_sim(p, n) == 0.0)
+            })
     }
 
     /// The similarity of one address to the query and what it was made of.
