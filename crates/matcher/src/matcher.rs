@@ -739,20 +739,49 @@ impl<'a> Plan<'a> {
         ev
     }
 
-    /// Is address `e` at the query's postcode, and does no other address there carry house number
-    /// `p` as its house or flat number (in any form, `46A` and `46-48` included)?
+    /// Is address `e` at the query's postcode, and does no other address of its street there
+    /// carry house number `p` as its house or flat number (in any form, `46A` and `46-48`
+    /// included)? An address on another street (`2 Kingsgate, Pennsylvania Road` beside `Flat C,
+    /// 2 Devonshire Place`) does not count; one whose street is unknown, or when `e`'s is, does.
     fn only_carrier_at_postcode(&self, e: usize, p: QNum) -> bool {
         let idx = self.idx;
         let Some(pc) = self.pc_id.filter(|&pc| pc == idx.entry_pc[e]) else {
             return false;
         };
         let row = idx.pc_entries.row(pc as usize);
+        if row.len() > POSTCODE_CAP {
+            return false;
+        }
         let uprn = idx.entries[e].uprn;
-        row.len() <= POSTCODE_CAP
-            && row.iter().all(|&o| {
-                let o = o as usize;
-                idx.entries[o].uprn == uprn || idx.nums[o].iter().all(|&n| num_sim(p, n) == 0.0)
-            })
+        let street = self.street_terms(e);
+        row.iter().all(|&o| {
+            let o = o as usize;
+            idx.entries[o].uprn == uprn
+                || idx.nums[o].iter().all(|&n| num_sim(p, n) == 0.0)
+                || (!street.is_empty() && {
+                    let other = self.street_terms(o);
+                    !other.is_empty() && other != street
+                })
+        })
+    }
+
+    /// The terms of the street of address `e`'s street group, sorted (none without a group).
+    fn street_terms(&self, e: usize) -> Vec<u32> {
+        let g = self.idx.group[e];
+        if g == NO_GROUP {
+            return Vec::new();
+        }
+        let mut out: Vec<u32> = self
+            .idx
+            .group_terms
+            .row(g as usize)
+            .iter()
+            .filter(|&&t| field_of(t) == Field::Street as u32)
+            .map(|&t| t & TERM_MASK)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// The similarity of one address to the query and what it was made of.

@@ -1295,9 +1295,9 @@ fn resolve_flat_with_a_house_number_the_register_does_not_write() {
         got[0].score < crate::CONFIDENT_SCORE,
         "the case the rule is for: {got:?}"
     );
+    assert!(is_confident(&got), "{got:?}");
     let ev = got[0].evidence.expect("the top candidate's evidence");
     assert!(ev.flat_agrees_house_added, "{ev:?}");
-    assert!(is_confident(&got), "{got:?}");
     let got = ask("Flat 4 Canon House, 32, Bedford Street", None);
     assert!(!is_confident(&got), "{got:?}");
     // Flat 9 is no flat of the register: the building agrees, the flat does not.
@@ -1305,10 +1305,11 @@ fn resolve_flat_with_a_house_number_the_register_does_not_write() {
     assert!(!is_confident(&got), "{got:?}");
 }
 
-/// A house number that names no flat, answered with the only address at the query's postcode
-/// carrying that number (`46 Oxford Road` for `Flat A, 46 Oxford Road`), is confident below
-/// `CONFIDENT_SCORE`; when another flat of the house is at the postcode (`48` has flats A and B),
-/// or without the postcode, it is a guess and is not.
+/// A house number that names no flat, answered with the only address of its street at the
+/// query's postcode carrying that number (`46 Oxford Road` for `Flat A, 46 Oxford Road`; a `46
+/// Kingsgate` at the same postcode is on another street), is confident below `CONFIDENT_SCORE`;
+/// when another flat of the house is at the postcode (`48` has flats A and B), or without the
+/// postcode, it is a guess and is not.
 #[test]
 fn resolve_house_number_for_the_only_flat_of_the_house_at_the_postcode() {
     let mut register: Vec<AddressEntry> = (30..=60)
@@ -1318,6 +1319,7 @@ fn resolve_house_number_for_the_only_flat_of_the_house_at_the_postcode() {
     register.push(street_entry(246, "FLAT A", "46", "OXFORD ROAD", "EX4 6QX"));
     register.push(street_entry(248, "FLAT A", "48", "OXFORD ROAD", "EX4 6QX"));
     register.push(street_entry(249, "FLAT B", "48", "OXFORD ROAD", "EX4 6QX"));
+    register.push(street_entry(250, "", "46", "KINGSGATE", "EX4 6QX"));
     register.extend(
         (1..=20).map(|n| street_entry(300 + n, "", &n.to_string(), "OXFORD STREET", "EX2 9AG")),
     );
@@ -1338,9 +1340,9 @@ fn resolve_house_number_for_the_only_flat_of_the_house_at_the_postcode() {
         got[0].score < crate::CONFIDENT_SCORE,
         "the case the rule is for: {got:?}"
     );
+    assert!(is_confident(&got), "{got:?}");
     let ev = got[0].evidence.expect("the top candidate's evidence");
     assert!(ev.only_number_at_postcode, "{ev:?}");
-    assert!(is_confident(&got), "{got:?}");
     assert!(!is_confident(&ask("46, Oxford Road", None)));
     let got = ask("48, Oxford Road", Some("EX4 6QX"));
     assert!([248, 249].contains(&got[0].uprn), "{got:?}");
