@@ -118,6 +118,12 @@ fn is_positional_flat(text: &str) -> bool {
         .any(|p| w.starts_with(p) || w.contains(&format!(" {p} ")) || w.ends_with(&format!(" {p}")))
 }
 
+/// Which half of the task (0 or 1) a UPRN is in: the parity of its hash. A rule chosen on one
+/// half is checked on the other.
+fn half_of(uprn: i64) -> usize {
+    (mix(uprn as u64) & 1) as usize
+}
+
 fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -282,6 +288,9 @@ struct ModeFigures {
     held_out: usize,
     held_out_confident_pct: f64,
     by_kind: Vec<(Kind, Tally)>,
+    /// The task split in two by a hash of the UPRN ([`half_of`]): the queries, and the held-out
+    /// UPRNs with how many were answered confidently.
+    halves: [(Tally, usize, usize); 2],
     resolves_per_sec: f64,
     p50_us: f64,
     p99_us: f64,
@@ -323,10 +332,12 @@ fn run_mode(
 ) -> ModeFigures {
     let mut all = Tally::default();
     let mut kinds: HashMap<Kind, Tally> = HashMap::new();
+    let mut halves: [(Tally, usize, usize); 2] = Default::default();
     for q in queries {
         let pc = if with_pc { q.postcode.as_ref() } else { None };
         let found = index.resolve(&query_of(&q.text, pc), 50);
         all.add(q.uprn, &found);
+        halves[half_of(q.uprn)].0.add(q.uprn, &found);
         kinds.entry(q.kind).or_default().add(q.uprn, &found);
         features.push(format!(
             "{}\t{}\t{:.4}\t{:.4}\t{:?}\t{}\t{}",
@@ -388,6 +399,9 @@ fn run_mode(
             q.uprn,
         ));
         held_conf += usize::from(is_confident(&found));
+        let h = &mut halves[half_of(q.uprn)];
+        h.1 += 1;
+        h.2 += usize::from(is_confident(&found));
         if is_confident(&found) {
             dump.push(format!(
                 "{}\theld_out\t{}\t{}\t{}",
@@ -433,6 +447,7 @@ fn run_mode(
         held_out: held.len(),
         held_out_confident_pct: pct(held_conf, held.len()),
         by_kind,
+        halves,
         resolves_per_sec: queries.len() as f64 / secs.max(1e-9),
         p50_us: percentile(&mut lat, 0.5),
         p99_us: percentile(&mut lat, 0.99),
@@ -741,6 +756,30 @@ pub async fn resolve_real(opts: Options) -> anyhow::Result<()> {
             m.resolves_per_sec, m.p50_us, m.p99_us
         )
     });
+    println!(
+        "\nthe two halves of the task by UPRN hash (A / B): confident and correct, confident and wrong, held-out confident"
+    );
+    for m in &modes {
+        let half = |(t, n, c): &(Tally, usize, usize)| {
+            format!(
+                "{} of {} ({:.2}%), {} wrong, {c} of {n}",
+                t.confident_correct,
+                t.n,
+                pct(t.confident_correct, t.n),
+                t.confident - t.confident_correct
+            )
+        };
+        println!(
+            "  {}: A {}; B {}",
+            if m.postcode {
+                "with postcode"
+            } else {
+                "without postcode"
+            },
+            half(&m.halves[0]),
+            half(&m.halves[1])
+        );
+    }
     let self_miss_pct = pct(self_miss, register.len());
     println!(
         "\nself-query miss rate (own register text, no postcode): {self_miss_pct:.2}% ({self_miss} of {})",
