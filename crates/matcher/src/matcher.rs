@@ -30,7 +30,7 @@ use fst::{IntoStreamer, Streamer};
 
 use crate::Evidence;
 use crate::fuzzy::{MAX_FUZZY_LEN, Osa, osa_distance};
-use crate::index::{AddressIndex, Field, NO_GROUP, TERM_MASK, field_of};
+use crate::index::{AddressIndex, Field, NO_GROUP, NO_NEXT_WORD, TERM_MASK, field_of};
 use crate::normalise::{self, NumSpec};
 use crate::query::{ParsedQuery, QNum, QWord};
 
@@ -669,9 +669,15 @@ impl<'a> Plan<'a> {
     /// score of a candidate that agrees is left as it is.
     fn prefer_named_after_number(&self, scored: &mut [(f32, u32)]) {
         let q = &self.q;
-        let said: Vec<(QNum, &str)> = [(q.saon, &q.saon_next), (q.paon, &q.paon_next)]
+        // The query's words as the index numbers them; a word no address writes after a number
+        // gets an id no address has.
+        let said: Vec<(QNum, u32)> = [(q.saon, &q.saon_next), (q.paon, &q.paon_next)]
             .into_iter()
-            .filter_map(|(n, w)| Some((n?, w.as_deref()?)))
+            .filter_map(|(n, w)| {
+                let w = w.as_deref()?;
+                let id = self.idx.next_word_ids.get(w).copied();
+                Some((n?, id.unwrap_or(NO_NEXT_WORD - 1)))
+            })
             .collect();
         let Some(&(best, _)) = scored.first() else {
             return;
@@ -690,12 +696,12 @@ impl<'a> Plan<'a> {
             .map(|c| {
                 let e = c.1 as usize;
                 let nums = self.idx.nums[e];
-                let next = entry_next_words(&self.idx.entries[e]);
+                let next = self.idx.next_words[e];
                 let mut verdict = None;
                 for &(n, w) in &said {
                     for k in 0..2 {
                         if num_sim(n, nums[k]) >= 0.99 {
-                            let same = next[k].as_deref() == Some(w);
+                            let same = next[k] == w;
                             verdict = Some(verdict.unwrap_or(false) || same);
                         }
                     }
@@ -956,29 +962,6 @@ impl<'a> Plan<'a> {
             }
         }
     }
-}
-
-/// The word an address writes right after its flat number and after its house number (`THE`
-/// skipped; none when a number or nothing follows, or there is no such number): `Flat 2, The
-/// Courtyard` gives `COURTYARD` after 2, `5 Birdall Terrace` `BIRDALL` after 5.
-fn entry_next_words(e: &crate::AddressEntry) -> [Option<String>; 2] {
-    let mut toks = Vec::new();
-    let mut at = [None, None];
-    for (k, f) in [&e.saon, &e.paon, &e.street].into_iter().enumerate() {
-        let Some(text) = crate::nonempty(f) else {
-            continue;
-        };
-        let lexed = normalise::lex(text);
-        if k < 2 {
-            at[k] = lexed
-                .iter()
-                .position(|t| normalise::parse_num(&t.text).is_some())
-                .map(|p| p + toks.len());
-        }
-        toks.extend(lexed);
-    }
-    let folded = normalise::fold_tokens(&toks);
-    at.map(|i| i.and_then(|i| crate::query::next_word(&toks, &folded, i)))
 }
 
 /// Two adjacent query words the register writes as one (`CORN MILL` for `CORNMILL`) become that
