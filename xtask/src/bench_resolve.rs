@@ -16,7 +16,9 @@
 //! - the register's own texts are asked back without a postcode (the self-query miss rate), and
 //!   the positional flats among them (`Top Flat`, `Ground Floor Flat`, ...) with and without.
 //!
-//! Figures are printed and written to `target/bench-resolve/results.json`; nothing is asserted.
+//! Figures are printed, with those of the task's two halves by a hash of the UPRN (a rule chosen
+//! on one half is checked on the other), and written to `target/bench-resolve/results.json`;
+//! nothing is asserted.
 //! Throughput is the matcher's own, in this process, on one thread; build with `--release` for
 //! representative timings. With `--http`, the service itself is then measured on the same task:
 //! the `terrace` binary (built in release, or `TERRACE_BENCH_BIN_DIR`'s, as `bench address` does)

@@ -748,7 +748,8 @@ impl<'a> Plan<'a> {
     /// Is address `e` at the query's postcode, and does no other address of its street there
     /// carry house number `p` as its house or flat number (in any form, `46A` and `46-48`
     /// included)? An address on another street (`2 Kingsgate, Pennsylvania Road` beside `Flat C,
-    /// 2 Devonshire Place`) does not count; one whose street is unknown, or when `e`'s is, does.
+    /// 2 Devonshire Place`) does not count; an address whose street is unknown counts, and when
+    /// `e`'s street is unknown every carrier counts.
     fn only_carrier_at_postcode(&self, e: usize, p: QNum) -> bool {
         let idx = self.idx;
         let Some(pc) = self.pc_id.filter(|&pc| pc == idx.entry_pc[e]) else {
