@@ -16,7 +16,9 @@
 //! - the register's own texts are asked back without a postcode (the self-query miss rate), and
 //!   the positional flats among them (`Top Flat`, `Ground Floor Flat`, ...) with and without.
 //!
-//! Figures are printed and written to `target/bench-resolve/results.json`; nothing is asserted.
+//! Figures are printed, with those of the task's two halves by a hash of the UPRN (a rule chosen
+//! on one half is checked on the other), and written to `target/bench-resolve/results.json`;
+//! nothing is asserted.
 //! Throughput is the matcher's own, in this process, on one thread; build with `--release` for
 //! representative timings. With `--http`, the service itself is then measured on the same task:
 //! the `terrace` binary (built in release, or `TERRACE_BENCH_BIN_DIR`'s, as `bench address` does)
@@ -116,6 +118,12 @@ fn is_positional_flat(text: &str) -> bool {
     ];
     POS.iter()
         .any(|p| w.starts_with(p) || w.contains(&format!(" {p} ")) || w.ends_with(&format!(" {p}")))
+}
+
+/// Which half of the task (0 or 1) a UPRN is in: the parity of its hash. A rule chosen on one
+/// half is checked on the other.
+fn half_of(uprn: i64) -> usize {
+    (mix(uprn as u64) & 1) as usize
 }
 
 fn mix(mut z: u64) -> u64 {
@@ -282,22 +290,28 @@ struct ModeFigures {
     held_out: usize,
     held_out_confident_pct: f64,
     by_kind: Vec<(Kind, Tally)>,
+    /// The task split in two by a hash of the UPRN ([`half_of`]): the queries, and the held-out
+    /// UPRNs with how many were answered confidently.
+    halves: [(Tally, usize, usize); 2],
     resolves_per_sec: f64,
     p50_us: f64,
     p99_us: f64,
 }
 
 /// The first candidate's evidence as tab-separated columns (query cover, address cover, street
-/// type conflict, numbers, postcode; -1 for none).
+/// type conflict, numbers, postcode, -1 for none; flat agreeing with a house number added, only
+/// carrier of the number at the postcode).
 fn evidence_cols(found: &[Candidate]) -> String {
     let ev = found.first().and_then(|c| c.evidence).unwrap_or_default();
     format!(
-        "{:.4}\t{:.4}\t{}\t{:.4}\t{:.4}",
+        "{:.4}\t{:.4}\t{}\t{:.4}\t{:.4}\t{}\t{}",
         ev.query_cover,
         ev.address_cover,
         u8::from(ev.street_type_conflict),
         ev.numbers.unwrap_or(-1.0),
-        ev.postcode.unwrap_or(-1.0)
+        ev.postcode.unwrap_or(-1.0),
+        u8::from(ev.flat_agrees_house_added),
+        u8::from(ev.only_number_at_postcode)
     )
 }
 
@@ -320,10 +334,12 @@ fn run_mode(
 ) -> ModeFigures {
     let mut all = Tally::default();
     let mut kinds: HashMap<Kind, Tally> = HashMap::new();
+    let mut halves: [(Tally, usize, usize); 2] = Default::default();
     for q in queries {
         let pc = if with_pc { q.postcode.as_ref() } else { None };
         let found = index.resolve(&query_of(&q.text, pc), 50);
         all.add(q.uprn, &found);
+        halves[half_of(q.uprn)].0.add(q.uprn, &found);
         kinds.entry(q.kind).or_default().add(q.uprn, &found);
         features.push(format!(
             "{}\t{}\t{:.4}\t{:.4}\t{:?}\t{}\t{}",
@@ -385,6 +401,9 @@ fn run_mode(
             q.uprn,
         ));
         held_conf += usize::from(is_confident(&found));
+        let h = &mut halves[half_of(q.uprn)];
+        h.1 += 1;
+        h.2 += usize::from(is_confident(&found));
         if is_confident(&found) {
             dump.push(format!(
                 "{}\theld_out\t{}\t{}\t{}",
@@ -430,6 +449,7 @@ fn run_mode(
         held_out: held.len(),
         held_out_confident_pct: pct(held_conf, held.len()),
         by_kind,
+        halves,
         resolves_per_sec: queries.len() as f64 / secs.max(1e-9),
         p50_us: percentile(&mut lat, 0.5),
         p99_us: percentile(&mut lat, 0.99),
@@ -738,6 +758,30 @@ pub async fn resolve_real(opts: Options) -> anyhow::Result<()> {
             m.resolves_per_sec, m.p50_us, m.p99_us
         )
     });
+    println!(
+        "\nthe two halves of the task by UPRN hash (A / B): confident and correct, confident and wrong, held-out confident"
+    );
+    for m in &modes {
+        let half = |(t, n, c): &(Tally, usize, usize)| {
+            format!(
+                "{} of {} ({:.2}%), {} wrong, {c} of {n}",
+                t.confident_correct,
+                t.n,
+                pct(t.confident_correct, t.n),
+                t.confident - t.confident_correct
+            )
+        };
+        println!(
+            "  {}: A {}; B {}",
+            if m.postcode {
+                "with postcode"
+            } else {
+                "without postcode"
+            },
+            half(&m.halves[0]),
+            half(&m.halves[1])
+        );
+    }
     let self_miss_pct = pct(self_miss, register.len());
     println!(
         "\nself-query miss rate (own register text, no postcode): {self_miss_pct:.2}% ({self_miss} of {})",

@@ -198,6 +198,37 @@ pub struct AddressIndex {
     pub(crate) uprns: Vec<(i64, u32)>,
     /// Addresses with text.
     pub(crate) n_text: usize,
+    /// Per entry: the word it writes right after its flat number and after its house number
+    /// ([`entry_next_words`]), as ids into `next_word_ids`, or [`NO_NEXT_WORD`].
+    pub(crate) next_words: Vec<[u32; 2]>,
+    /// The words written right after a number anywhere in the register, numbered.
+    pub(crate) next_word_ids: HashMap<String, u32>,
+}
+
+/// No word after the number (or no such number).
+pub(crate) const NO_NEXT_WORD: u32 = u32::MAX;
+
+/// The word an address writes right after its flat number and after its house number (`THE`
+/// skipped; none when a number or nothing follows, or there is no such number): `Flat 2, The
+/// Courtyard` gives `COURTYARD` after 2, `5 Birdall Terrace` `BIRDALL` after 5.
+fn entry_next_words(e: &AddressEntry) -> [Option<String>; 2] {
+    let mut toks = Vec::new();
+    let mut at = [None, None];
+    for (k, f) in [&e.saon, &e.paon, &e.street].into_iter().enumerate() {
+        let Some(text) = crate::nonempty(f) else {
+            continue;
+        };
+        let lexed = normalise::lex(text);
+        if k < 2 {
+            at[k] = lexed
+                .iter()
+                .position(|t| normalise::parse_num(&t.text).is_some())
+                .map(|p| p + toks.len());
+        }
+        toks.extend(lexed);
+    }
+    let folded = normalise::fold_tokens(&toks);
+    at.map(|i| i.and_then(|i| crate::query::next_word(&toks, &folded, i)))
 }
 
 struct Interner {
@@ -614,6 +645,19 @@ impl AddressIndex {
         let fst = fst::Map::from_iter((0..n_terms as u32).map(|t| (terms.get(t), u64::from(t))))
             .unwrap_or_default();
 
+        let mut next_word_ids: HashMap<String, u32> = HashMap::new();
+        let next_words: Vec<[u32; 2]> = entries
+            .iter()
+            .map(|e| {
+                entry_next_words(e).map(|w| {
+                    w.map_or(NO_NEXT_WORD, |w| {
+                        let id = next_word_ids.len() as u32;
+                        *next_word_ids.entry(w).or_insert(id)
+                    })
+                })
+            })
+            .collect();
+
         AddressIndex {
             entries,
             has_text,
@@ -638,6 +682,8 @@ impl AddressIndex {
             pc_terms,
             uprns,
             n_text,
+            next_words,
+            next_word_ids,
         }
     }
 

@@ -12,8 +12,9 @@
 //! postcode-aware; `resolve` turns free text and/or structured fields into UPRN candidates with a
 //! score in [0, 1], best first; `is_confident` says whether the top score is at least
 //! `CONFIDENT_SCORE` and `CONFIDENT_MARGIN` ahead of the second, or, for a top candidate at the
-//! query's own postcode (its [`Evidence`]) whose numbers agree, exactly or in another form, from
-//! lower scores and margins (see [`is_confident`]). The
+//! query's own postcode (its [`Evidence`]) whose numbers agree, exactly or in another form, or
+//! that is the only address of its street there carrying the query's house number, from lower
+//! scores and margins (see [`is_confident`]). The
 //! index groups entries into street groups (street + locality + town), keeps posting lists in
 //! compact CSR arrays, stores its term dictionary in an `fst` map, and expands typos with its own
 //! optimal-string-alignment automaton over that map. An accuracy test on a generated register
@@ -193,6 +194,15 @@ pub struct Evidence {
     pub numbers: Option<f64>,
     /// Agreement of the postcode in [0, 1] (1 the same); `None` when the query gives none.
     pub postcode: Option<f64>,
+    /// The query's flat number is the address' own flat number, and the query adds a house
+    /// number the address does not write (`Flat 4 Canon House, 32 Bedford Street` for `Flat 4,
+    /// Canon House`): the same flat, its building named by number as well as by name.
+    pub flat_agrees_house_added: bool,
+    /// The query gives a house number and names no flat, the address is at the query's postcode,
+    /// and no other address of its street there carries that number as a house or flat number
+    /// (`46 Oxford Road` for `Flat A, 46 Oxford Road`, the only address of house 46 at its
+    /// postcode; an address of another street does not count, one whose street is unknown does).
+    pub only_number_at_postcode: bool,
 }
 
 /// A top candidate at or above this score may be a confident match (see [`is_confident`]); chosen
@@ -217,6 +227,10 @@ pub const NUMBERS_AGREE_IN_FORM: f64 = 0.85;
 /// A top candidate at the query's own postcode whose numbers agree in form may be confident from
 /// [`CONFIDENT_SCORE_AGREEING`] when this far ahead of the second.
 pub const CONFIDENT_MARGIN_AGREEING_FORM: f64 = 0.15;
+/// A house number answered with one of its flats, or a range of house numbers with one of them,
+/// scores this; it may be confident at the query's own postcode only when the address is the
+/// only one there carrying the number ([`Evidence::only_number_at_postcode`]).
+pub const NUMBERS_AGREE_AS_PART: f64 = 0.75;
 
 /// Is the top candidate a confident match?
 ///
@@ -224,8 +238,13 @@ pub const CONFIDENT_MARGIN_AGREEING_FORM: f64 = 0.15;
 /// or it is at the query's own postcode ([`Candidate::evidence`]) and
 /// - its flat and house numbers agree exactly, from [`CONFIDENT_SCORE_AGREEING`] and
 ///   [`CONFIDENT_MARGIN_AGREEING`] ahead;
-/// - they agree in another form (at least [`NUMBERS_AGREE_IN_FORM`]), from
-///   [`CONFIDENT_SCORE_AGREEING`] and [`CONFIDENT_MARGIN_AGREEING_FORM`] ahead.
+/// - they agree in another form (at least [`NUMBERS_AGREE_IN_FORM`], or the query's flat is the
+///   address' flat and the query adds a house number the address does not write), from
+///   [`CONFIDENT_SCORE_AGREEING`] and [`CONFIDENT_MARGIN_AGREEING_FORM`] ahead;
+/// - the query names no flat and the address is the only one of its street at the postcode
+///   carrying the query's house number, which it carries at least as a part ([`NUMBERS_AGREE_AS_PART`]: `46
+///   Oxford Road` for `Flat A, 46 Oxford Road`), from [`CONFIDENT_SCORE_AGREEING`] and
+///   [`CONFIDENT_MARGIN_AGREEING`] ahead: the postcode and the number pick it out.
 ///
 /// With no number on either side there is no second rule: `Caretakers Flat, St Marys Point` or
 /// `Annexe Rear of the Old Smithy` at the postcode of `St Marys Point` or `The Old Smithy` may be
@@ -234,7 +253,7 @@ pub const CONFIDENT_MARGIN_AGREEING_FORM: f64 = 0.15;
 /// These rules are for the words a lodgement adds or words differently while its postcode and
 /// numbers say the same (`The Annexe, 25 Prospect Park` for `25 Prospect Park` at its postcode).
 /// They were chosen on one half of the Exeter task split by UPRN and checked on the other
-/// (docs/BENCHMARKS.md, session 12); without a postcode only the first rule applies.
+/// (docs/BENCHMARKS.md, sessions 12 and 14); without a postcode only the first rule applies.
 pub fn is_confident(candidates: &[Candidate]) -> bool {
     let Some(top) = candidates.first() else {
         return false;
@@ -247,12 +266,16 @@ pub fn is_confident(candidates: &[Candidate]) -> bool {
     let Some(ev) = top.evidence.filter(|ev| ev.postcode == Some(1.0)) else {
         return false;
     };
+    if top.score < CONFIDENT_SCORE_AGREEING {
+        return false;
+    }
     match ev.numbers {
-        Some(n) if n >= 0.99 => {
-            top.score >= CONFIDENT_SCORE_AGREEING && margin >= CONFIDENT_MARGIN_AGREEING
+        Some(n) if n >= 0.99 => margin >= CONFIDENT_MARGIN_AGREEING,
+        Some(n) if n >= NUMBERS_AGREE_AS_PART && ev.only_number_at_postcode => {
+            margin >= CONFIDENT_MARGIN_AGREEING
         }
-        Some(n) if n >= NUMBERS_AGREE_IN_FORM => {
-            top.score >= CONFIDENT_SCORE_AGREEING && margin >= CONFIDENT_MARGIN_AGREEING_FORM
+        Some(n) if n >= NUMBERS_AGREE_IN_FORM || ev.flat_agrees_house_added => {
+            margin >= CONFIDENT_MARGIN_AGREEING_FORM
         }
         Some(_) | None => false,
     }

@@ -30,7 +30,7 @@ use fst::{IntoStreamer, Streamer};
 
 use crate::Evidence;
 use crate::fuzzy::{MAX_FUZZY_LEN, Osa, osa_distance};
-use crate::index::{AddressIndex, Field, NO_GROUP, TERM_MASK, field_of};
+use crate::index::{AddressIndex, Field, NO_GROUP, NO_NEXT_WORD, TERM_MASK, field_of};
 use crate::normalise::{self, NumSpec};
 use crate::query::{ParsedQuery, QNum, QWord};
 
@@ -669,9 +669,15 @@ impl<'a> Plan<'a> {
     /// score of a candidate that agrees is left as it is.
     fn prefer_named_after_number(&self, scored: &mut [(f32, u32)]) {
         let q = &self.q;
-        let said: Vec<(QNum, &str)> = [(q.saon, &q.saon_next), (q.paon, &q.paon_next)]
+        // The query's words as the index numbers them; a word no address writes after a number
+        // gets an id no address has.
+        let said: Vec<(QNum, u32)> = [(q.saon, &q.saon_next), (q.paon, &q.paon_next)]
             .into_iter()
-            .filter_map(|(n, w)| Some((n?, w.as_deref()?)))
+            .filter_map(|(n, w)| {
+                let w = w.as_deref()?;
+                let id = self.idx.next_word_ids.get(w).copied();
+                Some((n?, id.unwrap_or(NO_NEXT_WORD - 1)))
+            })
             .collect();
         let Some(&(best, _)) = scored.first() else {
             return;
@@ -690,12 +696,12 @@ impl<'a> Plan<'a> {
             .map(|c| {
                 let e = c.1 as usize;
                 let nums = self.idx.nums[e];
-                let next = entry_next_words(&self.idx.entries[e]);
+                let next = self.idx.next_words[e];
                 let mut verdict = None;
                 for &(n, w) in &said {
                     for k in 0..2 {
                         if num_sim(n, nums[k]) >= 0.99 {
-                            let same = next[k].as_deref() == Some(w);
+                            let same = next[k] == w;
                             verdict = Some(verdict.unwrap_or(false) || same);
                         }
                     }
@@ -727,7 +733,62 @@ impl<'a> Plan<'a> {
         } else {
             self.match_group(g)
         };
-        self.score_parts(e as usize, &gm).1
+        let e = e as usize;
+        let mut ev = self.score_parts(e, &gm).1;
+        let q = &self.q;
+        let [es, ep] = self.idx.nums[e];
+        ev.flat_agrees_house_added =
+            q.paon.is_some() && !ep.is_some() && q.saon.is_some_and(|s| num_sim(s, es) >= 0.99);
+        ev.only_number_at_postcode = q.saon.is_none()
+            && !self.flat_named
+            && q.paon.is_some_and(|p| self.only_carrier_at_postcode(e, p));
+        ev
+    }
+
+    /// Is address `e` at the query's postcode, and does no other address of its street there
+    /// carry house number `p` as its house or flat number (in any form, `46A` and `46-48`
+    /// included)? An address on another street (`2 Kingsgate, Pennsylvania Road` beside `Flat C,
+    /// 2 Devonshire Place`) does not count; an address whose street is unknown counts, and when
+    /// `e`'s street is unknown every carrier counts.
+    fn only_carrier_at_postcode(&self, e: usize, p: QNum) -> bool {
+        let idx = self.idx;
+        let Some(pc) = self.pc_id.filter(|&pc| pc == idx.entry_pc[e]) else {
+            return false;
+        };
+        let row = idx.pc_entries.row(pc as usize);
+        if row.len() > POSTCODE_CAP {
+            return false;
+        }
+        let uprn = idx.entries[e].uprn;
+        let street = self.street_terms(e);
+        row.iter().all(|&o| {
+            let o = o as usize;
+            idx.entries[o].uprn == uprn
+                || idx.nums[o].iter().all(|&n| num_sim(p, n) == 0.0)
+                || (!street.is_empty() && {
+                    let other = self.street_terms(o);
+                    !other.is_empty() && other != street
+                })
+        })
+    }
+
+    /// The terms of the street of address `e`'s street group, sorted (none without a group).
+    fn street_terms(&self, e: usize) -> Vec<u32> {
+        let g = self.idx.group[e];
+        if g == NO_GROUP {
+            return Vec::new();
+        }
+        let mut out: Vec<u32> = self
+            .idx
+            .group_terms
+            .row(g as usize)
+            .iter()
+            .filter(|&&t| field_of(t) == Field::Street as u32)
+            .map(|&t| t & TERM_MASK)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// The similarity of one address to the query and what it was made of.
@@ -902,29 +963,6 @@ impl<'a> Plan<'a> {
             }
         }
     }
-}
-
-/// The word an address writes right after its flat number and after its house number (`THE`
-/// skipped; none when a number or nothing follows, or there is no such number): `Flat 2, The
-/// Courtyard` gives `COURTYARD` after 2, `5 Birdall Terrace` `BIRDALL` after 5.
-fn entry_next_words(e: &crate::AddressEntry) -> [Option<String>; 2] {
-    let mut toks = Vec::new();
-    let mut at = [None, None];
-    for (k, f) in [&e.saon, &e.paon, &e.street].into_iter().enumerate() {
-        let Some(text) = crate::nonempty(f) else {
-            continue;
-        };
-        let lexed = normalise::lex(text);
-        if k < 2 {
-            at[k] = lexed
-                .iter()
-                .position(|t| normalise::parse_num(&t.text).is_some())
-                .map(|p| p + toks.len());
-        }
-        toks.extend(lexed);
-    }
-    let folded = normalise::fold_tokens(&toks);
-    at.map(|i| i.and_then(|i| crate::query::next_word(&toks, &folded, i)))
 }
 
 /// Two adjacent query words the register writes as one (`CORN MILL` for `CORNMILL`) become that

@@ -1265,3 +1265,89 @@ fn resolve_prefers_the_name_written_after_the_number() {
     let got = ask("8 Ferndale Road, Birdall Terrace", "EX2 9DS");
     assert_eq!(got[0].uprn, 208, "{got:?}");
 }
+
+/// A flat query that adds the house number of a building the register names only by its name
+/// (`Flat 4 Canon House, 32 Bedford Street` for `Flat 4, Canon House`) agrees on the flat: at the
+/// query's own postcode and far ahead of the second, it is confident below `CONFIDENT_SCORE`;
+/// without the postcode, or when the flat number is not the address' own, it is not.
+#[test]
+fn resolve_flat_with_a_house_number_the_register_does_not_write() {
+    let mut register: Vec<AddressEntry> = (1..=8)
+        .map(|n| street_entry(100 + n, &format!("FLAT {n}"), "CANON HOUSE", "", "EX1 1GL"))
+        .collect();
+    register.extend(
+        (20..=40).map(|n| street_entry(200 + n, "", &n.to_string(), "BEDFORD STREET", "EX1 1LL")),
+    );
+    let index = AddressIndex::build(register);
+    let ask = |q: &str, pc: Option<&str>| {
+        index.resolve(
+            &ResolveQuery {
+                address: s(q),
+                postcode: pc.map(str::to_string),
+                ..Default::default()
+            },
+            5,
+        )
+    };
+    let got = ask("Flat 4 Canon House, 32, Bedford Street", Some("EX1 1GL"));
+    assert_eq!(got[0].uprn, 104, "{got:?}");
+    assert!(
+        got[0].score < crate::CONFIDENT_SCORE,
+        "the case the rule is for: {got:?}"
+    );
+    assert!(is_confident(&got), "{got:?}");
+    let ev = got[0].evidence.expect("the top candidate's evidence");
+    assert!(ev.flat_agrees_house_added, "{ev:?}");
+    let got = ask("Flat 4 Canon House, 32, Bedford Street", None);
+    assert!(!is_confident(&got), "{got:?}");
+    // Flat 9 is no flat of the register: the building agrees, the flat does not.
+    let got = ask("Flat 9 Canon House, 32, Bedford Street", Some("EX1 1GL"));
+    assert!(!is_confident(&got), "{got:?}");
+}
+
+/// A house number that names no flat, answered with the only address of its street at the
+/// query's postcode carrying that number (`46 Oxford Road` for `Flat A, 46 Oxford Road`; a `46
+/// Kingsgate` at the same postcode is on another street), is confident below `CONFIDENT_SCORE`;
+/// when another flat of the house is at the postcode (`48` has flats A and B), or without the
+/// postcode, it is a guess and is not.
+#[test]
+fn resolve_house_number_for_the_only_flat_of_the_house_at_the_postcode() {
+    let mut register: Vec<AddressEntry> = (30..=60)
+        .filter(|n| ![46, 48].contains(n))
+        .map(|n| street_entry(100 + n, "", &n.to_string(), "OXFORD ROAD", "EX4 6QX"))
+        .collect();
+    register.push(street_entry(246, "FLAT A", "46", "OXFORD ROAD", "EX4 6QX"));
+    register.push(street_entry(248, "FLAT A", "48", "OXFORD ROAD", "EX4 6QX"));
+    register.push(street_entry(249, "FLAT B", "48", "OXFORD ROAD", "EX4 6QX"));
+    register.push(street_entry(250, "", "46", "KINGSGATE", "EX4 6QX"));
+    register.extend(
+        (1..=20).map(|n| street_entry(300 + n, "", &n.to_string(), "OXFORD STREET", "EX2 9AG")),
+    );
+    let index = AddressIndex::build(register);
+    let ask = |q: &str, pc: Option<&str>| {
+        index.resolve(
+            &ResolveQuery {
+                address: s(q),
+                postcode: pc.map(str::to_string),
+                ..Default::default()
+            },
+            5,
+        )
+    };
+    let got = ask("46, Oxford Road", Some("EX4 6QX"));
+    assert_eq!(got[0].uprn, 246, "{got:?}");
+    assert!(
+        got[0].score < crate::CONFIDENT_SCORE,
+        "the case the rule is for: {got:?}"
+    );
+    assert!(is_confident(&got), "{got:?}");
+    let ev = got[0].evidence.expect("the top candidate's evidence");
+    assert!(ev.only_number_at_postcode, "{ev:?}");
+    assert!(!is_confident(&ask("46, Oxford Road", None)));
+    let got = ask("48, Oxford Road", Some("EX4 6QX"));
+    assert!([248, 249].contains(&got[0].uprn), "{got:?}");
+    assert!(!is_confident(&got), "{got:?}");
+    // A flat the register does not have (`Flat C, 46`) names a flat: no rule for it.
+    let got = ask("Flat C, 46 Oxford Road", Some("EX4 6QX"));
+    assert!(!is_confident(&got), "{got:?}");
+}
