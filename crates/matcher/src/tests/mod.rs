@@ -930,16 +930,7 @@ fn resolve_agreeing_postcode_and_numbers_are_confident_lower() {
     register.extend((1..=40).map(|n| entry(200 + n, &n.to_string(), "PARK VIEW", "EX4 1JA")));
     register.extend((1..=40).map(|n| entry(300 + n, &n.to_string(), "ANNEXE ROAD", "EX2 4PL")));
     let index = AddressIndex::build(register);
-    let ask = |q: &str, pc: Option<&str>| {
-        index.resolve(
-            &ResolveQuery {
-                address: s(q),
-                postcode: pc.map(str::to_string),
-                ..Default::default()
-            },
-            5,
-        )
-    };
+    let ask = |q: &str, pc: Option<&str>| ask_in(&index, q, pc);
     let got = ask("The Annexe, 25 Prospect Park", Some("EX4 6JH"));
     let top = &got[0];
     assert_eq!(top.uprn, 125, "{got:?}");
@@ -1190,16 +1181,7 @@ fn resolve_agreeing_postcode_with_numbers_in_form_is_confident() {
     register.push(entry(401, "FLAT 1", "7", "RICHMOND ROAD", "EX4 4JA"));
     register.push(entry(402, "BASEMENT FLAT", "7", "RICHMOND ROAD", "EX4 4JA"));
     let index = AddressIndex::build(register);
-    let ask = |q: &str, pc: Option<&str>| {
-        index.resolve(
-            &ResolveQuery {
-                address: s(q),
-                postcode: pc.map(str::to_string),
-                ..Default::default()
-            },
-            5,
-        )
-    };
+    let ask = |q: &str, pc: Option<&str>| ask_in(&index, q, pc);
     let below = |got: &[Candidate]| {
         (crate::CONFIDENT_SCORE_AGREEING..crate::CONFIDENT_SCORE).contains(&got[0].score)
     };
@@ -1266,6 +1248,30 @@ fn resolve_prefers_the_name_written_after_the_number() {
     assert_eq!(got[0].uprn, 208, "{got:?}");
 }
 
+/// Resolves free text against `index`, with the postcode when given (the top five).
+fn ask_in(index: &AddressIndex, q: &str, pc: Option<&str>) -> Vec<Candidate> {
+    index.resolve(
+        &ResolveQuery {
+            address: s(q),
+            postcode: pc.map(str::to_string),
+            ..Default::default()
+        },
+        5,
+    )
+}
+
+/// The case a rule of evidence is for: the top candidate is `uprn`, scores below
+/// `CONFIDENT_SCORE` and is confident all the same. Returns its evidence.
+fn confident_by_evidence(got: &[Candidate], uprn: i64) -> crate::Evidence {
+    assert_eq!(got[0].uprn, uprn, "{got:?}");
+    assert!(
+        got[0].score < crate::CONFIDENT_SCORE,
+        "the case the rule is for: {got:?}"
+    );
+    assert!(is_confident(got), "{got:?}");
+    got[0].evidence.expect("the top candidate's evidence")
+}
+
 /// A flat query that adds the house number of a building the register names only by its name
 /// (`Flat 4 Canon House, 32 Bedford Street` for `Flat 4, Canon House`) agrees on the flat: at the
 /// query's own postcode and far ahead of the second, it is confident below `CONFIDENT_SCORE`;
@@ -1279,24 +1285,11 @@ fn resolve_flat_with_a_house_number_the_register_does_not_write() {
         (20..=40).map(|n| street_entry(200 + n, "", &n.to_string(), "BEDFORD STREET", "EX1 1LL")),
     );
     let index = AddressIndex::build(register);
-    let ask = |q: &str, pc: Option<&str>| {
-        index.resolve(
-            &ResolveQuery {
-                address: s(q),
-                postcode: pc.map(str::to_string),
-                ..Default::default()
-            },
-            5,
-        )
-    };
-    let got = ask("Flat 4 Canon House, 32, Bedford Street", Some("EX1 1GL"));
-    assert_eq!(got[0].uprn, 104, "{got:?}");
-    assert!(
-        got[0].score < crate::CONFIDENT_SCORE,
-        "the case the rule is for: {got:?}"
+    let ask = |q: &str, pc: Option<&str>| ask_in(&index, q, pc);
+    let ev = confident_by_evidence(
+        &ask("Flat 4 Canon House, 32, Bedford Street", Some("EX1 1GL")),
+        104,
     );
-    assert!(is_confident(&got), "{got:?}");
-    let ev = got[0].evidence.expect("the top candidate's evidence");
     assert!(ev.flat_agrees_house_added, "{ev:?}");
     let got = ask("Flat 4 Canon House, 32, Bedford Street", None);
     assert!(!is_confident(&got), "{got:?}");
@@ -1324,24 +1317,8 @@ fn resolve_house_number_for_the_only_flat_of_the_house_at_the_postcode() {
         (1..=20).map(|n| street_entry(300 + n, "", &n.to_string(), "OXFORD STREET", "EX2 9AG")),
     );
     let index = AddressIndex::build(register);
-    let ask = |q: &str, pc: Option<&str>| {
-        index.resolve(
-            &ResolveQuery {
-                address: s(q),
-                postcode: pc.map(str::to_string),
-                ..Default::default()
-            },
-            5,
-        )
-    };
-    let got = ask("46, Oxford Road", Some("EX4 6QX"));
-    assert_eq!(got[0].uprn, 246, "{got:?}");
-    assert!(
-        got[0].score < crate::CONFIDENT_SCORE,
-        "the case the rule is for: {got:?}"
-    );
-    assert!(is_confident(&got), "{got:?}");
-    let ev = got[0].evidence.expect("the top candidate's evidence");
+    let ask = |q: &str, pc: Option<&str>| ask_in(&index, q, pc);
+    let ev = confident_by_evidence(&ask("46, Oxford Road", Some("EX4 6QX")), 246);
     assert!(ev.only_number_at_postcode, "{ev:?}");
     assert!(!is_confident(&ask("46, Oxford Road", None)));
     let got = ask("48, Oxford Road", Some("EX4 6QX"));
