@@ -64,6 +64,9 @@ impl Default for IndexHandle {
 struct RecordCache {
     by_uprn: RwLock<std::collections::HashMap<i64, AsJson<AddressRecord>>>,
     by_postcode: RwLock<std::collections::HashMap<String, AsJson<PostcodeResult>>>,
+    /// The records of resolve's candidates (resolve answers records inside its own object, so
+    /// it keeps them as records, not as text).
+    candidates: RwLock<std::collections::HashMap<i64, Arc<AddressRecord>>>,
 }
 
 /// An answer kept as its JSON text: it serialises as that text, unchanged, and its schema is the
@@ -140,10 +143,7 @@ impl RecordCache {
     /// Postcode answers kept at most (a postcode holds about 15 addresses).
     const MAX_POSTCODES: usize = 20_000;
 
-    fn get<K, V>(
-        map: &RwLock<std::collections::HashMap<K::Owned, AsJson<V>>>,
-        key: &K,
-    ) -> Option<AsJson<V>>
+    fn get<K, V: Clone>(map: &RwLock<std::collections::HashMap<K::Owned, V>>, key: &K) -> Option<V>
     where
         K: std::hash::Hash + Eq + ToOwned + ?Sized,
         K::Owned: std::hash::Hash + Eq + std::borrow::Borrow<K>,
@@ -152,10 +152,10 @@ impl RecordCache {
     }
 
     fn put<K: std::hash::Hash + Eq, V>(
-        map: &RwLock<std::collections::HashMap<K, AsJson<V>>>,
+        map: &RwLock<std::collections::HashMap<K, V>>,
         max: usize,
         key: K,
-        value: AsJson<V>,
+        value: V,
     ) {
         if let Ok(mut m) = map.write() {
             if m.len() >= max {
@@ -170,6 +170,9 @@ impl RecordCache {
             m.clear();
         }
         if let Ok(mut m) = self.by_postcode.write() {
+            m.clear();
+        }
+        if let Ok(mut m) = self.candidates.write() {
             m.clear();
         }
     }
@@ -475,15 +478,39 @@ pub async fn resolve(ctx: &AddressCtx, input: &ResolveInput) -> Result<Resolved,
     let max = input.max_candidates.unwrap_or(5) as usize;
     let found = index.resolve(&q, max);
     let confident = terrace_matcher::is_confident(&found);
-    let uprns: Vec<i64> = found.iter().map(|c| c.uprn).collect();
-    let rows = address::addresses_by_uprn(&ctx.db, &uprns).await?;
+    // The candidates' records from memory, the store read only for those not held (one query
+    // for all of them): a store query per resolve was most of its cost over HTTP on PostgreSQL.
+    let cache = &ctx.index.records;
+    let mut records: Vec<(i64, Arc<AddressRecord>)> = Vec::with_capacity(found.len());
+    let mut missing: Vec<i64> = Vec::new();
+    for c in &found {
+        match RecordCache::get(&cache.candidates, &c.uprn) {
+            Some(r) => records.push((c.uprn, r)),
+            None => missing.push(c.uprn),
+        }
+    }
+    if !missing.is_empty() {
+        for row in address::addresses_by_uprn(&ctx.db, &missing).await? {
+            let record = Arc::new(record_of(&row));
+            RecordCache::put(
+                &cache.candidates,
+                RecordCache::MAX_RECORDS,
+                row.uprn,
+                record.clone(),
+            );
+            records.push((row.uprn, record));
+        }
+    }
     let candidates = found
         .iter()
         .filter_map(|c| {
-            rows.iter().find(|r| r.uprn == c.uprn).map(|r| Candidate {
-                score: round3(c.score),
-                record: record_of(r),
-            })
+            records
+                .iter()
+                .find(|(uprn, _)| *uprn == c.uprn)
+                .map(|(_, r)| Candidate {
+                    score: round3(c.score),
+                    record: AddressRecord::clone(r),
+                })
         })
         .collect();
     Ok(Resolved {
