@@ -350,6 +350,9 @@ pub struct RawInput {
     pub idempotency: Option<crate::pipeline::Idempotency>,
 }
 
+/// Room for `,"credits_charged":N,"credits_remaining":N` after an answer's text.
+const CREDIT_FIELDS_ROOM: usize = 80;
+
 /// What an operation answers: a JSON object, serialised once (its text, compact), and for
 /// batches the number of items to charge. A per-call operation whose answer is not charged
 /// (planning history `not_covered`) sets `charged_items` to `Some(0)`.
@@ -357,9 +360,6 @@ pub struct RawInput {
 /// The answer is kept as text, not as a `serde_json::Map`: the HTTP surface appends the credit
 /// fields to the text, so an answer is serialised once per call instead of into a map and then
 /// from the map (measured in docs/BENCHMARKS.md, issue 20).
-/// Room for `,"credits_charged":N,"credits_remaining":N` after an answer's text.
-const CREDIT_FIELDS_ROOM: usize = 80;
-
 pub struct Answer {
     pub body: String,
     pub charged_items: Option<i64>,

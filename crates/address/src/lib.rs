@@ -59,14 +59,19 @@ impl Default for IndexHandle {
 ///
 /// Each answer is kept as its JSON text ([`AsJson`]), so a call served from memory copies the
 /// text instead of cloning the record and serialising it again (measured in docs/BENCHMARKS.md,
-/// issue 20).
+/// issue 20); a UPRN's record is kept beside its text for resolve's candidates ([`HeldRecord`]).
 #[derive(Default)]
 struct RecordCache {
-    by_uprn: RwLock<std::collections::HashMap<i64, AsJson<AddressRecord>>>,
+    by_uprn: RwLock<std::collections::HashMap<i64, HeldRecord>>,
     by_postcode: RwLock<std::collections::HashMap<String, AsJson<PostcodeResult>>>,
-    /// The records of resolve's candidates (resolve answers records inside its own object, so
-    /// it keeps them as records, not as text).
-    candidates: RwLock<std::collections::HashMap<i64, Arc<AddressRecord>>>,
+}
+
+/// A UPRN's record as the cache holds it: its text for the lookup by UPRN, and the record itself
+/// for resolve, whose candidates sit inside resolve's own answer. One store read fills both.
+#[derive(Clone)]
+struct HeldRecord {
+    record: Arc<AddressRecord>,
+    text: AsJson<AddressRecord>,
 }
 
 /// An answer kept as its JSON text: it serialises as that text, unchanged, and its schema is the
@@ -133,12 +138,8 @@ impl<T: JsonSchema> JsonSchema for AsJson<T> {
     }
 }
 
-fn as_json<T: Serialize>(value: &T) -> Result<AsJson<T>, AddressError> {
-    Ok(AsJson::new(value)?)
-}
-
 impl RecordCache {
-    /// Records kept at most (about 400 bytes each).
+    /// Records kept at most (about 400 bytes each, and as much again for the text).
     const MAX_RECORDS: usize = 200_000;
     /// Postcode answers kept at most (a postcode holds about 15 addresses).
     const MAX_POSTCODES: usize = 20_000;
@@ -165,14 +166,27 @@ impl RecordCache {
         }
     }
 
+    /// Holds the record of `row` (its text and the record) and returns it.
+    fn hold(&self, row: &AddressRow) -> Result<HeldRecord, AddressError> {
+        let record = record_of(row);
+        let held = HeldRecord {
+            text: AsJson::new(&record)?,
+            record: Arc::new(record),
+        };
+        RecordCache::put(
+            &self.by_uprn,
+            RecordCache::MAX_RECORDS,
+            row.uprn,
+            held.clone(),
+        );
+        Ok(held)
+    }
+
     fn clear(&self) {
         if let Ok(mut m) = self.by_uprn.write() {
             m.clear();
         }
         if let Ok(mut m) = self.by_postcode.write() {
-            m.clear();
-        }
-        if let Ok(mut m) = self.candidates.write() {
             m.clear();
         }
     }
@@ -484,21 +498,14 @@ pub async fn resolve(ctx: &AddressCtx, input: &ResolveInput) -> Result<Resolved,
     let mut records: Vec<(i64, Arc<AddressRecord>)> = Vec::with_capacity(found.len());
     let mut missing: Vec<i64> = Vec::new();
     for c in &found {
-        match RecordCache::get(&cache.candidates, &c.uprn) {
-            Some(r) => records.push((c.uprn, r)),
+        match RecordCache::get(&cache.by_uprn, &c.uprn) {
+            Some(held) => records.push((c.uprn, held.record)),
             None => missing.push(c.uprn),
         }
     }
     if !missing.is_empty() {
         for row in address::addresses_by_uprn(&ctx.db, &missing).await? {
-            let record = Arc::new(record_of(&row));
-            RecordCache::put(
-                &cache.candidates,
-                RecordCache::MAX_RECORDS,
-                row.uprn,
-                record.clone(),
-            );
-            records.push((row.uprn, record));
+            records.push((row.uprn, cache.hold(&row)?.record));
         }
     }
     let candidates = found
@@ -523,20 +530,11 @@ pub async fn resolve(ctx: &AddressCtx, input: &ResolveInput) -> Result<Resolved,
 /// The address record of a UPRN, as its JSON text (see [`RecordCache`]).
 pub async fn by_uprn(ctx: &AddressCtx, uprn: Uprn) -> Result<AsJson<AddressRecord>, AddressError> {
     let cache = &ctx.index.records;
-    if let Some(r) = RecordCache::get(&cache.by_uprn, &uprn.get()) {
-        return Ok(r);
+    if let Some(held) = RecordCache::get(&cache.by_uprn, &uprn.get()) {
+        return Ok(held.text);
     }
     match address::address(&ctx.db, uprn.get()).await? {
-        Some(r) => {
-            let record = as_json(&record_of(&r))?;
-            RecordCache::put(
-                &cache.by_uprn,
-                RecordCache::MAX_RECORDS,
-                uprn.get(),
-                record.clone(),
-            );
-            Ok(record)
-        }
+        Some(r) => Ok(cache.hold(&r)?.text),
         None => Err(AddressError::NotFound(format!("UPRN {uprn}"))),
     }
 }
@@ -567,7 +565,7 @@ pub async fn by_postcode(
     if let Some(r) = RecordCache::get(&cache.by_postcode, pc.as_str()) {
         return Ok(r);
     }
-    let result = as_json(&postcode_from_store(ctx, pc).await?)?;
+    let result = AsJson::new(&postcode_from_store(ctx, pc).await?)?;
     RecordCache::put(
         &cache.by_postcode,
         RecordCache::MAX_POSTCODES,
