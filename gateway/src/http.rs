@@ -156,7 +156,14 @@ async fn dispatch(
         }
     };
     let status = resp.status().as_u16();
-    tracing::info!(request_id = %rid, operation = op.id, status, credits, "call");
+    crate::telemetry::log_call(
+        tracing::enabled!(tracing::Level::INFO),
+        &rid,
+        op.id,
+        None,
+        status,
+        credits,
+    );
     record_call(op.id, status, started.elapsed().as_secs_f64(), credits);
     resp
 }

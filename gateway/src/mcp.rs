@@ -570,7 +570,14 @@ impl TerraceMcp {
                 (tool_error(op, &f.error, f.remaining, &rid), status, 0)
             }
         };
-        tracing::info!(request_id = %rid, operation = op.id, surface = "mcp", status, credits, "call");
+        crate::telemetry::log_call(
+            tracing::enabled!(tracing::Level::INFO),
+            &rid,
+            op.id,
+            Some("mcp"),
+            status,
+            credits,
+        );
         record_call(op.id, status, started.elapsed().as_secs_f64(), credits);
         Ok(result)
     }

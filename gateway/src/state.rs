@@ -73,10 +73,18 @@ fn quota(per_second: u32, burst: u32) -> Quota {
 /// key is not revoked and that the balance covers the price (any process's revocation or spend
 /// counts at once). Entries live for [`KeyCache::TTL`]; a revocation through this process drops
 /// its entry immediately; a cached balance too low for a call is re-read before answering 402.
+///
+/// The map hashes with foldhash, not SipHash: it holds only keys that authenticated, so nobody
+/// can fill it with colliding entries, and SipHash over the 64-character hash was a measurable
+/// share of a cached call (issue 20).
 #[derive(Default)]
 pub struct KeyCache {
     inner: std::sync::Mutex<
-        std::collections::HashMap<String, (terrace_credits::Caller, std::time::Instant)>,
+        std::collections::HashMap<
+            String,
+            (terrace_credits::Caller, std::time::Instant),
+            foldhash::fast::RandomState,
+        >,
     >,
 }
 

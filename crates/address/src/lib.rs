@@ -62,8 +62,70 @@ impl Default for IndexHandle {
 /// issue 20); a UPRN's record is kept beside its text for resolve's candidates ([`HeldRecord`]).
 #[derive(Default)]
 struct RecordCache {
-    by_uprn: RwLock<std::collections::HashMap<i64, HeldRecord>>,
-    by_postcode: RwLock<std::collections::HashMap<String, AsJson<PostcodeResult>>>,
+    by_uprn: Shards<i64, HeldRecord>,
+    by_postcode: Shards<String, AsJson<PostcodeResult>>,
+}
+
+/// A map split in [`SHARDS`] maps by the key's hash, each behind its own lock, with a fast
+/// non-cryptographic hash (the keys are UPRNs and postcodes, not a caller's choosing to collide
+/// with: an attacker gains nothing from a slow bucket but their own wait). One lock for every
+/// call was a cache line both worker threads took in turn (issue 20).
+struct Shards<K, V> {
+    hasher: foldhash::fast::RandomState,
+    shards: [RwLock<std::collections::HashMap<K, V, foldhash::fast::RandomState>>; SHARDS],
+}
+
+const SHARDS: usize = 16;
+
+impl<K: std::hash::Hash + Eq, V> Default for Shards<K, V> {
+    fn default() -> Self {
+        let hasher = foldhash::fast::RandomState::default();
+        Shards {
+            shards: std::array::from_fn(|_| {
+                RwLock::new(std::collections::HashMap::with_hasher(hasher.clone()))
+            }),
+            hasher,
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq, V> Shards<K, V> {
+    fn shard<Q: std::hash::Hash + ?Sized>(
+        &self,
+        key: &Q,
+    ) -> &RwLock<std::collections::HashMap<K, V, foldhash::fast::RandomState>> {
+        use std::hash::BuildHasher;
+        let h = self.hasher.hash_one(key) as usize;
+        // The top bits pick the shard; the map inside uses the low ones.
+        &self.shards[(h >> (usize::BITS - 4)) % SHARDS]
+    }
+
+    /// What `f` makes of the value held for `key`, under the shard's read lock.
+    fn get_with<Q, R>(&self, key: &Q, f: impl FnOnce(&V) -> R) -> Option<R>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: std::hash::Hash + Eq + ?Sized,
+    {
+        self.shard(key).read().ok()?.get(key).map(f)
+    }
+
+    /// Holds `value` for `key`; a shard holding `max / SHARDS` entries is emptied first.
+    fn put(&self, max: usize, key: K, value: V) {
+        if let Ok(mut m) = self.shard(&key).write() {
+            if m.len() >= max / SHARDS {
+                m.clear();
+            }
+            m.insert(key, value);
+        }
+    }
+
+    fn clear(&self) {
+        for shard in &self.shards {
+            if let Ok(mut m) = shard.write() {
+                m.clear();
+            }
+        }
+    }
 }
 
 /// A UPRN's record as the cache holds it: its text for the lookup by UPRN, and the record itself
@@ -144,28 +206,6 @@ impl RecordCache {
     /// Postcode answers kept at most (a postcode holds about 15 addresses).
     const MAX_POSTCODES: usize = 20_000;
 
-    fn get<K, V: Clone>(map: &RwLock<std::collections::HashMap<K::Owned, V>>, key: &K) -> Option<V>
-    where
-        K: std::hash::Hash + Eq + ToOwned + ?Sized,
-        K::Owned: std::hash::Hash + Eq + std::borrow::Borrow<K>,
-    {
-        map.read().ok()?.get(key).cloned()
-    }
-
-    fn put<K: std::hash::Hash + Eq, V>(
-        map: &RwLock<std::collections::HashMap<K, V>>,
-        max: usize,
-        key: K,
-        value: V,
-    ) {
-        if let Ok(mut m) = map.write() {
-            if m.len() >= max {
-                m.clear();
-            }
-            m.insert(key, value);
-        }
-    }
-
     /// Holds the record of `row` (its text and the record) and returns it.
     fn hold(&self, row: &AddressRow) -> Result<HeldRecord, AddressError> {
         let record = record_of(row);
@@ -173,22 +213,14 @@ impl RecordCache {
             text: AsJson::new(&record)?,
             record: Arc::new(record),
         };
-        RecordCache::put(
-            &self.by_uprn,
-            RecordCache::MAX_RECORDS,
-            row.uprn,
-            held.clone(),
-        );
+        self.by_uprn
+            .put(RecordCache::MAX_RECORDS, row.uprn, held.clone());
         Ok(held)
     }
 
     fn clear(&self) {
-        if let Ok(mut m) = self.by_uprn.write() {
-            m.clear();
-        }
-        if let Ok(mut m) = self.by_postcode.write() {
-            m.clear();
-        }
+        self.by_uprn.clear();
+        self.by_postcode.clear();
     }
 }
 
@@ -498,8 +530,8 @@ pub async fn resolve(ctx: &AddressCtx, input: &ResolveInput) -> Result<Resolved,
     let mut records: Vec<(i64, Arc<AddressRecord>)> = Vec::with_capacity(found.len());
     let mut missing: Vec<i64> = Vec::new();
     for c in &found {
-        match RecordCache::get(&cache.by_uprn, &c.uprn) {
-            Some(held) => records.push((c.uprn, held.record)),
+        match cache.by_uprn.get_with(&c.uprn, |held| held.record.clone()) {
+            Some(record) => records.push((c.uprn, record)),
             None => missing.push(c.uprn),
         }
     }
@@ -530,8 +562,8 @@ pub async fn resolve(ctx: &AddressCtx, input: &ResolveInput) -> Result<Resolved,
 /// The address record of a UPRN, as its JSON text (see [`RecordCache`]).
 pub async fn by_uprn(ctx: &AddressCtx, uprn: Uprn) -> Result<AsJson<AddressRecord>, AddressError> {
     let cache = &ctx.index.records;
-    if let Some(held) = RecordCache::get(&cache.by_uprn, &uprn.get()) {
-        return Ok(held.text);
+    if let Some(text) = cache.by_uprn.get_with(&uprn.get(), |held| held.text.clone()) {
+        return Ok(text);
     }
     match address::address(&ctx.db, uprn.get()).await? {
         Some(r) => Ok(cache.hold(&r)?.text),
@@ -562,12 +594,11 @@ pub async fn by_postcode(
         return Err(AddressError::NotFound(NO_REGISTER.into()));
     }
     let cache = &ctx.index.records;
-    if let Some(r) = RecordCache::get(&cache.by_postcode, pc.as_str()) {
+    if let Some(r) = cache.by_postcode.get_with(pc.as_str(), AsJson::clone) {
         return Ok(r);
     }
     let result = AsJson::new(&postcode_from_store(ctx, pc).await?)?;
-    RecordCache::put(
-        &cache.by_postcode,
+    cache.by_postcode.put(
         RecordCache::MAX_POSTCODES,
         pc.as_str().to_string(),
         result.clone(),
