@@ -7,7 +7,8 @@
 use crate::{Caller, CreditsError, Surface};
 use chrono::{DateTime, Utc};
 use std::time::Duration;
-use terrace_store::accounts::{DebitOutcome, OwnedCharge, debit_batch};
+use terrace_store::accounts::{DebitOutcome, OwnedCharge, debit_batch_on};
+use terrace_store::db::Conn;
 use terrace_store::{Backend, Db, StoreError};
 use tokio::sync::{mpsc, oneshot};
 
@@ -25,6 +26,9 @@ type Job = (OwnedCharge, DateTime<Utc>, oneshot::Sender<Reply>);
 async fn run(db: Db, mut rx: mpsc::Receiver<Job>) {
     let linger = linger().filter(|_| db.backend() == Backend::Sqlite);
     let mut last_size = 0;
+    // The writer's connection, held from batch to batch while they succeed; after a failure it
+    // goes back to the pool, which checks it before its next use.
+    let mut held: Option<Conn> = None;
     while let Some(first) = rx.recv().await {
         let mut batch = vec![first];
         drain(&mut rx, &mut batch);
@@ -49,7 +53,20 @@ async fn run(db: Db, mut rx: mpsc::Receiver<Job>) {
             batch.into_iter().map(|(c, _, r)| (c, r)).unzip();
         let size = charges.len();
         let started = std::time::Instant::now();
-        let result = debit_batch(&db, charges, now.naive_utc()).await;
+        let result = match held.take() {
+            Some(conn) => Ok(conn),
+            None => db.conn().await,
+        };
+        let result = match result {
+            Ok(mut conn) => {
+                let out = debit_batch_on(&mut conn, charges, now.naive_utc()).await;
+                if out.is_ok() {
+                    held = Some(conn);
+                }
+                out
+            }
+            Err(e) => Err(e),
+        };
         let took = started.elapsed();
         metrics::histogram!("terrace_ledger_commit_seconds").record(took.as_secs_f64());
         metrics::histogram!("terrace_ledger_batch_size").record(size as f64);

@@ -108,6 +108,15 @@ impl From<diesel::result::Error> for StoreError {
             E::DatabaseError(_, ref info) if info.message().contains("database is locked") => {
                 StoreError::Unavailable(info.message().to_string())
             }
+            // PostgreSQL ended the session (`pg_terminate_backend`, a restart, a failover):
+            // "terminating connection due to administrator command" and its kin (SQLSTATE
+            // 57P01-57P03). The statement did not run; the store is unavailable, not broken. A
+            // connection held across calls (the ledger writer's) meets it on its next use.
+            E::DatabaseError(_, ref info)
+                if info.message().starts_with("terminating connection") =>
+            {
+                StoreError::Unavailable(info.message().to_string())
+            }
             other => StoreError::Internal(other),
         }
     }
