@@ -77,9 +77,9 @@ pub fn log_call(
     if !enabled {
         return;
     }
-    let queue = LOG_QUEUE
-        .get()
-        .filter(|_| !tracing::enabled!(tracing::Level::DEBUG) && tracing::Span::current().is_none());
+    let queue = LOG_QUEUE.get().filter(|_| {
+        !tracing::enabled!(tracing::Level::DEBUG) && tracing::Span::current().is_none()
+    });
     let Some(queue) = queue else {
         match surface {
             Some(surface) => {
@@ -112,7 +112,9 @@ fn call_line(
     let mut line = Vec::with_capacity(192);
     line.extend_from_slice(b"{\"timestamp\":\"");
     write_timestamp(&mut line, at);
-    line.extend_from_slice(b"\",\"level\":\"INFO\",\"fields\":{\"message\":\"call\",\"request_id\":");
+    line.extend_from_slice(
+        b"\",\"level\":\"INFO\",\"fields\":{\"message\":\"call\",\"request_id\":",
+    );
     let _ = serde_json::to_writer(&mut line, request_id);
     line.extend_from_slice(b",\"operation\":");
     let _ = serde_json::to_writer(&mut line, operation);
@@ -134,14 +136,14 @@ thread_local! {
 /// a second per thread.
 fn write_timestamp(out: &mut Vec<u8>, at: std::time::SystemTime) {
     use std::io::Write;
-    let since = at
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
+    let since = at.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let secs = since.as_secs();
     LAST_SECOND.with(|last| {
         let mut last = last.borrow_mut();
         if last.0 != secs {
-            let time = chrono::DateTime::<chrono::Utc>::from(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs));
+            let time = chrono::DateTime::<chrono::Utc>::from(
+                std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs),
+            );
             last.1 = time.format("%Y-%m-%dT%H:%M:%S").to_string();
             last.0 = secs;
         }
@@ -349,7 +351,10 @@ mod tests {
         struct Buf(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
         impl std::io::Write for Buf {
             fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-                self.0.lock().map_err(|_| std::io::ErrorKind::Other)?.extend_from_slice(b);
+                self.0
+                    .lock()
+                    .map_err(|_| std::io::ErrorKind::Other)?
+                    .extend_from_slice(b);
                 Ok(b.len())
             }
             fn flush(&mut self) -> std::io::Result<()> {
@@ -358,7 +363,10 @@ mod tests {
         }
         struct Fixed(std::time::SystemTime);
         impl tracing_subscriber::fmt::time::FormatTime for Fixed {
-            fn format_time(&self, w: &mut tracing_subscriber::fmt::format::Writer<'_>) -> std::fmt::Result {
+            fn format_time(
+                &self,
+                w: &mut tracing_subscriber::fmt::format::Writer<'_>,
+            ) -> std::fmt::Result {
                 let mut out = Vec::new();
                 write_timestamp(&mut out, self.0);
                 w.write_str(std::str::from_utf8(&out).map_err(|_| std::fmt::Error)?)
@@ -398,7 +406,10 @@ mod tests {
         let at = std::time::UNIX_EPOCH + std::time::Duration::new(1_795_738_449, 209_576_765);
         for surface in [None, Some("mcp")] {
             let ours = call_line(at, "5f0c\"rid", "address.uprn", surface, 200, 1);
-            assert_eq!(String::from_utf8(ours).unwrap_or_default(), through_tracing(at, surface));
+            assert_eq!(
+                String::from_utf8(ours).unwrap_or_default(),
+                through_tracing(at, surface)
+            );
         }
     }
 

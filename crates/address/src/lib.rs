@@ -562,7 +562,10 @@ pub async fn resolve(ctx: &AddressCtx, input: &ResolveInput) -> Result<Resolved,
 /// The address record of a UPRN, as its JSON text (see [`RecordCache`]).
 pub async fn by_uprn(ctx: &AddressCtx, uprn: Uprn) -> Result<AsJson<AddressRecord>, AddressError> {
     let cache = &ctx.index.records;
-    if let Some(text) = cache.by_uprn.get_with(&uprn.get(), |held| held.text.clone()) {
+    if let Some(text) = cache
+        .by_uprn
+        .get_with(&uprn.get(), |held| held.text.clone())
+    {
         return Ok(text);
     }
     match address::address(&ctx.db, uprn.get()).await? {

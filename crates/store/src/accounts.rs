@@ -1220,7 +1220,8 @@ mod tests {
     #[test]
     fn the_prepared_transaction_commits_rolls_back_and_recovers() {
         let mut c = SqliteConnection::establish(":memory:").unwrap();
-        c.batch_execute("CREATE TABLE t (v INTEGER NOT NULL)").unwrap();
+        c.batch_execute("CREATE TABLE t (v INTEGER NOT NULL)")
+            .unwrap();
         prepared_immediate_transaction(&mut c, insert).unwrap();
         assert_eq!(rows(&mut c), 1);
         let failed = prepared_immediate_transaction(&mut c, |c| {
@@ -1230,9 +1231,14 @@ mod tests {
         assert!(failed.is_err());
         assert_eq!(rows(&mut c), 1, "the failed body's row was rolled back");
         // A transaction somebody left open: the next one still begins, and commits.
-        c.batch_execute("BEGIN; INSERT INTO t (v) VALUES (2);").unwrap();
+        c.batch_execute("BEGIN; INSERT INTO t (v) VALUES (2);")
+            .unwrap();
         prepared_immediate_transaction(&mut c, insert).unwrap();
-        assert_eq!(rows(&mut c), 2, "the open transaction was rolled back, this one kept");
+        assert_eq!(
+            rows(&mut c),
+            2,
+            "the open transaction was rolled back, this one kept"
+        );
         // The statements are reused from diesel's cache, batch after batch.
         for _ in 0..3 {
             prepared_immediate_transaction(&mut c, insert).unwrap();
