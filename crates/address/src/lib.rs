@@ -75,6 +75,7 @@ struct Shards<K, V> {
     shards: [RwLock<std::collections::HashMap<K, V, foldhash::fast::RandomState>>; SHARDS],
 }
 
+/// A power of two, so that the hash's top bits pick a shard evenly.
 const SHARDS: usize = 16;
 
 impl<K: std::hash::Hash + Eq, V> Default for Shards<K, V> {
@@ -97,7 +98,7 @@ impl<K: std::hash::Hash + Eq, V> Shards<K, V> {
         use std::hash::BuildHasher;
         let h = self.hasher.hash_one(key) as usize;
         // The top bits pick the shard; the map inside uses the low ones.
-        &self.shards[(h >> (usize::BITS - 4)) % SHARDS]
+        &self.shards[(h >> (usize::BITS - SHARDS.trailing_zeros())) % SHARDS]
     }
 
     /// What `f` makes of the value held for `key`, under the shard's read lock.
