@@ -128,6 +128,17 @@ fn fields_of<T: JsonSchema + 'static>() -> Arc<Vec<Field>> {
     f
 }
 
+/// A scalar parameter's text (a number or boolean written as JSON writes it); none for null, an
+/// array or an object.
+fn scalar_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Null | Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
 /// Reads the parameters of `P` from the values given by name; `locate` says whether a name is a
 /// path or a query parameter. Every failure is reported.
 pub fn params<P: DeserializeOwned + Validate + JsonSchema + 'static>(
@@ -137,7 +148,6 @@ pub fn params<P: DeserializeOwned + Validate + JsonSchema + 'static>(
     let fields = fields_of::<P>();
     let mut obj = Map::new();
     let mut errors = Vec::new();
-    let mut raw_text = HashMap::new();
     for f in fields.iter() {
         let loc = [locate(&f.name).as_str(), f.name.as_str()];
         // The last value given wins (a repeated query parameter); null is absent.
@@ -153,21 +163,15 @@ pub fn params<P: DeserializeOwned + Validate + JsonSchema + 'static>(
             }
             continue;
         };
-        let text = match v {
-            Value::String(s) => s.clone(),
-            Value::Number(n) => n.to_string(),
-            Value::Bool(b) => b.to_string(),
-            Value::Null | Value::Array(_) | Value::Object(_) => {
-                errors.push(
-                    FieldError::new(&loc, "type_error", "Input should be a scalar value")
-                        .with_input(v.clone()),
-                );
-                continue;
-            }
+        let Some(text) = scalar_text(v) else {
+            errors.push(
+                FieldError::new(&loc, "type_error", "Input should be a scalar value")
+                    .with_input(v.clone()),
+            );
+            continue;
         };
         match read(&loc, &f.schema, &text) {
             Ok(v) => {
-                raw_text.insert(f.name.clone(), text);
                 obj.insert(f.name.clone(), v);
             }
             Err(e) => errors.push(e),
@@ -185,8 +189,14 @@ pub fn params<P: DeserializeOwned + Validate + JsonSchema + 'static>(
             .unwrap_or_default();
         let loc = [locate(&name).as_str(), name.as_str()];
         let mut fe = FieldError::new(&loc, "value_error", format!("Value error, {}", e.inner()));
-        if let Some(t) = raw_text.get(&name) {
-            fe = fe.with_input(t.clone());
+        // The text as given (looked up again on this rare path rather than kept for every call).
+        if let Some(t) = given
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == name)
+            .and_then(|(_, v)| scalar_text(v))
+        {
+            fe = fe.with_input(t);
         }
         vec![fe]
     })?;

@@ -484,7 +484,8 @@ pub struct AddressBench {
     pub addresses: usize,
     /// Seconds of wrk per route.
     pub secs: u64,
-    /// The routes to measure (`bare`, `uprn`, `postcode`, `auto`, `resolve`); empty: all.
+    /// The routes to measure (`bare`, `bare-script`, `uprn`, `postcode`, `auto`, `resolve`);
+    /// empty: all.
     pub only: Vec<String>,
     /// `RUST_LOG` of the service under load.
     pub log: String,
@@ -593,6 +594,15 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
         "locality": q.query.locality, "town": q.query.town, "postcode": q.query.postcode,
     }).to_string()).collect();
     write_script(&dir.join("uprn.lua"), &key, "GET", &uprn_paths, None)?;
+    // The bare route driven by the same client as the UPRN lookup: the same wrk script (a random
+    // pick among the sample's requests, formatted once), the same headers, paths of the same
+    // length. wrk's per-request Lua call costs CPU on the same two cores, which the scriptless
+    // bare run does not pay; both ratios are printed (issue 20, session 16).
+    let bare_paths: Vec<String> = sample
+        .iter()
+        .map(|e| format!("/bare?address/uprn/{}", e.uprn))
+        .collect();
+    write_script(&dir.join("bare.lua"), &key, "GET", &bare_paths, None)?;
     write_script(&dir.join("postcode.lua"), &key, "GET", &postcodes, None)?;
     write_script(&dir.join("auto.lua"), &key, "GET", &auto_paths, None)?;
     write_script(
@@ -613,8 +623,15 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
     );
     let bare_url = format!("http://{BARE}/bare");
     let api = format!("http://{API}");
-    let routes: [(&str, &str, &str, Option<PathBuf>); 5] = [
+    let bare_base = format!("http://{BARE}");
+    let routes: [(&str, &str, &str, Option<PathBuf>); 6] = [
         ("bare", "bare actix route", &bare_url, None),
+        (
+            "bare-script",
+            "bare route, same wrk script",
+            &bare_base,
+            Some(dir.join("bare.lua")),
+        ),
         (
             "uprn",
             "GET /v1/address/uprn (1 cr)",
@@ -668,6 +685,17 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
         }
         _ => None,
     };
+    let same_client = match (rate("uprn"), rate("bare-script")) {
+        (Some(u), Some(b)) => {
+            let r = u / b.max(1.0);
+            eprintln!(
+                "UPRN lookup at {:.0}% of the bare route driven by the same wrk script ({r:.3})",
+                r * 100.0
+            );
+            Some(r)
+        }
+        _ => None,
+    };
     eprintln!(
         "register {n}: generated in {gen_secs:.1} s, loaded in {load_secs:.1} s, service ready (index built) in {start_secs:.1} s"
     );
@@ -675,7 +703,7 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
         "addresses": n, "backend": backend, "log": opts.log,
         "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
         "generate_seconds": gen_secs, "load_seconds": load_secs, "start_seconds": start_secs,
-        "uprn_vs_bare": ratio, "load_averages": loads,
+        "uprn_vs_bare": ratio, "uprn_vs_bare_same_script": same_client, "load_averages": loads,
         "runs": figures.iter().map(|(_, f)| f).collect::<Vec<_>>(),
     });
     let out = dir.join("results.json");

@@ -671,6 +671,54 @@ fn decide(charges: &[OwnedCharge], balances: &[(i64, i64)], revoked: &[i64]) -> 
     }
 }
 
+/// The ledger rows of a decided batch ([`debit_batch_body!`]'s last step): `sqlite` writes them
+/// through [`insert_rows_sqlite`], `generic` through diesel's insert of [`ChargeRow`]s (the
+/// idempotent charge on PostgreSQL).
+macro_rules! ledger_rows_insert {
+    (sqlite, $c:expr, $charges:expr, $rows:expr, $now:expr, $run:ident, [$($aw:tt)*]) => {{
+        insert_rows_sqlite($c, $charges, $rows, &RowTime::new($now).text)?;
+    }};
+    (generic, $c:expr, $charges:expr, $rows:expr, $now:expr, $run:ident, [$($aw:tt)*]) => {{
+        let created_at = RowTime::new($now);
+        let rows: Vec<ChargeRow> = $rows
+            .iter()
+            .map(|&(i, balance_after)| {
+                let ch = &$charges[i];
+                ChargeRow {
+                    account_id: ch.account_id,
+                    kind: "charge",
+                    operation: ch.operation.clone(),
+                    credits: -ch.credits,
+                    balance_after,
+                    request_id: ch.request_id.clone(),
+                    surface: ch.surface.clone(),
+                    key_id: ch.key_id,
+                    created_at: created_at.clone(),
+                }
+            })
+            .collect();
+        // Multi-row INSERTs of fixed sizes (64, 16, 4, 1 rows), each prepared once per
+        // connection, where a slice of any length is parsed afresh at every batch.
+        let mut rest: &[ChargeRow] = &rows;
+        while !rest.is_empty() {
+            rest = if let Some((head, tail)) = rest.split_first_chunk::<64>() {
+                $run::execute(diesel::insert_into(ledger::table).values(head), $c)$($aw)*?;
+                tail
+            } else if let Some((head, tail)) = rest.split_first_chunk::<16>() {
+                $run::execute(diesel::insert_into(ledger::table).values(head), $c)$($aw)*?;
+                tail
+            } else if let Some((head, tail)) = rest.split_first_chunk::<4>() {
+                $run::execute(diesel::insert_into(ledger::table).values(head), $c)$($aw)*?;
+                tail
+            } else {
+                let (head, tail) = rest.split_at(1);
+                $run::execute(diesel::insert_into(ledger::table).values(&head[0]), $c)$($aw)*?;
+                tail
+            };
+        }
+    }};
+}
+
 /// The body of a batch of debits inside a transaction the caller holds: SQLite's batches, and the
 /// idempotent charge on both backends (PostgreSQL's plain batches run [`debit_batch_pg`]),
 /// expanded for the sync (SQLite) and async (PostgreSQL) connections: `$run` executes a query
@@ -682,7 +730,7 @@ fn decide(charges: &[OwnedCharge], balances: &[(i64, i64)], revoked: &[i64]) -> 
 /// batch's keys, the balances of its accounts, one UPDATE per account charged and the ledger
 /// rows in multi-row INSERTs.
 macro_rules! debit_batch_body {
-    ($c:expr, $charges:expr, $now:expr, $run:ident, [$($aw:tt)*], [$($lock:tt)*]) => {{
+    ($mode:ident, $c:expr, $charges:expr, $now:expr, $run:ident, [$($aw:tt)*], [$($lock:tt)*]) => {{
         let charges: &[OwnedCharge] = $charges;
         let mut account_ids: Vec<i64> = charges.iter().map(|ch| ch.account_id).collect();
         account_ids.sort_unstable();
@@ -732,45 +780,108 @@ macro_rules! debit_batch_body {
                 $c,
             )$($aw)*?;
         }
-        let created_at = RowTime::new($now);
-        let rows: Vec<ChargeRow> = rows
-            .iter()
-            .map(|&(i, balance_after)| {
-                let ch = &charges[i];
-                ChargeRow {
-                    account_id: ch.account_id,
-                    kind: "charge",
-                    operation: ch.operation.clone(),
-                    credits: -ch.credits,
-                    balance_after,
-                    request_id: ch.request_id.clone(),
-                    surface: ch.surface.clone(),
-                    key_id: ch.key_id,
-                    created_at: created_at.clone(),
-                }
-            })
-            .collect();
-        // Multi-row INSERTs of fixed sizes (64, 16, 4, 1 rows), each prepared once per
-        // connection, where a slice of any length is parsed afresh at every batch.
-        let mut rest: &[ChargeRow] = &rows;
-        while !rest.is_empty() {
-            rest = if let Some((head, tail)) = rest.split_first_chunk::<64>() {
-                $run::execute(diesel::insert_into(ledger::table).values(head), $c)$($aw)*?;
-                tail
-            } else if let Some((head, tail)) = rest.split_first_chunk::<16>() {
-                $run::execute(diesel::insert_into(ledger::table).values(head), $c)$($aw)*?;
-                tail
-            } else if let Some((head, tail)) = rest.split_first_chunk::<4>() {
-                $run::execute(diesel::insert_into(ledger::table).values(head), $c)$($aw)*?;
-                tail
-            } else {
-                let (head, tail) = rest.split_at(1);
-                $run::execute(diesel::insert_into(ledger::table).values(&head[0]), $c)$($aw)*?;
-                tail
-            };
-        }
+        ledger_rows_insert!($mode, $c, charges, &rows, $now, $run, [$($aw)*]);
         outcomes
     }};
+}
+
+/// A batch's charge rows as one SQLite INSERT of `N` rows, written by hand: each row binds its
+/// seven values borrowed from the batch (no owned copy of its strings), `kind` is the literal
+/// `'charge'`, and the statement keeps one prepared form per `N` (its query id). diesel's insert
+/// of [`ChargeRow`] tuples walked nine generic columns per row and cloned three strings; the
+/// rows were most of the writer's time in the issue 20 profile (session 16).
+struct SqliteChargeRows<'a, const N: usize> {
+    charges: &'a [OwnedCharge],
+    rows: &'a [(usize, i64); N],
+    at: &'a str,
+}
+
+/// [`SqliteChargeRows`]' query id: one per row count.
+struct SqliteChargeRowsId<const N: usize>;
+
+impl<const N: usize> diesel::query_builder::QueryId for SqliteChargeRows<'_, N> {
+    type QueryId = SqliteChargeRowsId<N>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl<const N: usize> diesel::query_builder::QueryFragment<diesel::sqlite::Sqlite>
+    for SqliteChargeRows<'_, N>
+{
+    fn walk_ast<'b>(
+        &'b self,
+        mut out: diesel::query_builder::AstPass<'_, 'b, diesel::sqlite::Sqlite>,
+    ) -> diesel::QueryResult<()> {
+        use diesel::sql_types::{BigInt, Nullable, Text};
+        out.push_sql(
+            "INSERT INTO ledger (account_id, kind, operation, credits, balance_after, \
+             request_id, surface, key_id, created_at) VALUES ",
+        );
+        for (j, (i, balance_after)) in self.rows.iter().enumerate() {
+            let ch = self.charges.get(*i).ok_or_else(|| {
+                diesel::result::Error::QueryBuilderError("a charge row out of its batch".into())
+            })?;
+            out.push_sql(if j == 0 { "(" } else { ", (" });
+            out.push_bind_param::<BigInt, _>(&ch.account_id)?;
+            out.push_sql(", 'charge', ");
+            out.push_bind_param::<Text, _>(ch.operation.as_str())?;
+            out.push_sql(", -");
+            out.push_bind_param::<BigInt, _>(&ch.credits)?;
+            out.push_sql(", ");
+            out.push_bind_param::<BigInt, _>(balance_after)?;
+            out.push_sql(", ");
+            out.push_bind_param::<Text, _>(ch.request_id.as_str())?;
+            out.push_sql(", ");
+            out.push_bind_param::<Text, _>(ch.surface.as_str())?;
+            out.push_sql(", ");
+            out.push_bind_param::<Nullable<BigInt>, _>(&ch.key_id)?;
+            out.push_sql(", ");
+            out.push_bind_param::<Text, _>(self.at)?;
+            out.push_sql(")");
+        }
+        Ok(())
+    }
+}
+
+impl<const N: usize> diesel::RunQueryDsl<diesel::SqliteConnection> for SqliteChargeRows<'_, N> {}
+
+/// Appends a decided batch's charge rows (`rows`: the charge's index in `charges` and the balance
+/// after it) in INSERTs of 64, 16, 4 and 1 rows, each prepared once per connection (a statement
+/// of any other length would be parsed afresh at every batch). `at` is the batch's time in
+/// diesel's SQLite text form ([`RowTime`]).
+fn insert_rows_sqlite(
+    c: &mut diesel::SqliteConnection,
+    charges: &[OwnedCharge],
+    rows: &[(usize, i64)],
+    at: &str,
+) -> diesel::QueryResult<()> {
+    use diesel::RunQueryDsl as SyncRun;
+    fn chunk<const N: usize>(
+        c: &mut diesel::SqliteConnection,
+        charges: &[OwnedCharge],
+        rows: &[(usize, i64); N],
+        at: &str,
+    ) -> diesel::QueryResult<()> {
+        SyncRun::execute(SqliteChargeRows { charges, rows, at }, c).map(|_| ())
+    }
+    let mut rest = rows;
+    while !rest.is_empty() {
+        rest = if let Some((head, tail)) = rest.split_first_chunk::<64>() {
+            chunk(c, charges, head, at)?;
+            tail
+        } else if let Some((head, tail)) = rest.split_first_chunk::<16>() {
+            chunk(c, charges, head, at)?;
+            tail
+        } else if let Some((head, tail)) = rest.split_first_chunk::<4>() {
+            chunk(c, charges, head, at)?;
+            tail
+        } else if let Some((head, tail)) = rest.split_first_chunk::<1>() {
+            chunk(c, charges, head, at)?;
+            tail
+        } else {
+            break;
+        };
+    }
+    Ok(())
 }
 
 /// Records many calls in ONE transaction (group commit), each debited exactly as [`debit`] does,
@@ -799,7 +910,7 @@ pub async fn debit_batch_on(
                 .spawn_blocking(move |c| {
                     use diesel::RunQueryDsl as SyncRun;
                     prepared_immediate_transaction(c, |c| {
-                        Ok(debit_batch_body!(c, &charges, now, SyncRun, [], []))
+                        Ok(debit_batch_body!(sqlite, c, &charges, now, SyncRun, [], []))
                     })
                 })
                 .await?;
@@ -1154,7 +1265,7 @@ pub async fn debit_idempotent(
                     c,
                 )
                 .await?;
-                let out = debit_batch_body!(c, std::slice::from_ref(&charge), now, AsyncRun, [.await], [.for_update()])
+                let out = debit_batch_body!(generic, c, std::slice::from_ref(&charge), now, AsyncRun, [.await], [.for_update()])
                     .pop()
                     .unwrap_or(DebitOutcome::NoAccount);
                 if let DebitOutcome::Charged { balance } = out {
@@ -1186,10 +1297,17 @@ pub async fn debit_idempotent(
                         ),
                         c,
                     )?;
-                    let out =
-                        debit_batch_body!(c, std::slice::from_ref(&charge), now, SyncRun, [], [])
-                            .pop()
-                            .unwrap_or(DebitOutcome::NoAccount);
+                    let out = debit_batch_body!(
+                        sqlite,
+                        c,
+                        std::slice::from_ref(&charge),
+                        now,
+                        SyncRun,
+                        [],
+                        []
+                    )
+                    .pop()
+                    .unwrap_or(DebitOutcome::NoAccount);
                     if let DebitOutcome::Charged { balance } = out {
                         row.credits_remaining = balance;
                         let n = SyncRun::execute(
