@@ -500,3 +500,67 @@ pub fn located(at: In, v: Violation) -> FieldError {
     }
     fe
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A parameter the schema reads as text but whose own deserialisation refuses `"bad"`.
+    #[derive(Debug, JsonSchema)]
+    #[schemars(transparent)]
+    struct Picky(String);
+
+    impl<'de> serde::Deserialize<'de> for Picky {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Picky, D::Error> {
+            let s = String::deserialize(d)?;
+            if s == "bad" {
+                return Err(serde::de::Error::custom("not a picky value"));
+            }
+            Ok(Picky(s))
+        }
+    }
+
+    #[derive(Debug, serde::Deserialize, Validate, JsonSchema)]
+    struct Params {
+        code: Picky,
+        n: Option<i64>,
+    }
+
+    fn given(pairs: &[(&str, Value)]) -> Vec<(String, Value)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_refused_parameter_echoes_the_text_given_and_the_last_value_wins() {
+        let locate = |_: &str| In::Query;
+        let ok: Params = params(
+            &given(&[
+                ("code", json!("bad")),
+                ("code", json!("fine")),
+                ("n", json!(7)),
+            ]),
+            &locate,
+        )
+        .unwrap();
+        assert_eq!((ok.code.0.as_str(), ok.n), ("fine", Some(7)));
+
+        let errors = params::<Params>(
+            &given(&[("code", json!("fine")), ("code", json!("bad"))]),
+            &locate,
+        )
+        .unwrap_err();
+        assert_eq!(errors.len(), 1);
+        let e = serde_json::to_value(&errors[0]).unwrap();
+        assert_eq!(e["type"], "value_error", "{e}");
+        assert_eq!(e["loc"], json!(["query", "code"]), "{e}");
+        assert_eq!(e["input"], "bad", "{e}");
+
+        let errors = params::<Params>(&given(&[("code", json!(["a"]))]), &locate).unwrap_err();
+        let e = serde_json::to_value(&errors[0]).unwrap();
+        assert_eq!(e["type"], "type_error", "{e}");
+        assert_eq!(e["input"], json!(["a"]), "{e}");
+    }
+}
