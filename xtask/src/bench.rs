@@ -674,28 +674,18 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
             .find(|(i, _)| *i == id)
             .map(|(_, f)| f.requests_per_sec)
     };
-    let ratio = match (rate("uprn"), rate("bare")) {
-        (Some(u), Some(b)) => {
-            let r = u / b.max(1.0);
-            eprintln!(
-                "\nUPRN lookup at {:.0}% of the bare route's throughput ({r:.3})",
-                r * 100.0
-            );
-            Some(r)
-        }
-        _ => None,
+    // The UPRN lookup's rate over a bare run's, printed with what that run was.
+    let ratio_to = |bare: &str, what: &str| {
+        let r = rate("uprn")? / rate(bare)?.max(1.0);
+        eprintln!("UPRN lookup at {:.0}% of {what} ({r:.3})", r * 100.0);
+        Some(r)
     };
-    let same_client = match (rate("uprn"), rate("bare-script")) {
-        (Some(u), Some(b)) => {
-            let r = u / b.max(1.0);
-            eprintln!(
-                "UPRN lookup at {:.0}% of the bare route driven by the same wrk script ({r:.3})",
-                r * 100.0
-            );
-            Some(r)
-        }
-        _ => None,
-    };
+    eprintln!();
+    let ratio = ratio_to("bare", "the bare route's throughput");
+    let same_client = ratio_to(
+        "bare-script",
+        "the bare route driven by the same wrk script",
+    );
     eprintln!(
         "register {n}: generated in {gen_secs:.1} s, loaded in {load_secs:.1} s, service ready (index built) in {start_secs:.1} s"
     );
