@@ -491,6 +491,9 @@ pub struct AddressBench {
     pub log: String,
     /// PostgreSQL instead of the scratch SQLite store (the caller's `DATABASE_URL`).
     pub database_url: Option<String>,
+    /// Times the routes are measured in turn (default 1): each round's UPRN / bare ratio is
+    /// printed, and `uprn_vs_bare` is their median.
+    pub rounds: usize,
     /// Keep the store of the previous run (same `--addresses`): the register is generated again
     /// for its sample but not loaded (a PostgreSQL load of a large register takes minutes).
     pub reuse: bool,
@@ -659,30 +662,57 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
     ];
     let mut figures = Vec::new();
     let mut loads = Vec::new();
-    for (id, name, url, script) in routes {
-        if !opts.only.is_empty() && !opts.only.iter().any(|o| o == id) {
-            continue;
+    for round in 1..=opts.rounds {
+        if opts.rounds > 1 {
+            eprintln!("round {round} of {}", opts.rounds);
         }
-        let load = load_average();
-        eprint!("[load {load}] ");
-        loads.push(serde_json::json!({"route": id, "load_average": load}));
-        figures.push((id, wrk(name, url, script.as_deref(), secs)?));
+        for (id, name, url, script) in &routes {
+            if !opts.only.is_empty() && !opts.only.iter().any(|o| o == id) {
+                continue;
+            }
+            let load = load_average();
+            eprint!("[load {load}] ");
+            loads.push(serde_json::json!({"round": round, "route": id, "load_average": load}));
+            figures.push((round, *id, wrk(name, url, script.as_deref(), secs)?));
+        }
     }
-    let rate = |id: &str| {
+    let rate = |round: usize, id: &str| {
         figures
             .iter()
-            .find(|(i, _)| *i == id)
-            .map(|(_, f)| f.requests_per_sec)
+            .find(|(r, i, _)| *r == round && *i == id)
+            .map(|(_, _, f)| f.requests_per_sec)
     };
-    // The UPRN lookup's rate over a bare run's, printed with what that run was.
-    let ratio_to = |bare: &str, what: &str| {
-        let r = rate("uprn")? / rate(bare)?.max(1.0);
-        eprintln!("UPRN lookup at {:.0}% of {what} ({r:.3})", r * 100.0);
-        Some(r)
+    // The UPRN lookup's rate over a bare run's of the same round, each round's and their median
+    // (the bare route alone varies by a tenth between runs on a shared machine).
+    let ratio_to = |bare: &str, what: &str| -> (Option<f64>, Vec<f64>) {
+        let mut each: Vec<f64> = (1..=opts.rounds)
+            .filter_map(|round| Some(rate(round, "uprn")? / rate(round, bare)?.max(1.0)))
+            .collect();
+        let rounds = each.clone();
+        each.sort_by(f64::total_cmp);
+        let median = match each.len() {
+            0 => None,
+            n if n % 2 == 1 => Some(each[n / 2]),
+            n => Some((each[n / 2 - 1] + each[n / 2]) / 2.0),
+        };
+        if let Some(r) = median {
+            let listed = rounds
+                .iter()
+                .map(|r| format!("{r:.3}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let of = if rounds.len() > 1 {
+                format!(", the median of {listed}")
+            } else {
+                String::new()
+            };
+            eprintln!("UPRN lookup at {:.0}% of {what} ({r:.3}{of})", r * 100.0);
+        }
+        (median, rounds)
     };
     eprintln!();
-    let ratio = ratio_to("bare", "the bare route's throughput");
-    let same_client = ratio_to(
+    let (ratio, ratio_rounds) = ratio_to("bare", "the bare route's throughput");
+    let (same_client, same_client_rounds) = ratio_to(
         "bare-script",
         "the bare route driven by the same wrk script",
     );
@@ -693,8 +723,10 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
         "addresses": n, "backend": backend, "log": opts.log,
         "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
         "generate_seconds": gen_secs, "load_seconds": load_secs, "start_seconds": start_secs,
-        "uprn_vs_bare": ratio, "uprn_vs_bare_same_script": same_client, "load_averages": loads,
-        "runs": figures.iter().map(|(_, f)| f).collect::<Vec<_>>(),
+        "rounds": opts.rounds, "uprn_vs_bare": ratio, "uprn_vs_bare_rounds": ratio_rounds,
+        "uprn_vs_bare_same_script": same_client,
+        "uprn_vs_bare_same_script_rounds": same_client_rounds, "load_averages": loads,
+        "runs": figures.iter().map(|(round, _, f)| serde_json::json!({"round": round, "figures": f})).collect::<Vec<_>>(),
     });
     let out = dir.join("results.json");
     std::fs::write(&out, serde_json::to_string_pretty(&results)?)?;

@@ -7,7 +7,7 @@
 //!   cargo xtask validate index                    compare local authority indices with the loaded UK HPI
 //!   cargo xtask migrate                           apply migrations
 //!   cargo xtask openapi [--check]                 write (or check) docs/openapi.json and docs/mcp-tools.json
-//!   cargo xtask bench address [--addresses N] [--secs S] [--only bare,bare-script,uprn,...] [--log LEVEL] [--reuse]
+//!   cargo xtask bench address [--addresses N] [--secs S] [--only bare,bare-script,uprn,...] [--rounds N] [--log LEVEL] [--reuse]
 //!                                                 benchmark the address endpoints (PostgreSQL when
 //!                                                 DATABASE_URL names one)
 //!   cargo xtask bench market [--districts N] [--years Y] [--per-month R]   benchmark the market build and endpoints
@@ -47,7 +47,7 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
   validate index                       compare the local authority indices with the loaded UK HPI (correlation, largest annual gap)
   migrate                              apply pending migrations
   openapi [--check]                    write docs/openapi.json and docs/mcp-tools.json (or fail if they differ from the code)
-  bench address [--addresses N] [--secs S] [--only bare,bare-script,uprn,postcode,auto,resolve] [--log LEVEL] [--reuse]
+  bench address [--addresses N] [--secs S] [--only bare,bare-script,uprn,postcode,auto,resolve] [--rounds N] [--log LEVEL] [--reuse]
                                        benchmark the address endpoints on a generated register
                                        (on PostgreSQL when DATABASE_URL names one)
   bench market [--districts N] [--years Y] [--per-month R]
@@ -304,6 +304,11 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
             let only = opt(&rest, "--only")
                 .map(|s| s.split(',').map(str::to_string).collect())
                 .unwrap_or_default();
+            let rounds: usize = opt(&rest, "--rounds")
+                .map(|s| s.parse())
+                .transpose()?
+                .unwrap_or(1);
+            anyhow::ensure!(rounds >= 1, "--rounds must be at least 1");
             let database_url = std::env::var("DATABASE_URL")
                 .ok()
                 .filter(|u| u.starts_with("postgres://") || u.starts_with("postgresql://"));
@@ -311,6 +316,7 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
                 addresses: n,
                 secs,
                 only,
+                rounds,
                 log: opt(&rest, "--log").unwrap_or_else(|| "info".into()),
                 database_url,
                 reuse: rest.iter().any(|a| a == "--reuse"),
