@@ -128,6 +128,12 @@ fn fields_of<T: JsonSchema + 'static>() -> Arc<Vec<Field>> {
     f
 }
 
+/// The value given last for `name` (a repeated query parameter: the last one wins; a null
+/// there reads as absent).
+fn last_given<'a>(given: &'a [(String, Value)], name: &str) -> Option<&'a Value> {
+    given.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
 /// A scalar parameter's text (a number or boolean written as JSON writes it); none for null, an
 /// array or an object.
 fn scalar_text(v: &Value) -> Option<String> {
@@ -150,14 +156,7 @@ pub fn params<P: DeserializeOwned + Validate + JsonSchema + 'static>(
     let mut errors = Vec::new();
     for f in fields.iter() {
         let loc = [locate(&f.name).as_str(), f.name.as_str()];
-        // The last value given wins (a repeated query parameter); null is absent.
-        let Some(v) = given
-            .iter()
-            .rev()
-            .find(|(k, _)| *k == f.name)
-            .map(|(_, v)| v)
-            .filter(|v| !v.is_null())
-        else {
+        let Some(v) = last_given(given, &f.name).filter(|v| !v.is_null()) else {
             if f.required {
                 errors.push(FieldError::new(&loc, "missing", "Field required"));
             }
@@ -190,12 +189,7 @@ pub fn params<P: DeserializeOwned + Validate + JsonSchema + 'static>(
         let loc = [locate(&name).as_str(), name.as_str()];
         let mut fe = FieldError::new(&loc, "value_error", format!("Value error, {}", e.inner()));
         // The text as given (looked up again on this rare path rather than kept for every call).
-        if let Some(t) = given
-            .iter()
-            .rev()
-            .find(|(k, _)| *k == name)
-            .and_then(|(_, v)| scalar_text(v))
-        {
+        if let Some(t) = last_given(given, &name).and_then(scalar_text) {
             fe = fe.with_input(t);
         }
         vec![fe]

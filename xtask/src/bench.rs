@@ -685,16 +685,10 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
     // The UPRN lookup's rate over a bare run's of the same round, each round's and their median
     // (the bare route alone varies by a tenth between runs on a shared machine).
     let ratio_to = |bare: &str, what: &str| -> (Option<f64>, Vec<f64>) {
-        let mut each: Vec<f64> = (1..=opts.rounds)
+        let rounds: Vec<f64> = (1..=opts.rounds)
             .filter_map(|round| Some(rate(round, "uprn")? / rate(round, bare)?.max(1.0)))
             .collect();
-        let rounds = each.clone();
-        each.sort_by(f64::total_cmp);
-        let median = match each.len() {
-            0 => None,
-            n if n % 2 == 1 => Some(each[n / 2]),
-            n => Some((each[n / 2 - 1] + each[n / 2]) / 2.0),
-        };
+        let median = terrace_analytics::median(&rounds);
         if let Some(r) = median {
             let listed = rounds
                 .iter()

@@ -103,9 +103,9 @@ struct NewLedger<'a> {
     created_at: NaiveDateTime,
 }
 
-/// A charge's ledger row as the batch writes it. Its values are owned so that a fixed-size
-/// array of rows has a `'static` query id, which is what lets diesel keep the multi-row INSERT
-/// prepared (a borrowed row's INSERT is prepared afresh at every batch).
+/// A charge's ledger row as PostgreSQL's idempotent charge writes it. Its values are owned so
+/// that its INSERT has a `'static` query id, which is what lets diesel keep it prepared (a
+/// borrowed row's INSERT is prepared afresh at every call).
 #[derive(Insertable)]
 #[diesel(table_name = ledger, treat_none_as_default_value = false)]
 struct ChargeRow {
@@ -672,49 +672,30 @@ fn decide(charges: &[OwnedCharge], balances: &[(i64, i64)], revoked: &[i64]) -> 
 }
 
 /// The ledger rows of a decided batch ([`debit_batch_body!`]'s last step): `sqlite` writes them
-/// through [`insert_rows_sqlite`], `generic` through diesel's insert of [`ChargeRow`]s (the
-/// idempotent charge on PostgreSQL).
+/// through [`insert_rows_sqlite`] (the writer's batches and SQLite's idempotent charge);
+/// `generic` inserts owned [`ChargeRow`]s one at a time through diesel, for PostgreSQL's
+/// idempotent charge, whose batch is its one debit (PostgreSQL's batches run
+/// [`debit_batch_pg`]).
 macro_rules! ledger_rows_insert {
     (sqlite, $c:expr, $charges:expr, $rows:expr, $now:expr, $run:ident, [$($aw:tt)*]) => {{
         insert_rows_sqlite($c, $charges, $rows, &RowTime::new($now).text)?;
     }};
     (generic, $c:expr, $charges:expr, $rows:expr, $now:expr, $run:ident, [$($aw:tt)*]) => {{
         let created_at = RowTime::new($now);
-        let rows: Vec<ChargeRow> = $rows
-            .iter()
-            .map(|&(i, balance_after)| {
-                let ch = &$charges[i];
-                ChargeRow {
-                    account_id: ch.account_id,
-                    kind: "charge",
-                    operation: ch.operation.clone(),
-                    credits: -ch.credits,
-                    balance_after,
-                    request_id: ch.request_id.clone(),
-                    surface: ch.surface.clone(),
-                    key_id: ch.key_id,
-                    created_at: created_at.clone(),
-                }
-            })
-            .collect();
-        // Multi-row INSERTs of fixed sizes (64, 16, 4, 1 rows), each prepared once per
-        // connection, where a slice of any length is parsed afresh at every batch.
-        let mut rest: &[ChargeRow] = &rows;
-        while !rest.is_empty() {
-            rest = if let Some((head, tail)) = rest.split_first_chunk::<64>() {
-                $run::execute(diesel::insert_into(ledger::table).values(head), $c)$($aw)*?;
-                tail
-            } else if let Some((head, tail)) = rest.split_first_chunk::<16>() {
-                $run::execute(diesel::insert_into(ledger::table).values(head), $c)$($aw)*?;
-                tail
-            } else if let Some((head, tail)) = rest.split_first_chunk::<4>() {
-                $run::execute(diesel::insert_into(ledger::table).values(head), $c)$($aw)*?;
-                tail
-            } else {
-                let (head, tail) = rest.split_at(1);
-                $run::execute(diesel::insert_into(ledger::table).values(&head[0]), $c)$($aw)*?;
-                tail
+        for &(i, balance_after) in $rows.iter() {
+            let ch = &$charges[i];
+            let row = ChargeRow {
+                account_id: ch.account_id,
+                kind: "charge",
+                operation: ch.operation.clone(),
+                credits: -ch.credits,
+                balance_after,
+                request_id: ch.request_id.clone(),
+                surface: ch.surface.clone(),
+                key_id: ch.key_id,
+                created_at: created_at.clone(),
             };
+            $run::execute(diesel::insert_into(ledger::table).values(&row), $c)$($aw)*?;
         }
     }};
 }
@@ -981,19 +962,28 @@ struct PgOutcome {
 /// The call of `terrace_debit_batch` as a statement of fixed text with a static query id, so
 /// diesel keeps it prepared for the connection's life. Through `sql_query` it was prepared afresh
 /// at every batch: a Parse/Describe round trip (and an implicit transaction) before the Bind/Execute
-/// one, which doubled the round trips of the writer's batch (issue 20, session 16).
-#[derive(Debug, diesel::query_builder::QueryId)]
-struct DebitBatchCall {
+/// one, which doubled the round trips of the writer's batch (issue 20, session 16). Its texts are
+/// borrowed from the batch.
+#[derive(Debug)]
+struct DebitBatchCall<'a> {
     accounts: Vec<i64>,
     keys: Vec<Option<i64>>,
     credits: Vec<i64>,
-    operations: Vec<String>,
-    requests: Vec<String>,
-    surfaces: Vec<String>,
+    operations: Vec<&'a str>,
+    requests: Vec<&'a str>,
+    surfaces: Vec<&'a str>,
     at: NaiveDateTime,
 }
 
-impl diesel::query_builder::QueryFragment<diesel::pg::Pg> for DebitBatchCall {
+/// [`DebitBatchCall`]'s query id (the call borrows, so it cannot be its own).
+struct DebitBatchCallId;
+
+impl diesel::query_builder::QueryId for DebitBatchCall<'_> {
+    type QueryId = DebitBatchCallId;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl diesel::query_builder::QueryFragment<diesel::pg::Pg> for DebitBatchCall<'_> {
     fn walk_ast<'b>(
         &'b self,
         mut out: diesel::query_builder::AstPass<'_, 'b, diesel::pg::Pg>,
@@ -1018,7 +1008,7 @@ impl diesel::query_builder::QueryFragment<diesel::pg::Pg> for DebitBatchCall {
     }
 }
 
-impl diesel::query_builder::Query for DebitBatchCall {
+impl diesel::query_builder::Query for DebitBatchCall<'_> {
     type SqlType = diesel::sql_types::Untyped;
 }
 
@@ -1036,9 +1026,9 @@ async fn debit_batch_pg(
         accounts: charges.iter().map(|ch| ch.account_id).collect(),
         keys: charges.iter().map(|ch| ch.key_id).collect(),
         credits: charges.iter().map(|ch| ch.credits).collect(),
-        operations: charges.iter().map(|ch| ch.operation.clone()).collect(),
-        requests: charges.iter().map(|ch| ch.request_id.clone()).collect(),
-        surfaces: charges.iter().map(|ch| ch.surface.clone()).collect(),
+        operations: charges.iter().map(|ch| ch.operation.as_str()).collect(),
+        requests: charges.iter().map(|ch| ch.request_id.as_str()).collect(),
+        surfaces: charges.iter().map(|ch| ch.surface.as_str()).collect(),
         at: now,
     };
     let rows: Vec<PgOutcome> = diesel_async::RunQueryDsl::load(call, c).await?;
