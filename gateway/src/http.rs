@@ -2,7 +2,8 @@
 
 use crate::error::{ApiError, FieldError};
 use crate::pipeline;
-use crate::registry::{Method, OpDecl, RawInput, operations};
+use crate::registry::{OpDecl, RawInput, operations};
+use crate::router::Router;
 use crate::state::AppState;
 use crate::telemetry::record_call;
 use actix_web::http::header;
@@ -13,31 +14,17 @@ use terrace_credits::{self as credits, Caller, Surface};
 
 /// Mounts every route on an actix app.
 ///
-/// The operations' paths are mounted in one scope per family prefix (`/v1/address`,
-/// `/v1/property`, ...), so a request is matched against its family's few paths instead of every
-/// declared path in turn (actix tries a scope's prefix as plain text, then each dynamic path of
-/// the scope by regex). A path a scope does not hold falls to the app's JSON 404, as before.
+/// The operations are one scope, `/v1`, whose requests [`Router`] matches (a plain-text prefix
+/// for actix, then the path's segments against its family's few paths): a path no operation
+/// declares is the JSON 404, a method it does not declare the JSON 405 with `Allow`. Register
+/// it first, so the hot paths are not tried against every other route before it.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    let mut paths: Vec<&'static str> = operations().iter().map(|op| op.path).collect();
-    paths.sort_unstable();
-    paths.dedup();
-    let mut families: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
-    for path in paths {
-        let prefix = family_prefix(path);
-        match families.last_mut() {
-            Some((p, members)) if *p == prefix => members.push(path),
-            Some(_) | None => families.push((prefix, vec![path])),
-        }
-    }
-    for (prefix, members) in families {
-        let mut scope = web::scope(prefix);
-        for path in members {
-            scope = scope.service(resource(path, &path[prefix.len()..]));
-        }
-        cfg.service(scope);
-    }
-    cfg.route("/v1/pricing", web::get().to(pricing))
-        .route("/healthz", web::get().to(healthz))
+    cfg.service(
+        web::scope("/v1")
+            .route("/pricing", web::get().to(pricing))
+            .default_service(actix_web::dev::fn_service(operation)),
+    );
+    cfg.route("/healthz", web::get().to(healthz))
         .route("/metrics", web::get().to(metrics))
         .route("/openapi.json", web::get().to(openapi))
         .route("/", web::get().to(root))
@@ -55,47 +42,44 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         );
 }
 
-/// A path's first two segments (`/v1/address` of `/v1/address/uprn/{uprn}`): the scope it is
-/// mounted in.
-fn family_prefix(path: &'static str) -> &'static str {
-    let end = path
-        .match_indices('/')
-        .nth(2)
-        .map_or(path.len(), |(i, _)| i);
-    &path[..end]
-}
+/// Every operation's path, built once from the registry.
+static ROUTER: std::sync::LazyLock<Router> = std::sync::LazyLock::new(|| Router::new(operations()));
 
-/// One resource for `path` (mounted at `relative` inside its family's scope): a route per
-/// declared method and a JSON 405 for the others.
-fn resource(path: &'static str, relative: &'static str) -> actix_web::Resource {
-    let ops: Vec<&'static OpDecl> = operations()
-        .iter()
-        .copied()
-        .filter(|op| op.path == path)
-        .collect();
-    let allow = ops
-        .iter()
-        .map(|op| op.method.as_str())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mut resource = web::resource(relative);
-    for op in ops {
-        let route = match op.method {
-            Method::Get => web::get(),
-            Method::Post => web::post(),
-            Method::Patch => web::patch(),
-            Method::Delete => web::delete(),
-        };
-        resource = resource.route(route.to(
-            move |req: HttpRequest, body: web::Payload, state: web::Data<AppState>| {
-                dispatch(op, req, body, state)
-            },
-        ));
+/// A request under `/v1` (other than `/v1/pricing`): its operation's call, with the path's
+/// parameters in `match_info` as actix's own routes put them; else the JSON 404 or 405.
+async fn operation(
+    mut sreq: actix_web::dev::ServiceRequest,
+) -> Result<actix_web::dev::ServiceResponse, actix_web::Error> {
+    use actix_web::FromRequest;
+    let found = ROUTER.find(sreq.match_info().unprocessed()).map(|m| {
+        let params: Vec<(&'static str, String)> = m
+            .params
+            .iter()
+            .map(|(name, value)| (*name, (*value).to_string()))
+            .collect();
+        (m.route, params)
+    });
+    let Some((route, params)) = found else {
+        let (req, _) = sreq.into_parts();
+        let resp = not_found(req.clone()).await;
+        return Ok(actix_web::dev::ServiceResponse::new(req, resp));
+    };
+    let Some(op) = route.op(sreq.method().as_str()) else {
+        let (req, _) = sreq.into_parts();
+        let resp = ApiError::MethodNotAllowed {
+            allow: route.allow.clone(),
+        }
+        .response(None, &request_id(&req));
+        return Ok(actix_web::dev::ServiceResponse::new(req, resp));
+    };
+    for (name, value) in params {
+        sreq.match_info_mut().add_static(name, value);
     }
-    resource.default_service(web::to(move |req: HttpRequest| {
-        let allow = allow.clone();
-        async move { ApiError::MethodNotAllowed { allow }.response(None, &request_id(&req)) }
-    }))
+    let (req, mut payload) = sreq.into_parts();
+    let body = web::Payload::from_request(&req, &mut payload).await?;
+    let state = web::Data::<AppState>::extract(&req).await?;
+    let resp = dispatch(op, req.clone(), body, state).await;
+    Ok(actix_web::dev::ServiceResponse::new(req, resp))
 }
 
 /// The JSON answer for unknown paths and methods.

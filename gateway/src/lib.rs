@@ -46,6 +46,7 @@ pub mod openapi;
 pub mod ops;
 pub mod pipeline;
 pub mod registry;
+pub mod router;
 pub mod startup;
 pub mod state;
 pub mod telemetry;

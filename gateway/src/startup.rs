@@ -136,10 +136,11 @@ pub fn app_config(state: AppState) -> impl FnOnce(&mut web::ServiceConfig) {
                     .limit(16 * 1024)
                     .error_handler(|e, _req| form_error(e)),
             )
+            // The operations first: a charged call is not tried against every other route.
+            .configure(crate::http::configure)
             .configure(crate::oauth::routes::configure)
             .configure(crate::hub::configure)
             .service(mcp)
-            .configure(crate::http::configure)
             .default_service(web::to(crate::http::not_found));
     }
 }

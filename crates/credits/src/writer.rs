@@ -7,7 +7,7 @@
 use crate::{Caller, CreditsError, Surface};
 use chrono::{DateTime, Utc};
 use std::time::Duration;
-use terrace_store::accounts::{DebitOutcome, OwnedCharge, debit_batch_on};
+use terrace_store::accounts::{DebitOutcome, OwnedCharge, debit_batch_on, ready_ledger_writer};
 use terrace_store::db::Conn;
 use terrace_store::{Backend, Db, StoreError};
 use tokio::sync::{mpsc, oneshot};
@@ -23,7 +23,11 @@ type Reply = Result<DebitOutcome, (bool, String)>;
 type Job = (OwnedCharge, DateTime<Utc>, oneshot::Sender<Reply>);
 
 /// The writer loop: take every debit waiting (up to [`MAX_BATCH`]), commit them together, reply.
-async fn run(db: Db, mut rx: mpsc::Receiver<Job>) {
+///
+/// `own`: `db` is the writer's own pool, whose connections nothing else uses, so each is readied
+/// for the batches once ([`ready_ledger_writer`]); otherwise they are the shared pool's, used as
+/// they are.
+async fn run(db: Db, own: bool, mut rx: mpsc::Receiver<Job>) {
     let linger = linger().filter(|_| db.backend() == Backend::Sqlite);
     let mut last_size = 0;
     // The writer's connection, held from batch to batch while they succeed; after a failure it
@@ -55,7 +59,10 @@ async fn run(db: Db, mut rx: mpsc::Receiver<Job>) {
         let started = std::time::Instant::now();
         let result = match held.take() {
             Some(conn) => Ok(conn),
-            None => db.conn().await,
+            None => match db.conn().await {
+                Ok(mut conn) if own => ready_ledger_writer(&mut conn).await.map(|()| conn),
+                other => other,
+            },
         };
         let result = match result {
             Ok(mut conn) => {
@@ -215,7 +222,10 @@ impl LedgerWriter {
             }
         }
         let stop = StopOnDrop(running);
-        let db = db.own_pool(1).unwrap_or(db);
+        let (db, own) = match db.own_pool(1) {
+            Ok(own) => (own, true),
+            Err(_) => (db, false),
+        };
         match tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -224,7 +234,7 @@ impl LedgerWriter {
                 let spawned = std::thread::Builder::new()
                     .name("terrace-ledger".into())
                     .spawn(move || {
-                        runtime.block_on(run(db, rx));
+                        runtime.block_on(run(db, own, rx));
                         drop(stop);
                     });
                 if let Err(e) = spawned {
@@ -234,7 +244,7 @@ impl LedgerWriter {
             // Without a runtime of its own the writer runs on the caller's.
             Err(_) => {
                 tokio::spawn(async move {
-                    run(db, rx).await;
+                    run(db, own, rx).await;
                     drop(stop);
                 });
             }

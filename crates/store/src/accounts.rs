@@ -794,7 +794,7 @@ impl<const N: usize> diesel::query_builder::QueryFragment<diesel::sqlite::Sqlite
     ) -> diesel::QueryResult<()> {
         use diesel::sql_types::{BigInt, Nullable, Text};
         out.push_sql(
-            "INSERT INTO ledger (account_id, kind, operation, credits, balance_after, \
+            "INSERT OR FAIL INTO ledger (account_id, kind, operation, credits, balance_after, \
              request_id, surface, key_id, created_at) VALUES ",
         );
         for (j, (i, balance_after)) in self.rows.iter().enumerate() {
@@ -896,6 +896,25 @@ pub async fn debit_batch_on(
                 })
                 .await?;
             Ok(out)
+        }
+    }
+}
+
+/// Readies a connection for the ledger writer's batches. SQLite: no foreign-key checks on it (a
+/// batch reads every account it charges in its own immediate transaction before writing a row,
+/// and keys are never deleted, so each row's references hold by construction; with the checks, a
+/// multi-row INSERT also kept a statement journal of every page it changed, in case a row failed
+/// half-way), and a page cache of 8 MiB that it reuses instead of allocating a page for every
+/// page the growing ledger adds (the writer reads only the ledger's last pages, the accounts and
+/// the keys). PostgreSQL: nothing.
+pub async fn ready_ledger_writer(conn: &mut crate::db::Conn) -> StoreResult<()> {
+    use diesel_async::SimpleAsyncConnection;
+    match conn {
+        crate::db::Conn::Pg(_) => Ok(()),
+        crate::db::Conn::Sqlite(c) => {
+            c.batch_execute("PRAGMA foreign_keys = OFF; PRAGMA cache_size = -8192;")
+                .await?;
+            Ok(())
         }
     }
 }
