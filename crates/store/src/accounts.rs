@@ -771,6 +771,11 @@ macro_rules! debit_batch_body {
 /// `'charge'`, and the statement keeps one prepared form per `N` (its query id). diesel's insert
 /// of [`ChargeRow`] tuples walked nine generic columns per row and cloned three strings; the
 /// rows were most of the writer's time in the issue 20 profile (session 16).
+///
+/// `OR FAIL`: a row that broke a constraint would stop the statement where it is instead of
+/// undoing the statement's earlier rows, so SQLite keeps no statement journal of the pages the
+/// statement changes (8% of the INSERT's time, session 17); the batch's transaction is rolled
+/// back on any error anyway.
 struct SqliteChargeRows<'a, const N: usize> {
     charges: &'a [OwnedCharge],
     rows: &'a [(usize, i64); N],
@@ -900,20 +905,16 @@ pub async fn debit_batch_on(
     }
 }
 
-/// Readies a connection for the ledger writer's batches. SQLite: no foreign-key checks on it (a
-/// batch reads every account it charges in its own immediate transaction before writing a row,
-/// and keys are never deleted, so each row's references hold by construction; with the checks, a
-/// multi-row INSERT also kept a statement journal of every page it changed, in case a row failed
-/// half-way), and a page cache of 8 MiB that it reuses instead of allocating a page for every
-/// page the growing ledger adds (the writer reads only the ledger's last pages, the accounts and
-/// the keys). PostgreSQL: nothing.
+/// Readies a connection for the ledger writer's batches. SQLite: a page cache of 8 MiB that it
+/// reuses, instead of the shared pool's 64 MiB, which it filled by allocating a page for every
+/// page the growing ledger added (the writer reads only the ledger's last pages, the accounts
+/// and the keys; measured in issue 20, session 17). PostgreSQL: nothing.
 pub async fn ready_ledger_writer(conn: &mut crate::db::Conn) -> StoreResult<()> {
     use diesel_async::SimpleAsyncConnection;
     match conn {
         crate::db::Conn::Pg(_) => Ok(()),
         crate::db::Conn::Sqlite(c) => {
-            c.batch_execute("PRAGMA foreign_keys = OFF; PRAGMA cache_size = -8192;")
-                .await?;
+            c.batch_execute("PRAGMA cache_size = -8192;").await?;
             Ok(())
         }
     }
