@@ -76,9 +76,18 @@ async fn operation(
         sreq.match_info_mut().add_static(name, value);
     }
     let (req, mut payload) = sreq.into_parts();
-    let body = web::Payload::from_request(&req, &mut payload).await?;
-    let state = web::Data::<AppState>::extract(&req).await?;
-    let resp = dispatch(op, req.clone(), body, state).await;
+    // Without the app's state (an app built without it, as in some tests) the answer is the
+    // extractor's 500, as a route's handler would give.
+    let extracted = match web::Payload::from_request(&req, &mut payload).await {
+        Ok(body) => web::Data::<AppState>::extract(&req)
+            .await
+            .map(|state| (body, state)),
+        Err(e) => Err(e),
+    };
+    let resp = match extracted {
+        Ok((body, state)) => dispatch(op, req.clone(), body, state).await,
+        Err(e) => e.error_response(),
+    };
     Ok(actix_web::dev::ServiceResponse::new(req, resp))
 }
 
