@@ -58,10 +58,12 @@ impl Router {
             };
             let segments: Vec<Segment> = relative
                 .split('/')
-                .map(|s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-                    Some(name) => Segment::Param(name),
-                    None => Segment::Fixed(s),
-                })
+                .map(
+                    |s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                        Some(name) => Segment::Param(name),
+                        None => Segment::Fixed(s),
+                    },
+                )
                 .collect();
             let Some(Segment::Fixed(family)) = segments.first().copied() else {
                 continue;

@@ -276,7 +276,9 @@ fn column(l: &str) -> (String, (String, bool)) {
     let upper = l.to_ascii_uppercase();
     // `INTEGER PRIMARY KEY`, with or without AUTOINCREMENT, is the table's 64-bit rowid.
     let rowid = upper.contains("AUTOINCREMENT")
-        || (ty.len() == 1 && ty[0].eq_ignore_ascii_case("INTEGER") && upper.contains("PRIMARY KEY"));
+        || (ty.len() == 1
+            && ty[0].eq_ignore_ascii_case("INTEGER")
+            && upper.contains("PRIMARY KEY"));
     let not_null = upper.contains("NOT NULL") || upper.contains("PRIMARY KEY");
     (col, (normalise_type(&ty.join(" "), rowid), not_null))
 }
