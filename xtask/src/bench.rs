@@ -484,7 +484,8 @@ pub struct AddressBench {
     pub addresses: usize,
     /// Seconds of wrk per route.
     pub secs: u64,
-    /// The routes to measure (`bare`, `bare-script`, `uprn`, `postcode`, `auto`, `resolve`);
+    /// The routes to measure (`bare`, `bare-script`, `uprn`, `postcode`, `council`, `auto`,
+    /// `resolve`);
     /// empty: all.
     pub only: Vec<String>,
     /// `RUST_LOG` of the service under load.
@@ -606,6 +607,14 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
         .map(|e| format!("/bare?address/uprn/{}", e.uprn))
         .collect();
     write_script(&dir.join("bare.lua"), &key, "GET", &bare_paths, None)?;
+    // A free keyed call on the same UPRNs, the issue's own example of one (issue 20: free keyed
+    // calls at least as fast as charged ones). It reads the store for every call (the address,
+    // then the council tax linked to it), where the UPRN lookup answers from memory.
+    let council_paths: Vec<String> = sample
+        .iter()
+        .map(|e| format!("/v1/property/council-tax/{}", e.uprn))
+        .collect();
+    write_script(&dir.join("council.lua"), &key, "GET", &council_paths, None)?;
     write_script(&dir.join("postcode.lua"), &key, "GET", &postcodes, None)?;
     write_script(&dir.join("auto.lua"), &key, "GET", &auto_paths, None)?;
     write_script(
@@ -627,7 +636,7 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
     let bare_url = format!("http://{BARE}/bare");
     let api = format!("http://{API}");
     let bare_base = format!("http://{BARE}");
-    let routes: [(&str, &str, &str, Option<PathBuf>); 6] = [
+    let routes: [(&str, &str, &str, Option<PathBuf>); 7] = [
         ("bare", "bare actix route", &bare_url, None),
         (
             "bare-script",
@@ -646,6 +655,12 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
             "GET address/postcode (2 cr)",
             &api,
             Some(dir.join("postcode.lua")),
+        ),
+        (
+            "council",
+            "GET council-tax (free)",
+            &api,
+            Some(dir.join("council.lua")),
         ),
         (
             "auto",
