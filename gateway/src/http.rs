@@ -51,26 +51,33 @@ async fn operation(
     mut sreq: actix_web::dev::ServiceRequest,
 ) -> Result<actix_web::dev::ServiceResponse, actix_web::Error> {
     use actix_web::FromRequest;
-    let found = ROUTER.find(sreq.match_info().unprocessed()).map(|m| {
-        let params: Vec<(&'static str, String)> = m
-            .params
-            .iter()
-            .map(|(name, value)| (*name, (*value).to_string()))
-            .collect();
-        (m.route, params)
-    });
-    let Some((route, params)) = found else {
-        let (req, _) = sreq.into_parts();
-        let resp = not_found(req.clone()).await;
-        return Ok(actix_web::dev::ServiceResponse::new(req, resp));
+    // The operation and its parameters (owned: `match_info` takes them below), or why not: no
+    // declared path (404), or the path's methods (405).
+    let routed = match ROUTER.find(sreq.match_info().unprocessed()) {
+        None => Err(None),
+        Some(m) => match m.route.op(sreq.method().as_str()) {
+            None => Err(Some(m.route.allow.clone())),
+            Some(op) => Ok((
+                op,
+                m.params
+                    .iter()
+                    .map(|(name, value)| (*name, (*value).to_string()))
+                    .collect::<Vec<_>>(),
+            )),
+        },
     };
-    let Some(op) = route.op(sreq.method().as_str()) else {
-        let (req, _) = sreq.into_parts();
-        let resp = ApiError::MethodNotAllowed {
-            allow: route.allow.clone(),
+    let (op, params) = match routed {
+        Ok(found) => found,
+        Err(allow) => {
+            let (req, _) = sreq.into_parts();
+            let resp = match allow {
+                None => not_found(req.clone()).await,
+                Some(allow) => {
+                    ApiError::MethodNotAllowed { allow }.response(None, &request_id(&req))
+                }
+            };
+            return Ok(actix_web::dev::ServiceResponse::new(req, resp));
         }
-        .response(None, &request_id(&req));
-        return Ok(actix_web::dev::ServiceResponse::new(req, resp));
     };
     for (name, value) in params {
         sreq.match_info_mut().add_static(name, value);

@@ -7,7 +7,7 @@
 //! is compared segment by segment, a `{name}` segment taking any non-empty text, as actix's
 //! `{name}` (`[^/]+`) did.
 
-use crate::registry::{Method, OpDecl};
+use crate::registry::OpDecl;
 use std::collections::HashMap;
 
 /// One segment of a declared path.
@@ -17,7 +17,8 @@ enum Segment {
     Param(&'static str),
 }
 
-/// A declared path (relative to `/v1`), with the operation for each of its methods.
+/// A declared path (relative to `/v1`), with the operation for each of its methods, in the
+/// registry's order (the order `Allow` lists them in, as before).
 pub struct Route {
     path: &'static str,
     segments: Vec<Segment>,
@@ -43,7 +44,6 @@ pub struct Matched<'r, 'p> {
 }
 
 /// Every operation's path, by family.
-#[derive(Default)]
 pub struct Router {
     families: HashMap<&'static str, Vec<Route>>,
 }
@@ -83,7 +83,6 @@ impl Router {
             routes.sort_by_key(|r| r.path);
         }
         for route in families.values_mut().flatten() {
-            route.ops.sort_by_key(|op| method_order(op.method));
             route.allow = route
                 .ops
                 .iter()
@@ -98,32 +97,20 @@ impl Router {
     /// that matches in the order of the paths' text, the order actix tried them in (so a fixed
     /// segment is tried before a parameter at the same place, `{` sorting after letters).
     pub fn find<'r, 'p>(&'r self, path: &'p str) -> Option<Matched<'r, 'p>> {
-        let rest = path.strip_prefix('/')?;
-        let family = rest.split('/').next()?;
-        let routes = self.families.get(family)?;
-        let count = rest.split('/').count();
-        'route: for route in routes.iter().filter(|r| r.segments.len() == count) {
+        let given: Vec<&'p str> = path.strip_prefix('/')?.split('/').collect();
+        let routes = self.families.get(*given.first()?)?;
+        'route: for route in routes.iter().filter(|r| r.segments.len() == given.len()) {
             let mut params = Vec::new();
-            for (segment, given) in route.segments.iter().zip(rest.split('/')) {
+            for (segment, &text) in route.segments.iter().zip(&given) {
                 match segment {
-                    Segment::Fixed(s) if *s == given => {}
-                    Segment::Param(name) if !given.is_empty() => params.push((*name, given)),
+                    Segment::Fixed(s) if *s == text => {}
+                    Segment::Param(name) if !text.is_empty() => params.push((*name, text)),
                     Segment::Fixed(_) | Segment::Param(_) => continue 'route,
                 }
             }
             return Some(Matched { route, params });
         }
         None
-    }
-}
-
-/// `GET, POST, PATCH, DELETE`: the order an `Allow` header lists a path's methods in.
-fn method_order(m: Method) -> u8 {
-    match m {
-        Method::Get => 0,
-        Method::Post => 1,
-        Method::Patch => 2,
-        Method::Delete => 3,
     }
 }
 
