@@ -176,6 +176,8 @@ pub struct State {
     pub layers: terrace_layers::LayerCache,
     /// The published market tables of the current build, dropped when a build runs.
     pub market: terrace_market::MarketCache,
+    /// Council tax answers kept in memory until a load or a link changes them.
+    pub council_tax: Arc<terrace_property::CouncilTaxMemo>,
     /// OAuth settings (issuer, resource, signing key, lifetimes).
     pub oauth: Arc<terrace_oauth::OAuthSettings>,
     /// Outbound HTTP, for fetching client ID metadata documents (public https only).
@@ -215,6 +217,7 @@ impl AppState {
             openapi: Arc::new(crate::openapi::document()),
             layers: terrace_layers::LayerCache::default(),
             market: terrace_market::MarketCache::default(),
+            council_tax: Arc::default(),
             oauth: Arc::new(terrace_oauth::OAuthSettings::new(
                 "http://127.0.0.1:8080",
                 terrace_oauth::random_token().into_bytes(),

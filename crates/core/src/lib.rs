@@ -11,6 +11,8 @@
 //! input rule, in no transport's words); the status enums with their wire text (`status_text!`);
 //! and the `Clock` trait with `SystemClock` and `FixedClock`. `map_on_cores` spreads CPU-bound work
 //! over every core with scoped threads, keeping the input order.
+//! `memo` holds answers kept in memory: `Shards` (a sharded map) and `AsJson` (an answer as its
+//! JSON text).
 //!
 //! Parsing is done here once: `Uprn::parse`, `GssCode::parse` and `Postcode::parse` return typed
 //! errors whose messages the gateway shows.
@@ -23,6 +25,7 @@ mod area;
 mod clock;
 mod cores;
 mod ids;
+pub mod memo;
 pub mod patterns;
 mod postcode;
 pub mod sources;

@@ -87,6 +87,9 @@ pub async fn link_listings(db: &Db, progress: &mut Progress) -> Result<(), Inges
     progress.say_line(&format!(
         "[derive] listings linked to a UPRN: {linked}; left unlinked: {unlinked}"
     ));
+    if linked > 0 {
+        meta::bump_data_version(db, "link-listings").await?;
+    }
     Ok(())
 }
 
@@ -314,11 +317,14 @@ pub async fn link_to_uprns(db: &Db, progress: &mut Progress) -> Result<(), Inges
         );
         return Ok(());
     }
-    link_price_paid_with(db, &index, progress).await?;
-    link_council_tax_with(db, &index, progress).await?;
-    link_applications_with(db, &index, progress).await?;
-    link_uarns_with(db, &index, progress).await?;
-    link_titles_with(db, &index, progress).await?;
+    let linked = link_price_paid_with(db, &index, progress).await?.0
+        + link_council_tax_with(db, &index, progress).await?.0
+        + link_applications_with(db, &index, progress).await?.0
+        + link_uarns_with(db, &index, progress).await?.0
+        + link_titles_with(db, &index, progress).await?.0;
+    if linked > 0 {
+        meta::bump_data_version(db, "link").await?;
+    }
     Ok(())
 }
 
@@ -503,7 +509,11 @@ pub async fn link_price_paid(
     progress: &mut Progress,
 ) -> Result<(usize, usize), IngestError> {
     let index = terrace_address::build_index(db).await?;
-    link_price_paid_with(db, &index, progress).await
+    let (linked, unlinked) = link_price_paid_with(db, &index, progress).await?;
+    if linked > 0 {
+        meta::bump_data_version(db, "link-price-paid").await?;
+    }
+    Ok((linked, unlinked))
 }
 
 async fn link_price_paid_with(

@@ -237,6 +237,9 @@ async fn drive<D: Load>(
         )
         .await?;
     }
+    if counts.loaded + counts.updated + counts.deleted > 0 {
+        meta::bump_data_version(ctx.db, &format!("load-{run_id}")).await?;
+    }
     let seconds = started.elapsed().as_secs_f64();
     progress.say(&counts_line(name, &file, &counts, seconds));
     Ok(LoadReport {

@@ -4,7 +4,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_core::{GssCode, Nation, Uprn};
 use terrace_store::Db;
-use terrace_store::{address, council_tax};
+use terrace_store::memo::Memo;
+use terrace_store::{address, council_tax, meta};
 
 use crate::PropertyError;
 
@@ -76,6 +77,43 @@ fn empty(uprn: Uprn, status: CouncilTaxStatus, reason: String) -> CouncilTaxResu
         annual_cost_gbp: None,
         unlinked_at_postcode: None,
     }
+}
+
+/// Council tax answers kept in memory by UPRN until a load or a link changes what they read (the
+/// list and its links, the register, the postcode directory): see [`terrace_store::memo`]. The
+/// list is reference data that changes only when an operator loads it, and this free call would
+/// otherwise read the store four times (issue 20: free keyed calls at least as fast as charged).
+pub struct CouncilTaxMemo(Memo<i64, CouncilTaxResult>);
+
+impl CouncilTaxMemo {
+    /// What the answers read: every load and link bumps the first, the register's steps the second.
+    const WATCHED: &[meta::Key] = &[meta::Key::DataVersion, meta::Key::AddressRegisterVersion];
+    /// How long a change may go unseen: the versions are read at most once a second.
+    const RECHECK: std::time::Duration = std::time::Duration::from_secs(1);
+    /// Answers kept at most (about 300 bytes each).
+    const MAX_ANSWERS: usize = 100_000;
+}
+
+impl Default for CouncilTaxMemo {
+    fn default() -> Self {
+        CouncilTaxMemo(Memo::new(
+            CouncilTaxMemo::WATCHED,
+            CouncilTaxMemo::RECHECK,
+            CouncilTaxMemo::MAX_ANSWERS,
+        ))
+    }
+}
+
+/// [`council_tax`], answered from `memo` when it holds the UPRN's answer. An unknown UPRN is not
+/// kept (it is read again, so a load that adds it is seen at once).
+pub async fn council_tax_held(
+    db: &Db,
+    memo: &CouncilTaxMemo,
+    uprn: Uprn,
+) -> Result<CouncilTaxResult, PropertyError> {
+    memo.0
+        .get_or_fill(db, uprn.get(), || council_tax(db, uprn))
+        .await
 }
 
 /// The council tax band of a UPRN, as the valuation list says.

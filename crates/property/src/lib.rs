@@ -17,7 +17,9 @@ pub mod report;
 pub mod retrofit;
 
 pub use comps::{Comps, comps};
-pub use council_tax::{CouncilTaxResult, CouncilTaxStatus, council_tax};
+pub use council_tax::{
+    CouncilTaxMemo, CouncilTaxResult, CouncilTaxStatus, council_tax, council_tax_held,
+};
 pub use reconcile::{Reconcile, reconcile};
 pub use record::{PropertyRecord, Summary, record, summary};
 pub use report::{PropertyReport, report};

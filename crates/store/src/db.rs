@@ -234,15 +234,32 @@ impl StoreConfig {
     }
 }
 
+/// The page cache of each pooled SQLite connection, in KiB: `TERRACE_SQLITE_CACHE_KIB`, else
+/// [`SQLITE_CACHE_KIB`].
+fn sqlite_cache_kib() -> u32 {
+    static KIB: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *KIB.get_or_init(|| {
+        std::env::var("TERRACE_SQLITE_CACHE_KIB")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .filter(|&k| k > 0)
+            .unwrap_or(SQLITE_CACHE_KIB)
+    })
+}
+
+/// The default page cache of a pooled SQLite connection, in KiB.
+const SQLITE_CACHE_KIB: u32 = 65_536;
+
 fn sqlite_setup(url: &str) -> diesel::ConnectionResult<SqliteConn> {
     use diesel::Connection;
     use diesel::connection::SimpleConnection;
     let mut c = SqliteConnection::establish(url)?;
-    c.batch_execute(
+    c.batch_execute(&format!(
         "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000; \
-         PRAGMA foreign_keys = ON; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY; \
+         PRAGMA foreign_keys = ON; PRAGMA cache_size = -{}; PRAGMA temp_store = MEMORY; \
          PRAGMA wal_autocheckpoint = 16384;",
-    )
+        sqlite_cache_kib()
+    ))
     .map_err(|e| diesel::ConnectionError::BadConnection(e.to_string()))?;
     Ok(SyncConnectionWrapper::with_runtime(c, Inline))
 }

@@ -61,6 +61,7 @@ pub mod listings;
 pub mod loads;
 mod lookup;
 pub mod market;
+pub mod memo;
 pub mod meta;
 pub mod oauth;
 pub mod planning;

@@ -17,6 +17,9 @@ pub enum Key {
     /// Changes whenever a loader changes the address register; servers rebuild their in-memory
     /// address index when it changes.
     AddressRegisterVersion,
+    /// Changes whenever a load changes rows of any dataset, or the address matcher links rows to
+    /// UPRNs: services drop the answers they keep in memory (`memo::Memo`) when it does.
+    DataVersion,
     /// Changes whenever a load changes a spatial layer; services rebuild their in-memory layer
     /// indices when it changes.
     SpatialLayersVersion,
@@ -39,8 +42,9 @@ pub enum Key {
 
 impl Key {
     /// Every known key.
-    pub const ALL: [Key; 9] = [
+    pub const ALL: [Key; 10] = [
         Key::AddressRegisterVersion,
+        Key::DataVersion,
         Key::SpatialLayersVersion,
         Key::MarketDataThrough,
         Key::MarketProvisionalFrom,
@@ -55,6 +59,7 @@ impl Key {
     pub const fn as_str(self) -> &'static str {
         match self {
             Key::AddressRegisterVersion => "address_register_version",
+            Key::DataVersion => "data_version",
             Key::SpatialLayersVersion => "spatial_layers_version",
             Key::MarketDataThrough => "market.data_through",
             Key::MarketProvisionalFrom => "market.provisional_from",
@@ -91,6 +96,29 @@ pub async fn get(db: &Db, key: Key) -> StoreResult<Option<String>> {
             .await
             .optional()?
     }))
+}
+
+/// The stored values of `keys`, in their order (`None`: not stored), in one query.
+pub async fn get_many(db: &Db, keys: &[Key]) -> StoreResult<Vec<Option<String>>> {
+    let names: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
+    let rows: Vec<(String, String)> = with_conn!(db, |c| {
+        meta::table
+            .filter(meta::key.eq_any(&names))
+            .select((meta::key, meta::value))
+            .load(c)
+            .await?
+    });
+    Ok(names
+        .iter()
+        .map(|n| rows.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()))
+        .collect())
+}
+
+/// Marks a change of loaded rows (see [`Key::DataVersion`]); `why` names what changed, for an
+/// operator reading the table.
+pub async fn bump_data_version(db: &Db, why: &str) -> StoreResult<()> {
+    let stamp = chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default();
+    set(db, Key::DataVersion, &format!("{why}-{stamp}")).await
 }
 
 /// The stored value of `key` when it is present and not empty (an empty value clears a fact).

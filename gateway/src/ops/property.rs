@@ -233,7 +233,7 @@ pub(crate) static RISK_BATCH: OpDecl = OpDecl {
 };
 
 by_uprn!(CouncilTax -> property::CouncilTaxResult, |ctx, uprn| {
-    property::council_tax(&ctx.state.db, uprn).await?
+    property::council_tax_held(&ctx.state.db, &ctx.state.council_tax, uprn).await?
 });
 
 pub(crate) static COUNCIL_TAX: OpDecl = OpDecl {

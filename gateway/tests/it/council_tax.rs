@@ -114,3 +114,36 @@ async fn an_unloaded_list_is_not_checked_never_a_band() {
         r.json
     );
 }
+
+/// The lookup answers from memory (`CouncilTaxMemo`), but a list loaded and linked while the
+/// service runs is seen once the memo has read the versions again (at most a second later), and
+/// the answer from memory is the store's answer before it.
+#[actix_web::test]
+async fn a_list_loaded_while_serving_is_seen_within_a_second() {
+    let w = world().await;
+    let (_, key) = account(w.db(), 1).await;
+    let svc = service(w.state.clone()).await;
+    let path = "/v1/property/council-tax/990000000002";
+    let before = send(&svc, get(path, &key)).await;
+    assert_eq!(before.json["status"], "not_checked", "{}", before.json);
+    let again = send(&svc, get(path, &key)).await;
+    assert_eq!(
+        (&again.json["status"], &again.json["reason"]),
+        (&before.json["status"], &before.json["reason"]),
+        "the same answer, from memory"
+    );
+
+    let r = load_text(w.db(), Dataset::CouncilTax, LIST).await;
+    assert_eq!(r.counts.loaded, 3);
+    terrace_ingest::derive::link_to_uprns(w.db(), &mut Progress::quiet())
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;
+    let after = send(&svc, get(path, &key)).await;
+    assert_eq!(
+        (after.json["status"].as_str(), after.json["band"].as_str()),
+        (Some("ok"), Some("C")),
+        "{}",
+        after.json
+    );
+}

@@ -1,0 +1,183 @@
+//! Answers kept in memory for as long as the store's versions they were read under stand.
+//!
+//! A [`Memo`] holds answers computed from reference data (loaded files, not calls), keyed by what
+//! was asked. It watches a few `meta` version keys, the ones the loaders and derived steps bump
+//! when they change the rows its answers read ([`meta::Key::DataVersion`],
+//! [`meta::Key::AddressRegisterVersion`]), reading them at most once per `every`, in one query,
+//! on the path of the call that finds them due. When one has changed, it empties itself.
+//!
+//! Invariant: an answer from memory is the store's answer under versions at most `every` older
+//! than the newest committed (plus the one call's own time). A fill that read the store before a
+//! change is never kept after the memo has seen the change: each fill is tagged with the
+//! generation it started in, and kept only if that generation still stands when the key's shard
+//! is locked, while a change moves the generation on before it empties the shards.
+
+use crate::db::{Db, StoreError};
+use crate::meta::{self, Key};
+use std::hash::Hash;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use terrace_core::memo::Shards;
+
+/// Answers keyed by `K`, dropped when a watched version key changes (see the module text).
+pub struct Memo<K, V> {
+    keys: &'static [Key],
+    every: Duration,
+    max: usize,
+    watch: Mutex<Watch>,
+    generation: AtomicU64,
+    map: Shards<K, V>,
+}
+
+#[derive(Default)]
+struct Watch {
+    /// When the versions were last read.
+    checked: Option<Instant>,
+    /// A call is reading them now (the others go on with the answers held).
+    checking: bool,
+    /// The versions last read, in `keys` order.
+    seen: Option<Vec<Option<String>>>,
+}
+
+/// Clears `checking` however the check ends (a cancelled call included), so the versions are
+/// read again when next due rather than never.
+struct Checking<'a>(&'a Mutex<Watch>);
+
+impl Drop for Checking<'_> {
+    fn drop(&mut self) {
+        lock(self.0).checking = false;
+    }
+}
+
+fn lock(m: &Mutex<Watch>) -> std::sync::MutexGuard<'_, Watch> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl<K: Hash + Eq, V: Clone> Memo<K, V> {
+    /// A memo of at most about `max` answers, watching `keys` at most once per `every`.
+    pub fn new(keys: &'static [Key], every: Duration, max: usize) -> Memo<K, V> {
+        Memo {
+            keys,
+            every,
+            max,
+            watch: Mutex::new(Watch::default()),
+            generation: AtomicU64::new(0),
+            map: Shards::default(),
+        }
+    }
+
+    /// The answer held for `key`, or `fill`'s, kept for the calls that follow.
+    pub async fn get_or_fill<E, F, Fut>(&self, db: &Db, key: K, fill: F) -> Result<V, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<V, E>>,
+    {
+        self.check(db).await?;
+        let generation = self.generation.load(Ordering::SeqCst);
+        if let Some(v) = self.map.get_with(&key, V::clone) {
+            return Ok(v);
+        }
+        let v = fill().await?;
+        self.map.put_if(self.max, key, v.clone(), || {
+            self.generation.load(Ordering::SeqCst) == generation
+        });
+        Ok(v)
+    }
+
+    /// Reads the watched versions when due, and empties the memo when one has changed.
+    async fn check(&self, db: &Db) -> Result<(), StoreError> {
+        {
+            let mut w = lock(&self.watch);
+            let fresh = w.checked.is_some_and(|t| t.elapsed() < self.every);
+            if fresh || w.checking {
+                return Ok(());
+            }
+            w.checking = true;
+        }
+        let _checking = Checking(&self.watch);
+        let versions = meta::get_many(db, self.keys).await?;
+        let mut w = lock(&self.watch);
+        w.checked = Some(Instant::now());
+        if w.seen.as_ref() != Some(&versions) {
+            if w.seen.is_some() {
+                // The generation moves first: a fill that started before sees it when it locks
+                // its shard, before or after that shard is emptied.
+                self.generation.fetch_add(1, Ordering::SeqCst);
+                self.map.clear();
+            }
+            w.seen = Some(versions);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::TestDb;
+
+    const KEYS: &[Key] = &[Key::DataVersion, Key::AddressRegisterVersion];
+
+    async fn answer(n: &std::sync::atomic::AtomicUsize) -> Result<usize, StoreError> {
+        Ok(n.fetch_add(1, Ordering::SeqCst))
+    }
+
+    #[tokio::test]
+    async fn an_answer_is_kept_until_a_watched_version_changes() {
+        let t = TestDb::new().await;
+        let fills = std::sync::atomic::AtomicUsize::new(0);
+        let memo: Memo<i64, usize> = Memo::new(KEYS, Duration::ZERO, 100);
+        let first = memo.get_or_fill(&t.db, 1, || answer(&fills)).await.unwrap();
+        let again = memo.get_or_fill(&t.db, 1, || answer(&fills)).await.unwrap();
+        assert_eq!(
+            (first, again),
+            (0, 0),
+            "the second call is served from memory"
+        );
+        meta::bump_data_version(&t.db, "test").await.unwrap();
+        let after = memo.get_or_fill(&t.db, 1, || answer(&fills)).await.unwrap();
+        assert_eq!(after, 1, "a changed data version empties the memo");
+        meta::set(&t.db, Key::AddressRegisterVersion, "v2")
+            .await
+            .unwrap();
+        let after = memo.get_or_fill(&t.db, 1, || answer(&fills)).await.unwrap();
+        assert_eq!(after, 2, "so does a changed address register");
+    }
+
+    #[tokio::test]
+    async fn versions_are_read_at_most_once_per_period() {
+        let t = TestDb::new().await;
+        let fills = std::sync::atomic::AtomicUsize::new(0);
+        let memo: Memo<i64, usize> = Memo::new(KEYS, Duration::from_secs(3600), 100);
+        memo.get_or_fill(&t.db, 1, || answer(&fills)).await.unwrap();
+        meta::bump_data_version(&t.db, "test").await.unwrap();
+        let held = memo.get_or_fill(&t.db, 1, || answer(&fills)).await.unwrap();
+        assert_eq!(held, 0, "within the period the change is not yet seen");
+    }
+
+    #[tokio::test]
+    async fn a_fill_that_straddles_a_change_is_not_kept() {
+        let t = TestDb::new().await;
+        let memo: Memo<i64, &str> = Memo::new(KEYS, Duration::ZERO, 100);
+        memo.get_or_fill(&t.db, 2, || async { Ok::<_, StoreError>("warm") })
+            .await
+            .unwrap();
+        // The fill reads the old rows; the load commits and the memo sees it before the fill ends.
+        let got = memo
+            .get_or_fill(&t.db, 1, || async {
+                meta::bump_data_version(&t.db, "test").await?;
+                memo.check(&t.db).await?;
+                Ok::<_, StoreError>("old")
+            })
+            .await
+            .unwrap();
+        assert_eq!(got, "old", "the call itself gets what it read");
+        let next = memo
+            .get_or_fill(&t.db, 1, || async { Ok::<_, StoreError>("new") })
+            .await
+            .unwrap();
+        assert_eq!(next, "new", "but the old answer was not kept");
+    }
+}
