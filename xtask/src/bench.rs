@@ -484,7 +484,7 @@ pub struct AddressBench {
     pub addresses: usize,
     /// Seconds of wrk per route.
     pub secs: u64,
-    /// The routes to measure (`bare`, `bare-script`, `uprn`, `postcode`, `council`, `auto`,
+    /// The routes to measure (`bare`, `bare-script`, `uprn`, `postcode`, `council`, `sales`, `auto`,
     /// `resolve`);
     /// empty: all.
     pub only: Vec<String>,
@@ -615,6 +615,14 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
         .map(|e| format!("/v1/property/council-tax/{}", e.uprn))
         .collect();
     write_script(&dir.join("council.lua"), &key, "GET", &council_paths, None)?;
+    // A charged call that reads the store at every call, on the same UPRNs: the property's
+    // registered sales (two point reads: the sales linked to the UPRN, then the address when
+    // there are none, as here, so that an unknown UPRN is a 404).
+    let sales_paths: Vec<String> = sample
+        .iter()
+        .map(|e| format!("/v1/transactions/uprn/{}", e.uprn))
+        .collect();
+    write_script(&dir.join("sales.lua"), &key, "GET", &sales_paths, None)?;
     write_script(&dir.join("postcode.lua"), &key, "GET", &postcodes, None)?;
     write_script(&dir.join("auto.lua"), &key, "GET", &auto_paths, None)?;
     write_script(
@@ -636,7 +644,7 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
     let bare_url = format!("http://{BARE}/bare");
     let api = format!("http://{API}");
     let bare_base = format!("http://{BARE}");
-    let routes: [(&str, &str, &str, Option<PathBuf>); 7] = [
+    let routes: [(&str, &str, &str, Option<PathBuf>); 8] = [
         ("bare", "bare actix route", &bare_url, None),
         (
             "bare-script",
@@ -661,6 +669,12 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
             "GET council-tax (free)",
             &api,
             Some(dir.join("council.lua")),
+        ),
+        (
+            "sales",
+            "GET transactions (2 cr)",
+            &api,
+            Some(dir.join("sales.lua")),
         ),
         (
             "auto",

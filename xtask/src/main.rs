@@ -47,7 +47,7 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
   validate index                       compare the local authority indices with the loaded UK HPI (correlation, largest annual gap)
   migrate                              apply pending migrations
   openapi [--check]                    write docs/openapi.json and docs/mcp-tools.json (or fail if they differ from the code)
-  bench address [--addresses N] [--secs S] [--only bare,bare-script,uprn,postcode,council,auto,resolve] [--rounds N] [--log LEVEL] [--reuse]
+  bench address [--addresses N] [--secs S] [--only bare,bare-script,uprn,postcode,council,sales,auto,resolve] [--rounds N] [--log LEVEL] [--reuse]
                                        benchmark the address endpoints on a generated register
                                        (on PostgreSQL when DATABASE_URL names one)
   bench market [--districts N] [--years Y] [--per-month R]

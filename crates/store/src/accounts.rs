@@ -905,10 +905,11 @@ pub async fn debit_batch_on(
     }
 }
 
-/// Readies a connection for the ledger writer's batches. SQLite: a page cache of 8 MiB that it
-/// reuses, instead of the shared pool's 64 MiB, which it filled by allocating a page for every
+/// Readies a connection for the ledger writer's batches. SQLite: a page cache of 8 MiB whatever
+/// the pool's (`TERRACE_SQLITE_CACHE_KIB`); a larger one it filled by allocating a page for every
 /// page the growing ledger added (the writer reads only the ledger's last pages, the accounts
-/// and the keys; measured in issue 20, session 17). PostgreSQL: nothing.
+/// and the keys; measured in issue 20, session 17, when the pool's was 64 MiB). PostgreSQL:
+/// nothing.
 pub async fn ready_ledger_writer(conn: &mut crate::db::Conn) -> StoreResult<()> {
     use diesel_async::SimpleAsyncConnection;
     match conn {

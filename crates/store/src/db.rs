@@ -247,8 +247,12 @@ fn sqlite_cache_kib() -> u32 {
     })
 }
 
-/// The default page cache of a pooled SQLite connection, in KiB.
-const SQLITE_CACHE_KIB: u32 = 65_536;
+/// The default page cache of a pooled SQLite connection, in KiB (8 MiB). Small on purpose: a
+/// read transaction that starts after another connection's commit empties the cache, walking its
+/// whole page hash, and under charged load the ledger writer commits thousands of times a second;
+/// 64 MiB made a store-reading call 27% slower than 8 MiB did, and a 1,000,000-row load took the
+/// same 7.4 s with either (docs/BENCHMARKS.md, issue 20, session 18).
+const SQLITE_CACHE_KIB: u32 = 8_192;
 
 fn sqlite_setup(url: &str) -> diesel::ConnectionResult<SqliteConn> {
     use diesel::Connection;
@@ -435,4 +439,30 @@ fn _assert_conn_traits() {
     fn is_async<C: AsyncConnection>() {}
     is_async::<AsyncPgConnection>();
     is_async::<SqliteConn>();
+}
+
+#[cfg(test)]
+mod tests {
+    /// The bundled SQLite is built with the query planner stability guarantee (`.cargo/config.toml`,
+    /// `LIBSQLITE3_FLAGS`): without it every `LIMIT ?` query is parsed and planned again at each
+    /// call (docs/BENCHMARKS.md, issue 20, session 18).
+    #[test]
+    fn the_bundled_sqlite_keeps_plans_whatever_the_bound_values() {
+        use diesel::Connection;
+        use diesel::RunQueryDsl;
+        #[derive(diesel::QueryableByName)]
+        struct Opt {
+            #[diesel(sql_type = diesel::sql_types::Text)]
+            compile_options: String,
+        }
+        let mut c = diesel::SqliteConnection::establish(":memory:").unwrap();
+        let opts: Vec<Opt> = diesel::sql_query("PRAGMA compile_options")
+            .load(&mut c)
+            .unwrap();
+        assert!(
+            opts.iter().any(|o| o.compile_options == "ENABLE_QPSG"),
+            "compiled without ENABLE_QPSG: {:?}",
+            opts.iter().map(|o| &o.compile_options).collect::<Vec<_>>()
+        );
+    }
 }
