@@ -200,9 +200,14 @@ async fn drive<D: Load>(
             }
         }
         if chunk.len() >= CHUNK_ROWS {
-            register_changed |= dataset
-                .apply(ctx, std::mem::take(&mut chunk), &mut counts)
-                .await?;
+            register_changed |= apply_chunk(
+                dataset,
+                ctx,
+                std::mem::take(&mut chunk),
+                &mut counts,
+                run_id,
+            )
+            .await?;
             for n in ctx.take_notes() {
                 progress.say(&format!("[{}] {file}: {n}", name));
             }
@@ -218,7 +223,7 @@ async fn drive<D: Load>(
         }
     }
     if !chunk.is_empty() {
-        register_changed |= dataset.apply(ctx, chunk, &mut counts).await?;
+        register_changed |= apply_chunk(dataset, ctx, chunk, &mut counts, run_id).await?;
         for n in ctx.take_notes() {
             progress.say(&format!("[{}] {file}: {n}", name));
         }
@@ -237,9 +242,6 @@ async fn drive<D: Load>(
         )
         .await?;
     }
-    if counts.loaded + counts.updated + counts.deleted > 0 {
-        meta::bump_data_version(ctx.db, &format!("load-{run_id}")).await?;
-    }
     let seconds = started.elapsed().as_secs_f64();
     progress.say(&counts_line(name, &file, &counts, seconds));
     Ok(LoadReport {
@@ -249,6 +251,25 @@ async fn drive<D: Load>(
         rejections,
         seconds,
     })
+}
+
+/// Applies one chunk, and writes a new `data_version` as soon as the chunk changed rows (so the
+/// chunks an interrupted load finished are seen by the servers' memos too). Returns whether the
+/// chunk changed the address register.
+async fn apply_chunk<D: Load>(
+    dataset: &D,
+    ctx: &LoadCtx<'_>,
+    chunk: Vec<D::Row>,
+    counts: &mut RowCounts,
+    run_id: i64,
+) -> Result<bool, IngestError> {
+    let changed = |c: &RowCounts| c.loaded + c.updated + c.deleted;
+    let before = changed(counts);
+    let register_changed = dataset.apply(ctx, chunk, counts).await?;
+    if changed(counts) > before {
+        meta::bump_data_version(ctx.db, &format!("load-{run_id}")).await?;
+    }
+    Ok(register_changed)
 }
 
 fn uuid_like(run_id: i64) -> String {
