@@ -1,7 +1,7 @@
 //! `data_version`: a load that changes rows writes a new one (the servers' memos watch it); a
 //! load that changes nothing, such as the same file again, leaves it as it was.
 
-use terrace_ingest::{Dataset, Progress, load_file};
+use terrace_ingest::Dataset;
 use terrace_store::meta::{self, Key};
 use terrace_store::testing::TestDb;
 
@@ -11,18 +11,7 @@ E06009999,CT-0001,\"2, High Street, Exampleton\",XT1 1AA,C
 ";
 
 async fn load(db: &terrace_store::Db, text: &str) -> terrace_ingest::LoadReport {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("list.csv");
-    std::fs::write(&p, text).unwrap();
-    load_file(
-        db,
-        Dataset::CouncilTax,
-        &p,
-        Default::default(),
-        &mut Progress::quiet(),
-    )
-    .await
-    .unwrap()
+    crate::load_text(db, Dataset::CouncilTax, "list.csv", text).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

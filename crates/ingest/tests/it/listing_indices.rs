@@ -16,18 +16,7 @@ use terrace_store::testing::TestDb;
 const LAD: &str = "E06009901";
 
 async fn load_pipr(db: &terrace_store::Db, text: &str) -> terrace_ingest::LoadReport {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("pipr.csv");
-    std::fs::write(&p, text).unwrap();
-    load_file(
-        db,
-        Dataset::Pipr,
-        &p,
-        Default::default(),
-        &mut Progress::quiet(),
-    )
-    .await
-    .unwrap()
+    crate::load_text(db, Dataset::Pipr, "pipr.csv", text).await
 }
 
 const HEADER: &str = "\u{feff}Time period,Area code,Area name,Region or country name,Index,Monthly change,Annual change,Rental price\r\n";

@@ -1,7 +1,7 @@
 //! The listings feed: snapshots merged append-only, and the change log (new listing, price
 //! reduction, price increase, status change) appended once per event, in event-id order.
 
-use terrace_ingest::{Dataset, Progress, load_file};
+use terrace_ingest::Dataset;
 use terrace_store::listings;
 use terrace_store::testing::TestDb;
 
@@ -14,18 +14,7 @@ const FEED_2: &str = r#"{"listing_id":"S-1","channel":"sale","postcode":"XT1 1AA
 "#;
 
 async fn load(db: &terrace_store::Db, text: &str) -> terrace_ingest::LoadReport {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("feed.jsonl");
-    std::fs::write(&p, text).unwrap();
-    load_file(
-        db,
-        Dataset::Listings,
-        &p,
-        Default::default(),
-        &mut Progress::quiet(),
-    )
-    .await
-    .unwrap()
+    crate::load_text(db, Dataset::Listings, "feed.jsonl", text).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
