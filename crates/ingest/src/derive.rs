@@ -88,7 +88,7 @@ pub async fn link_listings(db: &Db, progress: &mut Progress) -> Result<(), Inges
         "[derive] listings linked to a UPRN: {linked}; left unlinked: {unlinked}"
     ));
     if linked > 0 {
-        meta::bump_data_version(db, "link-listings").await?;
+        meta::bump(db, meta::Key::DataVersion, "link-listings").await?;
     }
     Ok(())
 }
@@ -176,15 +176,7 @@ pub async fn derive_areas(db: &Db, progress: &mut Progress) -> Result<usize, Ing
         address::replace_addresses(db, writes).await?;
     }
     if changed > 0 {
-        meta::set(
-            db,
-            meta::Key::AddressRegisterVersion,
-            &format!(
-                "areas-{}",
-                chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
-            ),
-        )
-        .await?;
+        meta::bump(db, meta::Key::AddressRegisterVersion, "areas").await?;
     }
     progress.say_line(&format!("[derive] areas set on {changed} addresses"));
     Ok(changed)
@@ -261,15 +253,7 @@ pub async fn derive_h3(db: &Db, progress: &mut Progress) -> Result<usize, Ingest
         areas::delete_address_h3(db, &gone).await?;
     }
     if changed > 0 {
-        meta::set(
-            db,
-            meta::Key::AddressRegisterVersion,
-            &format!(
-                "h3-{}",
-                chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
-            ),
-        )
-        .await?;
+        meta::bump(db, meta::Key::AddressRegisterVersion, "h3").await?;
     }
     progress.say_line(&format!("[derive] H3 cells set on {changed} addresses"));
     Ok(changed)
@@ -323,7 +307,7 @@ pub async fn link_to_uprns(db: &Db, progress: &mut Progress) -> Result<(), Inges
         + link_uarns_with(db, &index, progress).await?.0
         + link_titles_with(db, &index, progress).await?.0;
     if linked > 0 {
-        meta::bump_data_version(db, "link").await?;
+        meta::bump(db, meta::Key::DataVersion, "link").await?;
     }
     Ok(())
 }
@@ -511,7 +495,7 @@ pub async fn link_price_paid(
     let index = terrace_address::build_index(db).await?;
     let (linked, unlinked) = link_price_paid_with(db, &index, progress).await?;
     if linked > 0 {
-        meta::bump_data_version(db, "link-price-paid").await?;
+        meta::bump(db, meta::Key::DataVersion, "link-price-paid").await?;
     }
     Ok((linked, unlinked))
 }

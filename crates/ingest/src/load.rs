@@ -235,10 +235,10 @@ async fn drive<D: Load>(
     loads::add_rejections(ctx.db, run_id, &rej).await?;
     loads::finish_run(ctx.db, run_id, &counts, Utc::now().naive_utc()).await?;
     if register_changed {
-        meta::set(
+        meta::bump(
             ctx.db,
             meta::Key::AddressRegisterVersion,
-            &uuid_like(run_id),
+            &format!("run-{run_id}"),
         )
         .await?;
     }
@@ -267,16 +267,9 @@ async fn apply_chunk<D: Load>(
     let before = changed(counts);
     let register_changed = dataset.apply(ctx, chunk, counts).await?;
     if changed(counts) > before {
-        meta::bump_data_version(ctx.db, &format!("load-{run_id}")).await?;
+        meta::bump(ctx.db, meta::Key::DataVersion, &format!("load-{run_id}")).await?;
     }
     Ok(register_changed)
-}
-
-fn uuid_like(run_id: i64) -> String {
-    format!(
-        "run-{run_id}-{}",
-        Utc::now().timestamp_nanos_opt().unwrap_or_default()
-    )
 }
 
 /// `fixtures/manifest.json`: which files to load, in order.

@@ -136,7 +136,7 @@ mod tests {
             (0, 0),
             "the second call is served from memory"
         );
-        meta::bump_data_version(&t.db, "test").await.unwrap();
+        meta::bump(&t.db, Key::DataVersion, "test").await.unwrap();
         let after = memo.get_or_fill(&t.db, 1, || answer(&fills)).await.unwrap();
         assert_eq!(after, 1, "a changed data version empties the memo");
         meta::set(&t.db, Key::AddressRegisterVersion, "v2")
@@ -152,7 +152,7 @@ mod tests {
         let fills = std::sync::atomic::AtomicUsize::new(0);
         let memo: Memo<i64, usize> = Memo::new(KEYS, Duration::from_secs(3600), 100);
         memo.get_or_fill(&t.db, 1, || answer(&fills)).await.unwrap();
-        meta::bump_data_version(&t.db, "test").await.unwrap();
+        meta::bump(&t.db, Key::DataVersion, "test").await.unwrap();
         let held = memo.get_or_fill(&t.db, 1, || answer(&fills)).await.unwrap();
         assert_eq!(held, 0, "within the period the change is not yet seen");
     }
@@ -167,7 +167,7 @@ mod tests {
         // The fill reads the old rows; the load commits and the memo sees it before the fill ends.
         let got = memo
             .get_or_fill(&t.db, 1, || async {
-                meta::bump_data_version(&t.db, "test").await?;
+                meta::bump(&t.db, Key::DataVersion, "test").await?;
                 memo.check(&t.db).await?;
                 Ok::<_, StoreError>("old")
             })

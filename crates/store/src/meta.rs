@@ -114,11 +114,12 @@ pub async fn get_many(db: &Db, keys: &[Key]) -> StoreResult<Vec<Option<String>>>
         .collect())
 }
 
-/// Marks a change of loaded rows (see [`Key::DataVersion`]); `why` names what changed, for an
-/// operator reading the table.
-pub async fn bump_data_version(db: &Db, why: &str) -> StoreResult<()> {
+/// Writes a new value of a version key (`address_register_version`, `data_version`): `why`, which
+/// names what changed for an operator reading the table, then the time in nanoseconds, so that no
+/// two changes share a value.
+pub async fn bump(db: &Db, key: Key, why: &str) -> StoreResult<()> {
     let stamp = chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default();
-    set(db, Key::DataVersion, &format!("{why}-{stamp}")).await
+    set(db, key, &format!("{why}-{stamp}")).await
 }
 
 /// The stored value of `key` when it is present and not empty (an empty value clears a fact).
