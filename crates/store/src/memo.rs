@@ -25,15 +25,22 @@ pub struct Memo<K, V> {
     keys: &'static [Key],
     every: Duration,
     max: usize,
+    /// When the memo was made: `checked` counts from it.
+    born: Instant,
+    /// When the versions were last read, in nanoseconds after `born` ([`NEVER`]: not yet). An
+    /// atomic, so that a call within the period reads it without taking `watch`'s lock: one lock
+    /// for every call is a cache line the worker threads take in turn.
+    checked: AtomicU64,
     watch: Mutex<Watch>,
     generation: AtomicU64,
     map: Shards<K, V>,
 }
 
+/// `checked` before the first read of the versions.
+const NEVER: u64 = u64::MAX;
+
 #[derive(Default)]
 struct Watch {
-    /// When the versions were last read.
-    checked: Option<Instant>,
     /// A call is reading them now (the others go on with the answers held).
     checking: bool,
     /// The versions last read, in `keys` order.
@@ -61,6 +68,8 @@ impl<K: Hash + Eq, V: Clone> Memo<K, V> {
             keys,
             every,
             max,
+            born: Instant::now(),
+            checked: AtomicU64::new(NEVER),
             watch: Mutex::new(Watch::default()),
             generation: AtomicU64::new(0),
             map: Shards::default(),
@@ -88,10 +97,13 @@ impl<K: Hash + Eq, V: Clone> Memo<K, V> {
 
     /// Reads the watched versions when due, and empties the memo when one has changed.
     async fn check(&self, db: &Db) -> Result<(), StoreError> {
+        if self.fresh() {
+            return Ok(());
+        }
         {
             let mut w = lock(&self.watch);
-            let fresh = w.checked.is_some_and(|t| t.elapsed() < self.every);
-            if fresh || w.checking {
+            // Read again under the lock: another call may have just read the versions.
+            if self.fresh() || w.checking {
                 return Ok(());
             }
             w.checking = true;
@@ -99,7 +111,7 @@ impl<K: Hash + Eq, V: Clone> Memo<K, V> {
         let _checking = Checking(&self.watch);
         let versions = meta::get_many(db, self.keys).await?;
         let mut w = lock(&self.watch);
-        w.checked = Some(Instant::now());
+        self.checked.store(self.since_born(), Ordering::SeqCst);
         if w.seen.as_ref() != Some(&versions) {
             if w.seen.is_some() {
                 // The generation moves first: a fill that started before sees it when it locks
@@ -110,6 +122,16 @@ impl<K: Hash + Eq, V: Clone> Memo<K, V> {
             w.seen = Some(versions);
         }
         Ok(())
+    }
+
+    /// Whether the versions were read less than `every` ago.
+    fn fresh(&self) -> bool {
+        let last = self.checked.load(Ordering::SeqCst);
+        last != NEVER && u128::from(self.since_born().saturating_sub(last)) < self.every.as_nanos()
+    }
+
+    fn since_born(&self) -> u64 {
+        u64::try_from(self.born.elapsed().as_nanos()).unwrap_or(NEVER - 1)
     }
 }
 
