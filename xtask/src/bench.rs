@@ -566,10 +566,14 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
     let _bare = Killed(bare.spawn()?);
     wait_ready(&format!("http://{BARE}/bare"), Duration::from_secs(30))?;
 
-    let uprn_paths: Vec<String> = sample
-        .iter()
-        .map(|e| format!("/v1/address/uprn/{}", e.uprn))
-        .collect();
+    // A wrk script of one GET per sampled UPRN, the UPRN at the end of `prefix`.
+    let per_uprn = |file: &str, prefix: &str| {
+        let paths: Vec<String> = sample
+            .iter()
+            .map(|e| format!("{prefix}{}", e.uprn))
+            .collect();
+        write_script(&dir.join(file), &key, "GET", &paths, None)
+    };
     let mut postcodes: Vec<String> = sample
         .iter()
         .filter_map(|e| e.postcode.as_deref())
@@ -597,32 +601,20 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
         "address": q.query.address, "saon": q.query.saon, "paon": q.query.paon, "street": q.query.street,
         "locality": q.query.locality, "town": q.query.town, "postcode": q.query.postcode,
     }).to_string()).collect();
-    write_script(&dir.join("uprn.lua"), &key, "GET", &uprn_paths, None)?;
+    per_uprn("uprn.lua", "/v1/address/uprn/")?;
     // The bare route driven by the same client as the UPRN lookup: the same wrk script (a random
     // pick among the sample's requests, formatted once), the same headers, paths of the same
     // length. wrk's per-request Lua call costs CPU on the same two cores, which the scriptless
     // bare run does not pay; both ratios are printed (issue 20, session 16).
-    let bare_paths: Vec<String> = sample
-        .iter()
-        .map(|e| format!("/bare?address/uprn/{}", e.uprn))
-        .collect();
-    write_script(&dir.join("bare.lua"), &key, "GET", &bare_paths, None)?;
+    per_uprn("bare.lua", "/bare?address/uprn/")?;
     // A free keyed call on the same UPRNs, the issue's own example of one (issue 20: free keyed
     // calls at least as fast as charged ones). Both answer from memory after a UPRN's first call:
     // the council tax lookup from its `CouncilTaxMemo`, the UPRN lookup from the record cache.
-    let council_paths: Vec<String> = sample
-        .iter()
-        .map(|e| format!("/v1/property/council-tax/{}", e.uprn))
-        .collect();
-    write_script(&dir.join("council.lua"), &key, "GET", &council_paths, None)?;
+    per_uprn("council.lua", "/v1/property/council-tax/")?;
     // A charged call that reads the store at every call, on the same UPRNs: the property's
     // registered sales (two point reads: the sales linked to the UPRN, then the address when
     // there are none, as here, so that an unknown UPRN is a 404).
-    let sales_paths: Vec<String> = sample
-        .iter()
-        .map(|e| format!("/v1/transactions/uprn/{}", e.uprn))
-        .collect();
-    write_script(&dir.join("sales.lua"), &key, "GET", &sales_paths, None)?;
+    per_uprn("sales.lua", "/v1/transactions/uprn/")?;
     write_script(&dir.join("postcode.lua"), &key, "GET", &postcodes, None)?;
     write_script(&dir.join("auto.lua"), &key, "GET", &auto_paths, None)?;
     write_script(
