@@ -337,6 +337,10 @@ pub async fn charge(
 /// can be checked call by call in usage, and older months by day.
 pub const DEFAULT_RETENTION_DAYS: i64 = 90;
 
+/// Months after the current one whose ledger partitions (PostgreSQL) the maintenance makes ahead
+/// of time, so the default partition only catches rows when it has not run for that long.
+const PARTITIONS_AHEAD: i32 = 2;
+
 /// Rows a roll-up step reads and deletes in one transaction (kept short, so the group-commit
 /// writer never waits long for the write lock).
 const ROLLUP_PAGE: i64 = 5_000;
@@ -355,8 +359,15 @@ pub async fn roll_up_ledger(
         ));
     }
     let cutoff = naive(now - chrono::Duration::days(retention_days));
-    let mut after = 0i64;
     let mut rolled = 0usize;
+    // PostgreSQL: the months ahead get their partitions (and rows that went to the default
+    // partition move to theirs), then every month wholly past retention is rolled up at once;
+    // the row-by-row steps below roll the rest (SQLite's whole ledger).
+    q::ledger_partitions(db, naive(now), PARTITIONS_AHEAD).await?;
+    while let Some(n) = q::roll_up_month(db, cutoff).await? {
+        rolled += usize::try_from(n).unwrap_or(0);
+    }
+    let mut after = 0i64;
     loop {
         let step = q::roll_up_step(db, after, cutoff, ROLLUP_PAGE).await?;
         rolled += step.rolled;
