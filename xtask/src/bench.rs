@@ -498,6 +498,9 @@ pub struct AddressBench {
     /// Keep the store of the previous run (same `--addresses`): the register is generated again
     /// for its sample but not loaded (a PostgreSQL load of a large register takes minutes).
     pub reuse: bool,
+    /// Seconds of unrecorded wrk on each route before the first round (`--warmup`, default 2;
+    /// 0: none), so that no round measures the one-off filling of the answer caches.
+    pub warmup: u64,
 }
 
 /// The 1-, 5- and 15-minute load averages, for the record beside each figure.
@@ -681,6 +684,15 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
             Some(dir.join("resolve.lua")),
         ),
     ];
+    let chosen = |id: &str| opts.only.is_empty() || opts.only.iter().any(|o| o == id);
+    if opts.warmup > 0 {
+        eprintln!("warm-up, {} s a route, not recorded", opts.warmup);
+        for (id, name, url, script) in &routes {
+            if chosen(id) && !id.starts_with("bare") {
+                wrk(name, url, script.as_deref(), opts.warmup)?;
+            }
+        }
+    }
     let mut figures = Vec::new();
     let mut loads = Vec::new();
     for round in 1..=opts.rounds {
@@ -688,7 +700,7 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
             eprintln!("round {round} of {}", opts.rounds);
         }
         for (id, name, url, script) in &routes {
-            if !opts.only.is_empty() && !opts.only.iter().any(|o| o == id) {
+            if !chosen(id) {
                 continue;
             }
             let load = load_average();
@@ -703,12 +715,15 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
             .find(|(r, i, _)| *r == round && *i == id)
             .map(|(_, _, f)| f.requests_per_sec)
     };
-    // The UPRN lookup's rate over a bare run's of the same round, each round's and their median
-    // (the bare route alone varies by a tenth between runs on a shared machine).
+    // A route's rate over another's of the same round, each round's and their median (the bare
+    // route alone varies by a tenth between runs on a shared machine).
+    let ratio_of = |id: &str, to: &str| -> Vec<f64> {
+        (1..=opts.rounds)
+            .filter_map(|round| Some(rate(round, id)? / rate(round, to)?.max(1.0)))
+            .collect()
+    };
     let ratio_to = |bare: &str, what: &str| -> (Option<f64>, Vec<f64>) {
-        let rounds: Vec<f64> = (1..=opts.rounds)
-            .filter_map(|round| Some(rate(round, "uprn")? / rate(round, bare)?.max(1.0)))
-            .collect();
+        let rounds = ratio_of("uprn", bare);
         let median = terrace_analytics::median(&rounds);
         if let Some(r) = median {
             let listed = rounds
@@ -731,6 +746,37 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
         "bare-script",
         "the bare route driven by the same wrk script",
     );
+    // The other targets, per round: the postcode lookup within 20% of the UPRN lookup,
+    // a free keyed call (council tax) at least as fast as the charged one.
+    let mut beside = serde_json::Map::new();
+    for (id, what) in [
+        ("postcode", "postcode lookup"),
+        ("council", "council tax (free)"),
+    ] {
+        let rounds = ratio_of(id, "uprn");
+        if !rounds.is_empty() {
+            let listed = rounds
+                .iter()
+                .map(|r| format!("{:.0}%", r * 100.0))
+                .collect::<Vec<_>>()
+                .join(", ");
+            eprintln!("{what} at {listed} of the UPRN lookup's throughput, by round");
+            beside.insert(format!("{id}_vs_uprn_rounds"), serde_json::json!(rounds));
+        }
+    }
+    let uprn_p99: Vec<f64> = figures
+        .iter()
+        .filter(|(_, id, _)| *id == "uprn")
+        .map(|(_, _, f)| f.p99_ms)
+        .collect();
+    if !uprn_p99.is_empty() {
+        let listed = uprn_p99
+            .iter()
+            .map(|p| format!("{p:.2}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        eprintln!("UPRN lookup p99 by round: {listed} ms");
+    }
     eprintln!(
         "register {n}: generated in {gen_secs:.1} s, loaded in {load_secs:.1} s, service ready (index built) in {start_secs:.1} s"
     );
@@ -741,6 +787,7 @@ pub async fn address(opts: AddressBench) -> anyhow::Result<()> {
         "rounds": opts.rounds, "uprn_vs_bare": ratio, "uprn_vs_bare_rounds": ratio_rounds,
         "uprn_vs_bare_same_script": same_client,
         "uprn_vs_bare_same_script_rounds": same_client_rounds, "load_averages": loads,
+        "warmup_seconds": opts.warmup, "beside_uprn": beside,
         "runs": figures.iter().map(|(round, _, f)| serde_json::json!({"round": round, "figures": f})).collect::<Vec<_>>(),
     });
     let out = dir.join("results.json");

@@ -7,7 +7,7 @@
 //!   cargo xtask validate index                    compare local authority indices with the loaded UK HPI
 //!   cargo xtask migrate                           apply migrations
 //!   cargo xtask openapi [--check]                 write (or check) docs/openapi.json and docs/mcp-tools.json
-//!   cargo xtask bench address [--addresses N] [--secs S] [--only bare,bare-script,uprn,...] [--rounds N] [--log LEVEL] [--reuse]
+//!   cargo xtask bench address [--addresses N] [--secs S] [--only bare,bare-script,uprn,...] [--rounds N] [--log LEVEL] [--reuse] [--warmup S]
 //!                                                 benchmark the address endpoints (PostgreSQL when
 //!                                                 DATABASE_URL names one)
 //!   cargo xtask bench market [--districts N] [--years Y] [--per-month R]   benchmark the market build and endpoints
@@ -47,7 +47,7 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
   validate index                       compare the local authority indices with the loaded UK HPI (correlation, largest annual gap)
   migrate                              apply pending migrations
   openapi [--check]                    write docs/openapi.json and docs/mcp-tools.json (or fail if they differ from the code)
-  bench address [--addresses N] [--secs S] [--only bare,bare-script,uprn,postcode,council,sales,auto,resolve] [--rounds N] [--log LEVEL] [--reuse]
+  bench address [--addresses N] [--secs S] [--only bare,bare-script,uprn,postcode,council,sales,auto,resolve] [--rounds N] [--log LEVEL] [--reuse] [--warmup S]
                                        benchmark the address endpoints on a generated register
                                        (on PostgreSQL when DATABASE_URL names one)
   bench market [--districts N] [--years Y] [--per-month R]
@@ -320,6 +320,10 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
                 log: opt(&rest, "--log").unwrap_or_else(|| "info".into()),
                 database_url,
                 reuse: rest.iter().any(|a| a == "--reuse"),
+                warmup: opt(&rest, "--warmup")
+                    .map(|s| s.parse())
+                    .transpose()?
+                    .unwrap_or(2),
             })
             .await
         }
