@@ -127,6 +127,9 @@ BEGIN
 END;
 $$;
 
+-- Existing rows go straight to their months: the partitions first, then the copy.
+SELECT terrace_ledger_month(m)
+    FROM (SELECT DISTINCT date_trunc('month', created_at)::DATE AS m FROM ledger_unpartitioned) months;
 INSERT INTO ledger (id, account_id, kind, operation, credits, balance_after, request_id, surface,
                     key_id, created_at)
     SELECT id, account_id, kind, operation, credits, balance_after, request_id, surface, key_id,
