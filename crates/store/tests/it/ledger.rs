@@ -7,10 +7,9 @@
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::QueryableByName;
 use diesel::sql_types::{BigInt, Text};
-use diesel_async::RunQueryDsl;
+use terrace_store::Backend;
 use terrace_store::accounts::{self, OwnedCharge};
 use terrace_store::testing::TestDb;
-use terrace_store::{Backend, with_conn};
 
 fn at(y: i32, m: u32, d: u32) -> NaiveDateTime {
     NaiveDate::from_ymd_opt(y, m, d)
@@ -42,16 +41,9 @@ struct PartRows {
 
 /// PostgreSQL: the rows of each partition of the ledger by kind, partitions in name order.
 async fn partition_rows(t: &TestDb) -> Vec<(String, String, i64)> {
-    let db = &t.db;
     let sql = "SELECT tableoid::regclass::text AS part, kind, count(*) AS n FROM ledger \
                GROUP BY 1, 2 ORDER BY 1, 2";
-    let rows: Vec<PartRows> = (async {
-        Ok::<_, terrace_store::StoreError>(with_conn!(db, |c| diesel::sql_query(sql)
-            .load(c)
-            .await?))
-    })
-    .await
-    .unwrap();
+    let rows: Vec<PartRows> = crate::load_sql(&t.db, sql).await;
     rows.into_iter().map(|r| (r.part, r.kind, r.n)).collect()
 }
 

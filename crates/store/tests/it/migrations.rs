@@ -1,8 +1,7 @@
 use diesel::QueryableByName;
 use diesel::sql_types::Text;
-use diesel_async::RunQueryDsl;
+use terrace_store::Backend;
 use terrace_store::testing::TestDb;
-use terrace_store::{Backend, with_conn};
 
 #[derive(QueryableByName, Debug)]
 struct Name {
@@ -22,14 +21,7 @@ async fn table_names(t: &TestDb) -> Vec<String> {
                               AND table_name NOT LIKE '__diesel%' ORDER BY table_name"
         }
     };
-    let db = &t.db;
-    let rows: Vec<Name> = (async {
-        Ok::<_, terrace_store::StoreError>(with_conn!(db, |c| diesel::sql_query(sql)
-            .load(c)
-            .await?))
-    })
-    .await
-    .unwrap();
+    let rows: Vec<Name> = crate::load_sql(&t.db, sql).await;
     rows.into_iter().map(|r| r.name).collect()
 }
 
@@ -401,13 +393,7 @@ async fn introspect(db: &terrace_store::Db) -> Tables {
                                     JOIN pg_class c ON c.oid = i.inhrelid)"
         }
     };
-    let rows: Vec<ColumnInfo> = (async {
-        Ok::<_, terrace_store::StoreError>(with_conn!(db, |c| diesel::sql_query(sql)
-            .load(c)
-            .await?))
-    })
-    .await
-    .unwrap();
+    let rows: Vec<ColumnInfo> = crate::load_sql(db, sql).await;
     let mut out = Tables::new();
     for r in rows {
         out.entry(r.table_name).or_default().insert(
