@@ -621,24 +621,32 @@ struct MaintenanceCount {
     n: Option<i64>,
 }
 
+/// Runs one of the ledger's PostgreSQL maintenance functions (`query`, returning its count as
+/// `n`): `None` on SQLite, which has no partitions (no connection is taken), else the count.
+async fn ledger_maintenance<'q, Q>(db: &Db, query: Q) -> StoreResult<Option<Option<i64>>>
+where
+    Q: diesel_async::methods::LoadQuery<'q, diesel_async::AsyncPgConnection, MaintenanceCount>
+        + Send
+        + 'q,
+{
+    if db.backend() != crate::Backend::Postgres {
+        return Ok(None);
+    }
+    let crate::db::Conn::Pg(mut c) = db.conn().await? else {
+        return Ok(None);
+    };
+    let row: MaintenanceCount = diesel_async::RunQueryDsl::get_result(query, &mut *c).await?;
+    Ok(Some(row.n))
+}
+
 /// PostgreSQL's ledger partitions (migration `000053_ledger_partitions`): a partition for every
 /// month with rows in the default partition (moving them in) and for the month of `now` and the
 /// `ahead` months after it. Returns the partitions made; SQLite has no partitions (0).
 pub async fn ledger_partitions(db: &Db, now: NaiveDateTime, ahead: i32) -> StoreResult<i64> {
-    use crate::db::Conn;
-    match db.conn().await? {
-        Conn::Pg(mut c) => {
-            let row: MaintenanceCount = diesel_async::RunQueryDsl::get_result(
-                diesel::sql_query("SELECT terrace_ledger_partitions($1, $2)::BIGINT AS n")
-                    .bind::<diesel::sql_types::Timestamp, _>(now)
-                    .bind::<diesel::sql_types::Integer, _>(ahead),
-                &mut *c,
-            )
-            .await?;
-            Ok(row.n.unwrap_or(0))
-        }
-        Conn::Sqlite(_) => Ok(0),
-    }
+    let query = diesel::sql_query("SELECT terrace_ledger_partitions($1, $2)::BIGINT AS n")
+        .bind::<diesel::sql_types::Timestamp, _>(now)
+        .bind::<diesel::sql_types::Integer, _>(ahead);
+    Ok(ledger_maintenance(db, query).await?.flatten().unwrap_or(0))
 }
 
 /// PostgreSQL: rolls up the oldest month partition wholly before `cutoff` that still holds
@@ -646,19 +654,9 @@ pub async fn ledger_partitions(db: &Db, now: NaiveDateTime, ahead: i32) -> Store
 /// its grants kept). Returns the charges rolled, or `None` when no such month is left; SQLite
 /// has no partitions (`None`), and [`roll_up_step`] rolls its rows.
 pub async fn roll_up_month(db: &Db, cutoff: NaiveDateTime) -> StoreResult<Option<i64>> {
-    use crate::db::Conn;
-    match db.conn().await? {
-        Conn::Pg(mut c) => {
-            let row: MaintenanceCount = diesel_async::RunQueryDsl::get_result(
-                diesel::sql_query("SELECT terrace_ledger_roll_up_month($1) AS n")
-                    .bind::<diesel::sql_types::Timestamp, _>(cutoff),
-                &mut *c,
-            )
-            .await?;
-            Ok(row.n)
-        }
-        Conn::Sqlite(_) => Ok(None),
-    }
+    let query = diesel::sql_query("SELECT terrace_ledger_roll_up_month($1) AS n")
+        .bind::<diesel::sql_types::Timestamp, _>(cutoff);
+    Ok(ledger_maintenance(db, query).await?.flatten())
 }
 
 /// One call to record, owned (for the group-commit writer).
