@@ -1,6 +1,7 @@
-//! `cargo xtask backtest avm [--months N] [--simulated] [FILES]`: the valuation model replayed
+//! `cargo xtask backtest avm [--months N] [--simulated | --realistic] [FILES]`: the valuation model replayed
 //! month by month (terrace_valuation::backtest), on the configured store, on Price Paid files
-//! loaded into a fresh SQLite store, or on the simulated market.
+//! loaded into a fresh SQLite store, or on the simulated market (typical, or realistic: type
+//! trends, a larger new-build premium and a heavier tail of sale noise).
 
 use anyhow::Context;
 use std::path::Path;
@@ -10,6 +11,7 @@ use terrace_valuation::backtest;
 pub async fn avm(rest: &[&str]) -> anyhow::Result<()> {
     let mut months = 12;
     let mut simulated = false;
+    let mut realistic = false;
     let mut files = Vec::new();
     let mut it = rest.iter();
     while let Some(a) = it.next() {
@@ -21,11 +23,16 @@ pub async fn avm(rest: &[&str]) -> anyhow::Result<()> {
                     .context("--months takes a number")?;
             }
             "--simulated" => simulated = true,
+            "--realistic" => realistic = true,
             f => files.push(f.to_string()),
         }
     }
-    if simulated {
-        let market = backtest::simulated_market(21, 6000, 110.0, 96);
+    if simulated || realistic {
+        let market = if realistic {
+            backtest::realistic_market(21, 6000, 110.0, 96)
+        } else {
+            backtest::simulated_market(21, 6000, 110.0, 96)
+        };
         let last = market
             .sales
             .iter()

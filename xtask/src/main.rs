@@ -40,10 +40,12 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
   load DATASET FILE...                 load files; DATASET is a name or alias `cargo xtask load --list` lists
   load --list                          list the datasets (name, provenance source, aliases)
   build                                derive each address's area, link sales to UPRNs, build the market indices and volumes, then the valuation vintage
-  backtest avm [--months N] [--simulated] [FILES]
+  backtest avm [--months N] [--simulated | --realistic] [FILES]
                                        replay the valuation model month by month (only sales registered by each vintage)
                                        beside two baselines; writes the accuracy rows. FILES: Price Paid files loaded into
-                                       a fresh SQLite store; --simulated: the simulated market; else the configured store
+                                       a fresh SQLite store; --simulated: the simulated market; --realistic: the simulated
+                                       market with type trends, a 12% new-build premium and heavier-tailed sale noise;
+                                       else the configured store
   validate index                       compare the local authority indices with the loaded UK HPI (correlation, largest annual gap)
   migrate                              apply pending migrations
   openapi [--check]                    write docs/openapi.json and docs/mcp-tools.json (or fail if they differ from the code)

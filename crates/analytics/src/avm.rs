@@ -25,6 +25,11 @@ use crate::period::Month;
 use crate::sales::{PropertyType, Tenure};
 use crate::stats::{median, quantile};
 
+#[path = "avm_resale.rs"]
+mod resale;
+use resale::fit_resale_correction;
+pub use resale::{CORRECTION_COLUMNS, MIN_CORRECTION_PAIRS, ResaleCorrection};
+
 /// The nominal coverage of the published interval.
 pub const AVM_COVERAGE: f64 = 0.80;
 /// Calibration window: sales completed in the this many months before the vintage are valued
@@ -788,6 +793,8 @@ pub struct HedonicSet {
     pub repeat: Option<RepeatVariances>,
     /// The relisting penalty measured on the same sales ([`measure_relisting`]).
     pub relisting: RelistPenalty,
+    /// The resale correction measured on the same sales' repeat pairs (`avm_resale`).
+    pub correction: Option<ResaleCorrection>,
 }
 
 /// The relisting penalty of a vintage: how far below their index-anchored previous sale
@@ -929,6 +936,21 @@ impl HedonicSet {
             None => self.pooled.as_ref().map(|m| (m, true)),
         }
     }
+
+    /// How far a sale's log price `z` (carried to the fit's vintage) lies above what the model
+    /// of its area predicts for it as sold (its type, tenure, new build, floor area or the
+    /// missing indicator, attributes, street and area effects); `None` without a model.
+    pub fn above_model(&self, s: &AvmSale, z: f64) -> Option<f64> {
+        let (m, _) = self.of(s.area)?;
+        let r = m.sale_row(s);
+        let fitted: f64 = r.iter().zip(&m.beta).map(|(x, b)| x * b).sum::<f64>()
+            + s.street
+                .and_then(|k| m.streets.get(&k))
+                .copied()
+                .unwrap_or(0.0)
+            + m.areas.get(&s.area).copied().unwrap_or(0.0);
+        Some(z - fitted)
+    }
 }
 
 /// Fits the hedonic models at `vintage` on sales registered by `by` (completed in the window).
@@ -966,12 +988,15 @@ pub fn fit_hedonic_set(
     } else {
         RelistPenalty::default()
     };
-    HedonicSet {
+    let mut set = HedonicSet {
         areas,
         pooled: fit_hedonic(&rows, true),
         repeat: repeat_variances(&rows),
         relisting,
-    }
+        correction: None,
+    };
+    set.correction = fit_resale_correction(&rows, &set);
+    set
 }
 
 /// One line of a comparable's adjustment ledger.
@@ -1102,6 +1127,15 @@ pub fn estimates(
         }
         (Some(a), _) => Some(a.value.ln()),
         (None, _) => None,
+    };
+    // What the last sale carried by the index is known to miss (measured on repeat pairs).
+    let anchor_log = match (anchor_log, own.first(), &hed.correction) {
+        (Some(x), Some(last), Some(c)) => {
+            let z = (last.price as f64).ln() + index.log_factor(subject.area, last.month, vintage);
+            let several = anchor.as_ref().is_some_and(|a| a.n_sales > 1);
+            Some(x + c.of(hed, last, z, vintage, several))
+        }
+        (x, _, _) => x,
     };
     // 2. Comparables.
     let model = hed.of(subject.area).map(|m| m.0);

@@ -332,6 +332,7 @@ fn the_fence_drops_an_outlier_comparable() {
         pooled: None,
         repeat: None,
         relisting: RelistPenalty::default(),
+        correction: None,
     };
     let e = estimates(&subject, &hist, &hed, &IndexSet::default(), m, m);
     assert_eq!((e.comps.n_before_fence, e.comps.n_after_fence), (5, 4));
@@ -411,6 +412,7 @@ fn the_nearest_same_type_tier_fills_the_ledger_nearest_first() {
         pooled: None,
         repeat: None,
         relisting: RelistPenalty::default(),
+        correction: None,
     };
     let e = estimates(&subject, &hist, &hed, &IndexSet::default(), m, m);
     let got: Vec<(u64, &str, i64)> = e
@@ -507,6 +509,7 @@ fn the_own_sales_estimate_weighs_earlier_sales_by_how_far_the_dwelling_can_have_
             n_pairs: 100,
         }),
         relisting: RelistPenalty::default(),
+        correction: None,
     };
     let slow = estimates(
         &subject,

@@ -84,6 +84,19 @@ pub struct SimSpec {
     /// premium `age_band_premium[band]`; the band is known on the sales whose floor area is.
     /// `None` (the default) draws nothing, so a spec without it gives the same sales as before.
     pub age_band_premium: Option<[f64; 8]>,
+    /// Each type's own trend beside the true index, log per year from the first month
+    /// (detached, semi-detached, terraced, flat; `Other` has none): real districts' flats and
+    /// houses part ways (the UK HPI of the Isle of Wight: flats about 1% a year under the
+    /// all-dwellings index in 2005-2025, houses 0.2-0.3% over it). Zero in [`SimSpec::typical`].
+    pub type_trend_per_year: [f64; 4],
+    /// A new build's premium on its first sale (log): [`SIM_NEW_BUILD_PREMIUM`] in
+    /// [`SimSpec::typical`].
+    pub new_build_premium: f64,
+    /// Share of sales whose noise is `tail_scale` times `noise_sd` (a heavier tail than the
+    /// normal's, as real prices have: a sale below or above the market for reasons no record
+    /// shows). 0 in [`SimSpec::typical`], which then draws nothing for it.
+    pub tail_share: f64,
+    pub tail_scale: f64,
 }
 
 impl SimSpec {
@@ -109,7 +122,42 @@ impl SimSpec {
             floor_area_known_share: 0.6,
             dwelling_drift_sd_per_year: 0.03,
             age_band_premium: None,
+            type_trend_per_year: [0.0; 4],
+            new_build_premium: SIM_NEW_BUILD_PREMIUM,
+            tail_share: 0.0,
+            tail_scale: 1.0,
         }
+    }
+
+    /// [`SimSpec::typical`] with what real districts add and the typical market leaves out:
+    /// type trends (detached +0.3%, semi-detached +0.3%, terraced +0.2%, flats -1.0% a year
+    /// beside the index), a new-build premium of 12%, and one sale in ten with three times the
+    /// noise.
+    pub fn realistic(
+        first: Month,
+        true_log_index: Vec<f64>,
+        n_dwellings: usize,
+        sales_per_month: f64,
+    ) -> SimSpec {
+        SimSpec {
+            type_trend_per_year: [0.003, 0.003, 0.002, -0.010],
+            new_build_premium: 0.12,
+            tail_share: 0.10,
+            tail_scale: 3.0,
+            ..SimSpec::typical(first, true_log_index, n_dwellings, sales_per_month)
+        }
+    }
+
+    /// The type's trend beside the index at month offset `t` from the first month (log).
+    pub fn type_trend(&self, kind: PropertyType, t: usize) -> f64 {
+        let k = match kind {
+            PropertyType::Detached => 0,
+            PropertyType::SemiDetached => 1,
+            PropertyType::Terraced => 2,
+            PropertyType::Flat => 3,
+            PropertyType::Other => return 0.0,
+        };
+        self.type_trend_per_year[k] * t as f64 / 12.0
     }
 }
 
@@ -137,8 +185,8 @@ pub struct SimSale {
 /// The truth behind a simulated sale.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SimTruth {
-    /// The dwelling's log value at the sale: its own value (after its drift) plus the true index
-    /// and the new-build premium; the price is this plus the sale noise.
+    /// The dwelling's log value at the sale: its own value (after its drift) plus the true index,
+    /// its type's trend and the new-build premium; the price is this plus the sale noise.
     pub log_value: f64,
     /// The mean own log value of dwellings of its type and floor area (12 + type premium +
     /// elasticity x ln(area / 90)), before quality and drift.
@@ -163,7 +211,7 @@ struct Dwelling {
 
 /// Simulates sales: a fixed stock (type mix D 25%, S 30%, T 25%, F 20%; type premium, floor
 /// area elasticity 0.8, dwelling quality sd 0.15, a random-walk drift of each dwelling's value;
-/// 8% sell first as new build at +5%), each
+/// 8% sell first as new build at the spec's premium; each type's trend beside the index), each
 /// month's sellers drawn with the flat share of `spec`, price = exp(dwelling value + true index
 /// + noise), and a registration lag from `lag_pmf`.
 pub fn simulate_sales(spec: &SimSpec, draws: &mut dyn Draws) -> Vec<SimSale> {
@@ -248,12 +296,19 @@ pub fn simulate_sales(spec: &SimSpec, draws: &mut dyn Draws) -> Vec<SimSale> {
             d.last = t;
             let true_log = d.log_value
                 + idx
+                + spec.type_trend(d.kind, t)
                 + if new_build {
-                    SIM_NEW_BUILD_PREMIUM
+                    spec.new_build_premium
                 } else {
                     0.0
                 };
-            let log_price = true_log + spec.noise_sd * draws.normal();
+            // The tail's draw only when asked for, so a typical spec's draws are unchanged.
+            let scale = if spec.tail_share > 0.0 && draws.uniform() < spec.tail_share {
+                spec.tail_scale
+            } else {
+                1.0
+            };
+            let log_price = true_log + scale * spec.noise_sd * draws.normal();
             let mut x = draws.uniform() * pmf_total;
             let mut lag = spec.lag_pmf.len().saturating_sub(1);
             for (k, p) in spec.lag_pmf.iter().enumerate() {

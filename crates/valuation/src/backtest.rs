@@ -302,6 +302,9 @@ pub struct SimulatedMarket {
     pub true_index: an::LogIndex,
     pub noise_sd: f64,
     pub drift_sd_per_year: f64,
+    /// The spec's new-build premium and type trends (the oracle takes them out).
+    pub new_build_premium: f64,
+    pub spec: an::SimSpec,
 }
 
 /// Metres between two streets' origins on the simulated market's grid of streets ...
@@ -322,16 +325,53 @@ pub fn simulated_market(
     per_month: f64,
     months: usize,
 ) -> SimulatedMarket {
+    market_of(
+        an::SimSpec::typical,
+        seed,
+        dwellings,
+        per_month,
+        months,
+    )
+}
+
+/// [`simulated_market`] drawn from [`an::SimSpec::realistic`]: type trends beside the index, a
+/// 12% new-build premium and a heavier tail of sale noise (`xtask backtest avm --realistic`).
+pub fn realistic_market(
+    seed: u64,
+    dwellings: usize,
+    per_month: f64,
+    months: usize,
+) -> SimulatedMarket {
+    market_of(
+        an::SimSpec::realistic,
+        seed,
+        dwellings,
+        per_month,
+        months,
+    )
+}
+
+type SpecOf = fn(an::Month, Vec<f64>, usize, f64) -> an::SimSpec;
+
+fn market_of(
+    spec_of: SpecOf,
+    seed: u64,
+    dwellings: usize,
+    per_month: f64,
+    months: usize,
+) -> SimulatedMarket {
     let mut d = an::SplitMix64::new(seed);
     let first = an::Month::new(2016, 1).unwrap_or(an::Month::from_ordinal(2016 * 12));
     let logs = an::cyclical_log_index(months, 0, 0.004, 0.005, 48.0, 0.002, &mut d);
-    let spec = an::SimSpec::typical(first, logs.clone(), dwellings, per_month);
+    let spec = spec_of(first, logs.clone(), dwellings, per_month);
     let mut out = SimulatedMarket {
         sales: Vec::new(),
         truth: Vec::new(),
         true_index: an::LogIndex { first, logs },
         noise_sd: spec.noise_sd,
         drift_sd_per_year: spec.dwelling_drift_sd_per_year,
+        new_build_premium: spec.new_build_premium,
+        spec: spec.clone(),
     };
     for s in an::simulate_sales(&spec, &mut d) {
         let Some(p) = s.sale.property else { continue };
@@ -397,7 +437,12 @@ pub fn oracle(
     let start = m.true_index.first;
     let noise = m.noise_sd.powi(2);
     let drift = m.drift_sd_per_year.powi(2);
-    let nb = |b: bool| if b { an::SIM_NEW_BUILD_PREMIUM } else { 0.0 };
+    let nb = |b: bool| if b { m.new_build_premium } else { 0.0 };
+    // The type's trend beside the true index at a month (the sales' months are the index's).
+    let trend = |t: an::PropertyType, at: an::Month| {
+        m.spec
+            .type_trend(t, at.months_since(start).max(0) as usize)
+    };
     m.sales
         .iter()
         .zip(&m.truth)
@@ -420,7 +465,10 @@ pub fn oracle(
                 .collect();
             earlier.sort_by_key(|p| (p.month, p.price));
             let z = |p: &an::AvmSale| {
-                (p.price as f64).ln() - m.true_index.at(p.month) - nb(p.new_build)
+                (p.price as f64).ln()
+                    - m.true_index.at(p.month)
+                    - trend(p.property_type, p.month)
+                    - nb(p.new_build)
             };
             let prior_var = |at: an::Month| {
                 an::SIM_QUALITY_SD.powi(2) + area_var + drift * at.months_since(start) as f64 / 12.0
@@ -451,7 +499,7 @@ pub fn oracle(
                 m.true_index.at(v.add_months(-REGISTRATION_LAG_MONTHS))
             } else {
                 m.true_index.at(s.month)
-            };
+            } + trend(s.property_type, s.month);
             Valued {
                 month: s.month,
                 property_type: s.property_type,
