@@ -12,6 +12,7 @@ pub async fn avm(rest: &[&str]) -> anyhow::Result<()> {
     let mut months = 12;
     let mut simulated = false;
     let mut realistic = false;
+    let mut price_paid_only = false;
     let mut files = Vec::new();
     let mut it = rest.iter();
     while let Some(a) = it.next() {
@@ -24,15 +25,19 @@ pub async fn avm(rest: &[&str]) -> anyhow::Result<()> {
             }
             "--simulated" => simulated = true,
             "--realistic" => realistic = true,
+            "--price-paid-only" => price_paid_only = true,
             f => files.push(f.to_string()),
         }
     }
     if simulated || realistic {
-        let market = if realistic {
+        let mut market = if realistic {
             backtest::realistic_market(21, 6000, 110.0, 96)
         } else {
             backtest::simulated_market(21, 6000, 110.0, 96)
         };
+        if price_paid_only {
+            market.as_price_paid_only();
+        }
         let last = market
             .sales
             .iter()

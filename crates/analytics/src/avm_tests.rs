@@ -742,3 +742,38 @@ fn the_relisting_penalty_is_measured_when_the_evidence_suffices_else_factor_one(
     let none = fit_hedonic_set(&sales, &index, vintage, vintage).relisting;
     assert_eq!(none, RelistPenalty::default());
 }
+
+/// The resale correction: on a simulated market where flats lose 1.3% a year against detached
+/// houses beside the index and a new build's first price carries a 12% premium, the correction
+/// measured on the repeat pairs recovers both within a stated error, and the corrected
+/// own-sales estimate of the resales after the vintage beats the uncorrected one.
+#[test]
+fn the_resale_correction_recovers_type_trends_and_the_new_build_premium() {
+    let mut d = SplitMix64::new(11);
+    let first = Month::new(2012, 1).unwrap();
+    let logs = cyclical_log_index(144, 0, 0.004, 0.006, 48.0, 0.002, &mut d);
+    let spec = SimSpec::realistic(first, logs.clone(), 6000, 110.0);
+    let sales: Vec<AvmSale> = simulate_sales(&spec, &mut d)
+        .into_iter()
+        .map(|s| {
+            let street = Some(s.sale.property.unwrap() / 40);
+            as_avm_sale(&s, street, Attributes::default())
+        })
+        .collect();
+    let index = IndexSet {
+        areas: HashMap::new(),
+        fallback: Some(LogIndex { first, logs }),
+    };
+    let vintage = first.add_months(132);
+    let hed = fit_hedonic_set(&sales, &index, vintage, vintage);
+    let c = hed.correction.as_ref().expect("a correction");
+    let b = |n: &str| c.coefficient(n).unwrap();
+    eprintln!("{} pairs: {:?}", c.n_pairs, CORRECTION_COLUMNS.iter().zip(c.beta).collect::<Vec<_>>());
+    assert!(c.n_pairs > 3000, "{} pairs", c.n_pairs);
+    // Flats against detached: -0.013 a year.
+    assert!((b("flat_years") + 0.013).abs() < 0.004, "{}", b("flat_years"));
+    // A new build's premium is lost at its resale.
+    assert!((b("last_sale_new_build") + 0.12).abs() < 0.04, "{}", b("last_sale_new_build"));
+    // A price above the model is partly that sale's luck.
+    assert!(b("last_sale_above_model") < -0.05, "{}", b("last_sale_above_model"));
+}

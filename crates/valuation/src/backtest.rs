@@ -351,6 +351,19 @@ pub fn realistic_market(
     )
 }
 
+impl SimulatedMarket {
+    /// What Price Paid alone says of the same sales: no floor area, construction age band or
+    /// position (the sales, prices and truth are unchanged), as when no register, certificates
+    /// or postcode directory are loaded.
+    pub fn as_price_paid_only(&mut self) {
+        for s in &mut self.sales {
+            s.floor_area_m2 = None;
+            s.position = None;
+            s.attrs = an::Attributes::default();
+        }
+    }
+}
+
 type SpecOf = fn(an::Month, Vec<f64>, usize, f64) -> an::SimSpec;
 
 fn market_of(
