@@ -1267,7 +1267,7 @@ pub fn estimates(
     let area = subject.floor_area_m2.filter(|a| *a > 0.0);
     let hedonic_fit = hed.of(subject.area);
     let hedonic_log = hedonic_fit
-        .filter(|_| area.is_some())
+        .filter(|_| area.is_some() || anchor_log.is_some() || comps_log.is_some())
         .and_then(|(m, _)| m.predict(subject, area));
     Estimates {
         logs: [anchor_log, comps_log, hedonic_log],
@@ -1323,6 +1323,11 @@ pub fn pattern_key(avail: [bool; 3], anchor_bits: u8) -> u8 {
         } else {
             0
         }
+        | if avail[2] {
+            anchor_bits & HEDONIC_NO_AREA_BIT
+        } else {
+            0
+        }
 }
 
 /// The anchor's bit of an evidence configuration when its sale is older than
@@ -1330,6 +1335,21 @@ pub fn pattern_key(avail: [bool; 3], anchor_bits: u8) -> u8 {
 pub const OLD_ANCHOR_BIT: u8 = 8;
 /// The anchor's bit when its own-sales estimate filtered in [`ANCHOR_MULTI_SALES`] or more sales.
 pub const SEVERAL_SALES_BIT: u8 = 16;
+/// The hedonic estimate's bit when the subject has no floor area (its type's mean area and the
+/// `floor_area_missing` indicator): a much weaker estimate than one from the dwelling's own
+/// floor area, so its weights are learned apart and it never takes the other's.
+pub const HEDONIC_NO_AREA_BIT: u8 = 32;
+
+/// The bits of an evidence configuration beside the available estimators: the anchor's
+/// ([`anchor_bits`]) and [`HEDONIC_NO_AREA_BIT`].
+pub fn evidence_bits(e: &Estimates, subject: &Subject, at: Month) -> u8 {
+    anchor_bits(e.anchor.as_ref(), at)
+        | if e.logs[2].is_some() && !subject.floor_area_m2.is_some_and(|a| a > 0.0) {
+            HEDONIC_NO_AREA_BIT
+        } else {
+            0
+        }
+}
 
 /// Whether an anchor sale of `sold` is old at `at`.
 pub fn is_old_anchor(sold: Month, at: Month) -> bool {
@@ -1362,11 +1382,20 @@ impl Calibration {
             anchor_bits,
             anchor_bits & !SEVERAL_SALES_BIT,
             anchor_bits & !OLD_ANCHOR_BIT,
-            0,
+            anchor_bits & HEDONIC_NO_AREA_BIT,
         ] {
             if let Some(w) = self.stacked.get(&pattern_key(avail, bits)) {
                 return *w;
             }
+        }
+        // A hedonic estimate without a floor area counts only where weights were learned for it.
+        if avail[2] && anchor_bits & HEDONIC_NO_AREA_BIT != 0 && (avail[0] || avail[1]) {
+            let mut w = self.weights(
+                [avail[0], avail[1], false],
+                anchor_bits & !HEDONIC_NO_AREA_BIT,
+            );
+            w[2] = 0.0;
+            return w;
         }
         self.inverse_mse_weights(avail)
     }
@@ -1509,7 +1538,7 @@ fn combine(
             Refusal::NoFloorAreaNoComparables
         });
     }
-    let w = cal.weights(avail, anchor_bits(est.anchor.as_ref(), at));
+    let w = cal.weights(avail, evidence_bits(&est, subject, at));
     let log_v = blend(&est.logs, &w).unwrap_or_default();
     let class = evidence_class(avail);
     let hw = cal.half_width_for(class);
@@ -1557,7 +1586,7 @@ pub fn fit_vintage(
         for l in e.logs.iter_mut().flatten() {
             *l += lf;
         }
-        let bits = anchor_bits(e.anchor.as_ref(), t.month);
+        let bits = evidence_bits(&e, &subject, t.month);
         errs.push((e.logs, (t.price as f64).ln(), bits));
     }
     let calibration = calibrate(&errs);

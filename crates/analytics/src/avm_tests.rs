@@ -768,12 +768,28 @@ fn the_resale_correction_recovers_type_trends_and_the_new_build_premium() {
     let hed = fit_hedonic_set(&sales, &index, vintage, vintage);
     let c = hed.correction.as_ref().expect("a correction");
     let b = |n: &str| c.coefficient(n).unwrap();
-    eprintln!("{} pairs: {:?}", c.n_pairs, CORRECTION_COLUMNS.iter().zip(c.beta).collect::<Vec<_>>());
+    eprintln!(
+        "{} pairs: {:?}",
+        c.n_pairs,
+        CORRECTION_COLUMNS.iter().zip(c.beta).collect::<Vec<_>>()
+    );
     assert!(c.n_pairs > 3000, "{} pairs", c.n_pairs);
     // Flats against detached: -0.013 a year.
-    assert!((b("flat_years") + 0.013).abs() < 0.004, "{}", b("flat_years"));
+    assert!(
+        (b("flat_years") + 0.013).abs() < 0.004,
+        "{}",
+        b("flat_years")
+    );
     // A new build's premium is lost at its resale.
-    assert!((b("last_sale_new_build") + 0.12).abs() < 0.04, "{}", b("last_sale_new_build"));
+    assert!(
+        (b("last_sale_new_build") + 0.12).abs() < 0.04,
+        "{}",
+        b("last_sale_new_build")
+    );
     // A price above the model is partly that sale's luck.
-    assert!(b("last_sale_above_model") < -0.05, "{}", b("last_sale_above_model"));
+    assert!(
+        b("last_sale_above_model") < -0.05,
+        "{}",
+        b("last_sale_above_model")
+    );
 }

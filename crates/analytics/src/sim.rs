@@ -97,6 +97,11 @@ pub struct SimSpec {
     /// shows). 0 in [`SimSpec::typical`], which then draws nothing for it.
     pub tail_share: f64,
     pub tail_scale: f64,
+    /// Standard deviation of a location effect shared by each run of `location_size`
+    /// consecutive dwellings (a street: real prices have places, and the simulated streets of
+    /// the backtest are runs of 30). 0 in [`SimSpec::typical`], which then draws nothing for it.
+    pub location_sd: f64,
+    pub location_size: usize,
 }
 
 impl SimSpec {
@@ -126,13 +131,16 @@ impl SimSpec {
             new_build_premium: SIM_NEW_BUILD_PREMIUM,
             tail_share: 0.0,
             tail_scale: 1.0,
+            location_sd: 0.0,
+            location_size: 30,
         }
     }
 
     /// [`SimSpec::typical`] with what real districts add and the typical market leaves out:
     /// type trends (detached +0.3%, semi-detached +0.3%, terraced +0.2%, flats -1.0% a year
-    /// beside the index), a new-build premium of 12%, and one sale in ten with three times the
-    /// noise.
+    /// beside the index), a new-build premium of 12%, one sale in ten with three times the
+    /// noise, and streets of 30 dwellings whose location effects have a standard deviation of
+    /// 0.10.
     pub fn realistic(
         first: Month,
         true_log_index: Vec<f64>,
@@ -144,6 +152,7 @@ impl SimSpec {
             new_build_premium: 0.12,
             tail_share: 0.10,
             tail_scale: 3.0,
+            location_sd: 0.10,
             ..SimSpec::typical(first, true_log_index, n_dwellings, sales_per_month)
         }
     }
@@ -215,8 +224,21 @@ struct Dwelling {
 /// month's sellers drawn with the flat share of `spec`, price = exp(dwelling value + true index
 /// + noise), and a registration lag from `lag_pmf`.
 pub fn simulate_sales(spec: &SimSpec, draws: &mut dyn Draws) -> Vec<SimSale> {
+    // Drawn only when asked for, so that a typical spec's draws are unchanged.
+    let locations: Vec<f64> = if spec.location_sd > 0.0 {
+        let size = spec.location_size.max(1);
+        (0..spec.n_dwellings.div_ceil(size))
+            .map(|_| spec.location_sd * draws.normal())
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut stock: Vec<Dwelling> = (0..spec.n_dwellings)
-        .map(|_| {
+        .map(|i| {
+            let place = locations
+                .get(i / spec.location_size.max(1))
+                .copied()
+                .unwrap_or(0.0);
             let u = draws.uniform();
             let (kind, premium, area0) = if u < 0.25 {
                 (PropertyType::Detached, 0.35, 130.0)
@@ -251,7 +273,7 @@ pub fn simulate_sales(spec: &SimSpec, draws: &mut dyn Draws) -> Vec<SimSale> {
                     + SIM_AREA_ELASTICITY * (area0 / 90.0).ln(),
                 tenure,
                 area,
-                log_value: prior_mean + SIM_QUALITY_SD * draws.normal(),
+                log_value: prior_mean + place + SIM_QUALITY_SD * draws.normal(),
                 is_new: draws.uniform() < 0.08,
                 sold: false,
                 last: 0,

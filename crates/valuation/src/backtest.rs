@@ -325,13 +325,7 @@ pub fn simulated_market(
     per_month: f64,
     months: usize,
 ) -> SimulatedMarket {
-    market_of(
-        an::SimSpec::typical,
-        seed,
-        dwellings,
-        per_month,
-        months,
-    )
+    market_of(an::SimSpec::typical, seed, dwellings, per_month, months)
 }
 
 /// [`simulated_market`] drawn from [`an::SimSpec::realistic`]: type trends beside the index, a
@@ -342,13 +336,7 @@ pub fn realistic_market(
     per_month: f64,
     months: usize,
 ) -> SimulatedMarket {
-    market_of(
-        an::SimSpec::realistic,
-        seed,
-        dwellings,
-        per_month,
-        months,
-    )
+    market_of(an::SimSpec::realistic, seed, dwellings, per_month, months)
 }
 
 impl SimulatedMarket {
@@ -453,8 +441,7 @@ pub fn oracle(
     let nb = |b: bool| if b { m.new_build_premium } else { 0.0 };
     // The type's trend beside the true index at a month (the sales' months are the index's).
     let trend = |t: an::PropertyType, at: an::Month| {
-        m.spec
-            .type_trend(t, at.months_since(start).max(0) as usize)
+        m.spec.type_trend(t, at.months_since(start).max(0) as usize)
     };
     m.sales
         .iter()
@@ -484,7 +471,10 @@ pub fn oracle(
                     - nb(p.new_build)
             };
             let prior_var = |at: an::Month| {
-                an::SIM_QUALITY_SD.powi(2) + area_var + drift * at.months_since(start) as f64 / 12.0
+                an::SIM_QUALITY_SD.powi(2)
+                    + m.spec.location_sd.powi(2)
+                    + area_var
+                    + drift * at.months_since(start) as f64 / 12.0
             };
             // Every earlier sale: the filter from the prior at the first sale.
             let (mut x, mut var, mut at) = (mu, 0.0, start);
