@@ -85,6 +85,10 @@ pub const MIN_RELIST_EVIDENCE: usize = 30;
 /// An anchor sale older than this many months at the valuation month makes its own evidence
 /// configuration, with its own blend weights (an old sale has drifted further from today).
 pub const ANCHOR_OLD_MONTHS: i32 = 60;
+/// ... and one older than this many months its own again (session 20): real dwellings are
+/// resold after about nine years in the median, and a sale of twenty years ago says less than
+/// one of six.
+pub const ANCHOR_VERY_OLD_MONTHS: i32 = 120;
 /// An own-sales estimate that filtered in this many of the dwelling's sales or more makes its
 /// own evidence configuration too (it has averaged out more sale noise than a single sale).
 pub const ANCHOR_MULTI_SALES: usize = 2;
@@ -1319,7 +1323,7 @@ pub fn pattern_key(avail: [bool; 3], anchor_bits: u8) -> u8 {
         | (u8::from(avail[1]) << 1)
         | (u8::from(avail[2]) << 2)
         | if avail[0] {
-            anchor_bits & (OLD_ANCHOR_BIT | SEVERAL_SALES_BIT)
+            anchor_bits & (OLD_ANCHOR_BIT | SEVERAL_SALES_BIT | VERY_OLD_ANCHOR_BIT)
         } else {
             0
         }
@@ -1339,6 +1343,9 @@ pub const SEVERAL_SALES_BIT: u8 = 16;
 /// `floor_area_missing` indicator): a much weaker estimate than one from the dwelling's own
 /// floor area, so its weights are learned apart and it never takes the other's.
 pub const HEDONIC_NO_AREA_BIT: u8 = 32;
+/// The anchor's bit when its sale is older than [`ANCHOR_VERY_OLD_MONTHS`] (with
+/// [`OLD_ANCHOR_BIT`]).
+pub const VERY_OLD_ANCHOR_BIT: u8 = 64;
 
 /// The bits of an evidence configuration beside the available estimators: the anchor's
 /// ([`anchor_bits`]) and [`HEDONIC_NO_AREA_BIT`].
@@ -1364,6 +1371,10 @@ pub fn anchor_bits(a: Option<&AnchorEvidence>, at: Month) -> u8 {
             OLD_ANCHOR_BIT
         } else {
             0
+        }) | (if at.months_since(a.month) > ANCHOR_VERY_OLD_MONTHS {
+            VERY_OLD_ANCHOR_BIT
+        } else {
+            0
         }) | (if a.n_sales >= ANCHOR_MULTI_SALES {
             SEVERAL_SALES_BIT
         } else {
@@ -1380,8 +1391,10 @@ impl Calibration {
     pub fn weights(&self, avail: [bool; 3], anchor_bits: u8) -> [f64; 3] {
         for bits in [
             anchor_bits,
+            anchor_bits & !VERY_OLD_ANCHOR_BIT,
             anchor_bits & !SEVERAL_SALES_BIT,
-            anchor_bits & !OLD_ANCHOR_BIT,
+            anchor_bits & !(SEVERAL_SALES_BIT | VERY_OLD_ANCHOR_BIT),
+            anchor_bits & !(OLD_ANCHOR_BIT | VERY_OLD_ANCHOR_BIT),
             anchor_bits & HEDONIC_NO_AREA_BIT,
         ] {
             if let Some(w) = self.stacked.get(&pattern_key(avail, bits)) {
@@ -1618,12 +1631,12 @@ pub fn calibrate(errs: &[CalRow]) -> Calibration {
     }
     let mut by_pattern: HashMap<u8, Vec<&CalRow>> = HashMap::new();
     for e in errs {
-        let k = key(e);
-        let k = if k & SEVERAL_SALES_BIT != 0 && counts[&k] < MIN_SEVERAL_SALES_ERRORS {
-            k & !SEVERAL_SALES_BIT
-        } else {
-            k
-        };
+        let mut k = key(e);
+        for bit in [VERY_OLD_ANCHOR_BIT, SEVERAL_SALES_BIT] {
+            if k & bit != 0 && counts.get(&k).copied().unwrap_or(0) < MIN_SEVERAL_SALES_ERRORS {
+                k &= !bit;
+            }
+        }
         by_pattern.entry(k).or_default().push(e);
     }
     let stacked = by_pattern

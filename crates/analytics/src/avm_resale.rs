@@ -12,7 +12,7 @@
 //! estimate. On a market with none of these effects the coefficients come out near 0, so the
 //! estimate is unchanged (METHODS, "Resale correction").
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::{AvmSale, HedonicSet, WEIGHT_ERROR_CLIP};
 use crate::linalg::NormalEquations;
@@ -27,6 +27,12 @@ pub const CORRECTION_RIDGE: f64 = 10.0;
 pub const CORRECTION_CLIP: f64 = 0.5;
 /// The price-tier term's interaction with the years between saturates at this many years.
 pub const CORRECTION_TIER_YEARS: f64 = 10.0;
+/// A street's own trend is its pairs' `sum(e t) / (sum(t^2) + k)` with this k (years squared),
+/// e the residual after the columns and t the years between: the residual of one pair has a
+/// standard deviation of about 0.15 and streets' trends one of about 0.007 a year, so
+/// `k = 0.15^2 / 0.007^2`, about 450; a street needs some 450 pair-years squared (seven pairs
+/// eight years apart) before half its measured trend is believed.
+pub const CORRECTION_STREET_SHRINK: f64 = 450.0;
 
 /// The columns, in the order of [`ResaleCorrection::beta`].
 pub const CORRECTION_COLUMNS: [&str; N_COL] = [
@@ -54,6 +60,8 @@ pub struct ResaleCorrection {
     pub beta: [f64; N_COL],
     /// Repeat pairs measured.
     pub n_pairs: usize,
+    /// Each street's own trend beside the rest, log per year (shrunk toward 0).
+    pub streets: HashMap<u64, f64>,
 }
 
 /// The design row of a resale `years` after a last sale of the given description, whose log
@@ -115,12 +123,17 @@ impl ResaleCorrection {
             years,
             above,
         );
+        let street = last
+            .street
+            .and_then(|k| self.streets.get(&k))
+            .map_or(0.0, |slope| slope * years);
         r.iter()
             .zip(&self.beta)
             .enumerate()
             .filter(|(i, _)| !several || !TIER_COLS.contains(i))
             .map(|(_, (x, b))| x * b)
-            .sum()
+            .sum::<f64>()
+            + street
     }
 }
 
@@ -138,7 +151,7 @@ pub(super) fn fit_resale_correction(
         by.entry(s.property).or_default().push((s, *y));
     }
     let mut ne = NormalEquations::new(N_COL);
-    let mut n = 0;
+    let mut pairs: Vec<([f64; N_COL], f64, Option<u64>, f64)> = Vec::new();
     for v in by.values_mut() {
         if v.len() < 2 {
             continue;
@@ -158,15 +171,12 @@ pub(super) fn fit_resale_correction(
                 .filter(|(_, x)| **x != 0.0)
                 .map(|(i, x)| (i, *x))
                 .collect();
-            ne.add(
-                &sparse,
-                (zb - za).clamp(-CORRECTION_CLIP, CORRECTION_CLIP),
-                1.0,
-            );
-            n += 1;
+            let y = (zb - za).clamp(-CORRECTION_CLIP, CORRECTION_CLIP);
+            ne.add(&sparse, y, 1.0);
+            pairs.push((r, y, a.street, years));
         }
     }
-    if n < MIN_CORRECTION_PAIRS {
+    if pairs.len() < MIN_CORRECTION_PAIRS {
         return None;
     }
     for c in 2..N_COL {
@@ -177,5 +187,23 @@ pub(super) fn fit_resale_correction(
     for (b, s) in beta.iter_mut().zip(&sol.beta) {
         *b = s.clamp(-WEIGHT_ERROR_CLIP, WEIGHT_ERROR_CLIP);
     }
-    Some(ResaleCorrection { beta, n_pairs: n })
+    // Each street's own trend: what the columns leave, per year, shrunk.
+    let mut acc: BTreeMap<u64, (f64, f64)> = BTreeMap::new();
+    for (r, y, street, years) in &pairs {
+        if let Some(k) = street {
+            let e = y - r.iter().zip(&beta).map(|(x, b)| x * b).sum::<f64>();
+            let a = acc.entry(*k).or_default();
+            a.0 += e * years;
+            a.1 += years * years;
+        }
+    }
+    let streets = acc
+        .into_iter()
+        .map(|(k, (et, tt))| (k, et / (tt + std::env::var("TMP_K").ok().and_then(|v| v.parse().ok()).unwrap_or(CORRECTION_STREET_SHRINK))))
+        .collect();
+    Some(ResaleCorrection {
+        beta,
+        n_pairs: pairs.len(),
+        streets,
+    })
 }

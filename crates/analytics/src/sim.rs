@@ -102,6 +102,9 @@ pub struct SimSpec {
     /// the backtest are runs of 30). 0 in [`SimSpec::typical`], which then draws nothing for it.
     pub location_sd: f64,
     pub location_size: usize,
+    /// Standard deviation of each location's own trend beside the index, log per year (places
+    /// rise and fall against their district). 0 in [`SimSpec::typical`].
+    pub location_trend_sd: f64,
 }
 
 impl SimSpec {
@@ -133,6 +136,7 @@ impl SimSpec {
             tail_scale: 1.0,
             location_sd: 0.0,
             location_size: 30,
+            location_trend_sd: 0.0,
         }
     }
 
@@ -140,7 +144,7 @@ impl SimSpec {
     /// type trends (detached +0.3%, semi-detached +0.3%, terraced +0.2%, flats -1.0% a year
     /// beside the index), a new-build premium of 12%, one sale in ten with three times the
     /// noise, and streets of 30 dwellings whose location effects have a standard deviation of
-    /// 0.10.
+    /// 0.10 and whose own trends beside the index one of 0.5% a year.
     pub fn realistic(
         first: Month,
         true_log_index: Vec<f64>,
@@ -153,6 +157,15 @@ impl SimSpec {
             tail_share: 0.10,
             tail_scale: 3.0,
             location_sd: 0.10,
+            location_trend_sd: 0.005,
+            noise_sd: std::env::var("TMP_NOISE")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0.10),
+            dwelling_drift_sd_per_year: std::env::var("TMP_DRIFT")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0.03),
             ..SimSpec::typical(first, true_log_index, n_dwellings, sales_per_month)
         }
     }
@@ -225,20 +238,22 @@ struct Dwelling {
 /// + noise), and a registration lag from `lag_pmf`.
 pub fn simulate_sales(spec: &SimSpec, draws: &mut dyn Draws) -> Vec<SimSale> {
     // Drawn only when asked for, so that a typical spec's draws are unchanged.
-    let locations: Vec<f64> = if spec.location_sd > 0.0 {
-        let size = spec.location_size.max(1);
+    let size = spec.location_size.max(1);
+    let locations: Vec<(f64, f64)> = if spec.location_sd > 0.0 || spec.location_trend_sd > 0.0 {
         (0..spec.n_dwellings.div_ceil(size))
-            .map(|_| spec.location_sd * draws.normal())
+            .map(|_| {
+                (
+                    spec.location_sd * draws.normal(),
+                    spec.location_trend_sd * draws.normal(),
+                )
+            })
             .collect()
     } else {
         Vec::new()
     };
     let mut stock: Vec<Dwelling> = (0..spec.n_dwellings)
         .map(|i| {
-            let place = locations
-                .get(i / spec.location_size.max(1))
-                .copied()
-                .unwrap_or(0.0);
+            let place = locations.get(i / size).map_or(0.0, |l| l.0);
             let u = draws.uniform();
             let (kind, premium, area0) = if u < 0.25 {
                 (PropertyType::Detached, 0.35, 130.0)
@@ -319,6 +334,9 @@ pub fn simulate_sales(spec: &SimSpec, draws: &mut dyn Draws) -> Vec<SimSale> {
             let true_log = d.log_value
                 + idx
                 + spec.type_trend(d.kind, t)
+                + locations
+                    .get(i / size)
+                    .map_or(0.0, |l| l.1 * t as f64 / 12.0)
                 + if new_build {
                     spec.new_build_premium
                 } else {
