@@ -31,18 +31,7 @@ pub async fn avm(rest: &[&str]) -> anyhow::Result<()> {
     }
     if simulated || realistic {
         let mut market = if realistic {
-            backtest::realistic_market(
-                21,
-                std::env::var("TMP_DW")
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(6000),
-                110.0,
-                std::env::var("TMP_MONTHS")
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(96),
-            )
+            backtest::realistic_market(21, 6000, 110.0, 96)
         } else {
             backtest::simulated_market(21, 6000, 110.0, 96)
         };

@@ -67,6 +67,11 @@ pub const WEIGHT_ERROR_CLIP: f64 = 1.0;
 pub const MIN_CLASS_ERRORS: usize = 30;
 /// A measured weight needs this many calibration errors per estimator; below, equal weights.
 pub const MIN_WEIGHT_ERRORS: usize = 20;
+/// The stacked weights' Huber reweighting (session 20): residuals beyond `HUBER_K` robust
+/// standard deviations (the median absolute residual / 0.6745) weigh `c / |e|`, for
+/// `HUBER_ROUNDS` rounds after the least-squares start.
+pub const HUBER_K: f64 = 1.345;
+pub const HUBER_ROUNDS: usize = 5;
 /// Repeat-sale variances need this many pairs, and are clamped to these ranges (log squared;
 /// per year for the drift).
 pub const MIN_REPEAT_PAIRS: usize = 50;
@@ -1461,29 +1466,51 @@ fn stacked_weights(rows: &[&CalRow], avail: [bool; 3]) -> Option<[f64; 3]> {
         w[r] = 1.0;
         return Some(w);
     }
-    let mut ne = NormalEquations::new(others.len());
-    for (logs, y, _) in rows {
-        let lr = logs[r]?;
-        let x: Vec<(usize, f64)> = others
+    let data: Vec<(Vec<(usize, f64)>, f64)> = rows
+        .iter()
+        .filter_map(|(logs, y, _)| {
+            let lr = logs[r]?;
+            let x: Vec<(usize, f64)> = others
+                .iter()
+                .enumerate()
+                .map(|(j, k)| {
+                    (
+                        j,
+                        (logs[*k].unwrap_or(lr) - lr).clamp(-WEIGHT_ERROR_CLIP, WEIGHT_ERROR_CLIP),
+                    )
+                })
+                .collect();
+            Some((x, (y - lr).clamp(-WEIGHT_ERROR_CLIP, WEIGHT_ERROR_CLIP)))
+        })
+        .collect();
+    // Least squares, then Huber's reweighting: a sale far off every estimate (a price no
+    // record explains) counts by its distance rather than its square.
+    let mut beta = vec![0.0; others.len()];
+    let mut hw = vec![1.0; data.len()];
+    for round in 0..=HUBER_ROUNDS {
+        let mut ne = NormalEquations::new(others.len());
+        for ((x, y), w) in data.iter().zip(&hw) {
+            ne.add(x, *y, *w);
+        }
+        beta = ne.solve(false).beta;
+        if round == HUBER_ROUNDS {
+            break;
+        }
+        let res: Vec<f64> = data
             .iter()
-            .enumerate()
-            .map(|(j, k)| {
-                (
-                    j,
-                    (logs[*k].unwrap_or(lr) - lr).clamp(-WEIGHT_ERROR_CLIP, WEIGHT_ERROR_CLIP),
-                )
-            })
+            .map(|(x, y)| y - x.iter().map(|(j, v)| v * beta[*j]).sum::<f64>())
             .collect();
-        ne.add(
-            &x,
-            (y - lr).clamp(-WEIGHT_ERROR_CLIP, WEIGHT_ERROR_CLIP),
-            1.0,
-        );
+        let abs: Vec<f64> = res.iter().map(|e| e.abs()).collect();
+        let Some(mad) = median(&abs) else { break };
+        let c = (HUBER_K * mad / 0.6745).max(1e-6);
+        hw = res
+            .iter()
+            .map(|e| (c / e.abs().max(1e-12)).min(1.0))
+            .collect();
     }
-    let sol = ne.solve(false);
     let mut rest = 1.0;
     for (j, k) in others.iter().enumerate() {
-        w[*k] = sol.beta[j].clamp(0.0, 1.0);
+        w[*k] = beta[j].clamp(0.0, 1.0);
         rest -= w[*k];
     }
     w[r] = rest.max(0.0);

@@ -199,7 +199,7 @@ pub(super) fn fit_resale_correction(
     }
     let streets = acc
         .into_iter()
-        .map(|(k, (et, tt))| (k, et / (tt + std::env::var("TMP_K").ok().and_then(|v| v.parse().ok()).unwrap_or(CORRECTION_STREET_SHRINK))))
+        .map(|(k, (et, tt))| (k, et / (tt + CORRECTION_STREET_SHRINK)))
         .collect();
     Some(ResaleCorrection {
         beta,

@@ -158,14 +158,6 @@ impl SimSpec {
             tail_scale: 3.0,
             location_sd: 0.10,
             location_trend_sd: 0.005,
-            noise_sd: std::env::var("TMP_NOISE")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0.10),
-            dwelling_drift_sd_per_year: std::env::var("TMP_DRIFT")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0.03),
             ..SimSpec::typical(first, true_log_index, n_dwellings, sales_per_month)
         }
     }
