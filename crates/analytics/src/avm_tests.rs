@@ -162,25 +162,33 @@ fn several_own_sales_make_their_own_configuration_with_more_weight_on_the_anchor
     let stacked = |bits: u8| v.calibration.stacked.get(&pattern_key(all, bits)).copied();
     let (single, several) = (stacked(0).unwrap(), stacked(SEVERAL_SALES_BIT).unwrap());
     eprintln!("weights, one sale {single:?}, several {several:?}");
+    // The resale correction's price-tier term already shrinks a single sale toward the model,
+    // so the gap is smaller than before it (0.92 against 0.76 in session 13).
     assert!(
-        several[0] > single[0] + 0.05,
+        several[0] > single[0] + 0.02,
         "one sale {single:?}, several {several:?}"
     );
     let known = registered_by(&sales, vintage);
     let hist = History::new(&known);
     let mut seen = [false, false];
     for s in sales.iter().filter(|s| s.month == vintage.add_months(1)) {
-        let Ok(out) = value(&v, &Subject::of_sale(s), &hist, &index) else {
+        let subject = Subject::of_sale(s);
+        let Ok(out) = value(&v, &subject, &hist, &index) else {
             continue;
         };
         let Some(a) = out.estimates.anchor.as_ref() else {
             continue;
         };
         let avail = out.estimates.logs.map(|l| l.is_some());
-        let bits = anchor_bits(Some(a), vintage);
+        let bits = evidence_bits(&out.estimates, &subject, vintage);
         assert_eq!(
             bits & SEVERAL_SALES_BIT != 0,
             a.n_sales >= ANCHOR_MULTI_SALES
+        );
+        // A hedonic estimate without a floor area marks its own configuration.
+        assert_eq!(
+            bits & HEDONIC_NO_AREA_BIT != 0,
+            avail[2] && s.floor_area_m2.is_none()
         );
         assert_eq!(out.weights, v.calibration.weights(avail, bits));
         if avail == all && bits == 0 {
@@ -774,12 +782,10 @@ fn the_resale_correction_recovers_type_trends_and_the_new_build_premium() {
         CORRECTION_COLUMNS.iter().zip(c.beta).collect::<Vec<_>>()
     );
     assert!(c.n_pairs > 3000, "{} pairs", c.n_pairs);
-    // Flats against detached: -0.013 a year.
-    assert!(
-        (b("flat_years") + 0.013).abs() < 0.004,
-        "{}",
-        b("flat_years")
-    );
+    // Flats against detached: -0.013 a year (every simulated flat is leasehold, so the two
+    // columns share it).
+    let flats = b("flat_years") + b("leasehold_years");
+    assert!((flats + 0.013).abs() < 0.004, "{flats}");
     // A new build's premium is lost at its resale.
     assert!(
         (b("last_sale_new_build") + 0.12).abs() < 0.04,
@@ -792,4 +798,85 @@ fn the_resale_correction_recovers_type_trends_and_the_new_build_premium() {
         "{}",
         b("last_sale_above_model")
     );
+    // The own-sales estimate of the resales of the next 12 months, with and without it.
+    let known = registered_by(&sales, vintage);
+    let hist = History::new(&known);
+    let without = HedonicSet {
+        correction: None,
+        ..hed.clone()
+    };
+    let (mut with_c, mut without_c) = (Vec::new(), Vec::new());
+    for s in sales
+        .iter()
+        .filter(|s| s.month > vintage && s.month <= vintage.add_months(12) && !s.new_build)
+    {
+        let subject = Subject::of_sale(s);
+        let lf = index.log_factor(s.area, vintage, s.month);
+        let e = estimates(&subject, &hist, &hed, &index, vintage, vintage);
+        let f = estimates(&subject, &hist, &without, &index, vintage, vintage);
+        if let (Some(a), Some(b)) = (e.logs[0], f.logs[0]) {
+            with_c.push(((a + lf).exp(), s.price as f64));
+            without_c.push(((b + lf).exp(), s.price as f64));
+        }
+    }
+    let (a, b) = (accuracy(&with_c).unwrap(), accuracy(&without_c).unwrap());
+    eprintln!("own-sales estimate with the correction {a:?}, without {b:?}");
+    assert!(a.n > 500, "{a:?}");
+    assert!(a.mdape < b.mdape - 0.3, "with {a:?}, without {b:?}");
+    assert!(a.ppe10 > b.ppe10, "with {a:?}, without {b:?}");
+}
+
+/// On a market with no type trends (the typical one), the type columns stay near 0.
+#[test]
+fn the_resale_correction_is_near_zero_where_there_is_nothing_to_correct() {
+    let (sales, index, first) = world(7);
+    let vintage = first.add_months(96);
+    let hed = fit_hedonic_set(&sales, &index, vintage, vintage);
+    let c = hed.correction.as_ref().expect("a correction");
+    let b = |n: &str| c.coefficient(n).unwrap();
+    eprintln!(
+        "{:?}",
+        CORRECTION_COLUMNS.iter().zip(c.beta).collect::<Vec<_>>()
+    );
+    // Every simulated flat is leasehold, so the two columns share the flats' trend.
+    for (n, v) in [
+        ("semi_detached_years", b("semi_detached_years")),
+        ("terraced_years", b("terraced_years")),
+        ("flats", b("flat_years") + b("leasehold_years")),
+    ] {
+        assert!(v.abs() < 0.004, "{n} {v}");
+    }
+    // The typical market's new-build premium is 5%.
+    let nb = c.coefficient("last_sale_new_build").unwrap();
+    assert!((nb + 0.05).abs() < 0.04, "{nb}");
+}
+
+/// The stacked weights are Huber-reweighted: a tenth of the calibration sales far off every
+/// estimate (non-market prices) do not pull the weights away from what the rest say.
+#[test]
+fn stacked_weights_resist_prices_no_estimate_explains() {
+    let mut d = SplitMix64::new(5);
+    let mut rows: Vec<CalRow> = Vec::new();
+    for i in 0..1000 {
+        let truth = 12.0 + 0.3 * d.normal();
+        let (a, c) = (truth + 0.08 * d.normal(), truth + 0.08 * d.normal());
+        // Equal errors: equal weights.
+        let mut y = truth + 0.02 * d.normal();
+        if i % 10 == 0 {
+            // Far off, on the comparables' side of the anchor.
+            y = a + 0.8 * (c - a) + if c > a { 0.6 } else { -0.6 };
+        }
+        rows.push(([Some(a), Some(c), None], y, 0));
+    }
+    let refs: Vec<&CalRow> = rows.iter().collect();
+    let w = stacked_weights(&refs, [true, true, false]).unwrap();
+    // Least squares alone (the comparables' weight, closed form) is pulled far off.
+    let (sxy, sxx) = rows.iter().fold((0.0, 0.0), |acc, (l, y, _)| {
+        let (a, c) = (l[0].unwrap(), l[1].unwrap());
+        (acc.0 + (c - a) * (y - a), acc.1 + (c - a) * (c - a))
+    });
+    let ols = sxy / sxx;
+    eprintln!("Huber {w:?}, least squares comparables {ols}");
+    assert!((ols - 0.5).abs() > 0.25, "{ols}");
+    assert!((w[1] - 0.5).abs() < 0.12, "{w:?}");
 }

@@ -418,6 +418,25 @@ pub fn vintage_json(v: &an::Vintage) -> serde_json::Value {
         "min_evidence": an::MIN_RELIST_EVIDENCE,
         "reason": reason,
     });
+    j["resale_correction"] = match &v.hedonic.correction {
+        Some(c) => serde_json::json!({
+            "applied": true,
+            "n_pairs": c.n_pairs,
+            "coefficients": an::CORRECTION_COLUMNS
+                .iter()
+                .zip(c.beta)
+                .map(|(n, b)| (n.to_string(), serde_json::json!(b)))
+                .collect::<serde_json::Map<_, _>>(),
+            "streets_with_own_trend": c.streets.len(),
+        }),
+        None => serde_json::json!({
+            "applied": false,
+            "reason": format!(
+                "the resale correction needs {} repeat pairs in the hedonic window",
+                an::MIN_CORRECTION_PAIRS
+            ),
+        }),
+    };
     j
 }
 
@@ -439,6 +458,15 @@ fn pattern_name(p: u8) -> String {
         name.push_str(&format!(
             " (own-sales estimate of {} or more sales)",
             an::ANCHOR_MULTI_SALES
+        ));
+    }
+    if p & 32 != 0 {
+        name.push_str(" (hedonic estimate without a floor area)");
+    }
+    if p & 64 != 0 {
+        name.push_str(&format!(
+            " (anchor sale older than {} months)",
+            an::ANCHOR_VERY_OLD_MONTHS
         ));
     }
     name
