@@ -422,10 +422,7 @@ pub struct HedonicModel {
 
 impl HedonicModel {
     pub fn coefficient(&self, name: &str) -> Option<f64> {
-        COEF_NAMES
-            .iter()
-            .position(|n| *n == name)
-            .map(|i| self.beta[i])
+        named(&COEF_NAMES, &self.beta, name)
     }
 
     /// The design row of a sale as it was sold.
@@ -524,6 +521,11 @@ impl HedonicModel {
     }
 }
 
+/// The coefficient called `name` among `names` (the order of `beta`).
+fn named(names: &[&str], beta: &[f64], name: &str) -> Option<f64> {
+    names.iter().position(|n| *n == name).map(|i| beta[i])
+}
+
 fn type_slot(t: PropertyType) -> usize {
     match t {
         PropertyType::Detached => 0,
@@ -567,14 +569,7 @@ fn fit_hedonic(rows: &[(&AvmSale, f64)], pooled: bool) -> Option<HedonicModel> {
     };
     let mut ne = NormalEquations::new(N_COEF);
     for (s, y) in rows {
-        let r = m.sale_row(s);
-        let sparse: Vec<(usize, f64)> = r
-            .iter()
-            .enumerate()
-            .filter(|(_, x)| **x != 0.0)
-            .map(|(i, x)| (i, *x))
-            .collect();
-        ne.add(&sparse, *y, 1.0);
+        ne.add_dense(&m.sale_row(s), *y, 1.0);
         m.type_counts[type_slot(s.property_type)] += 1;
     }
     // Ridge on the attribute columns: a pseudo-observation sqrt(lambda) x_c = 0 per column.

@@ -14,7 +14,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::{AvmSale, HedonicSet, WEIGHT_ERROR_CLIP};
+use super::{AvmSale, HedonicSet, WEIGHT_ERROR_CLIP, named};
 use crate::linalg::NormalEquations;
 use crate::period::Month;
 use crate::sales::{PropertyType, Tenure};
@@ -96,10 +96,7 @@ fn row(t: PropertyType, tenure: Tenure, new_build: bool, years: f64, above: f64)
 
 impl ResaleCorrection {
     pub fn coefficient(&self, name: &str) -> Option<f64> {
-        CORRECTION_COLUMNS
-            .iter()
-            .position(|n| *n == name)
-            .map(|i| self.beta[i])
+        named(&CORRECTION_COLUMNS, &self.beta, name)
     }
 
     /// The log correction of a dwelling whose last sale `last` (log price carried to the
@@ -165,14 +162,8 @@ pub(super) fn fit_resale_correction(
             let years = b.month.months_since(a.month) as f64 / 12.0;
             let above = hed.above_model(a, za).unwrap_or(0.0);
             let r = row(a.property_type, a.tenure, a.new_build, years, above);
-            let sparse: Vec<(usize, f64)> = r
-                .iter()
-                .enumerate()
-                .filter(|(_, x)| **x != 0.0)
-                .map(|(i, x)| (i, *x))
-                .collect();
             let y = (zb - za).clamp(-CORRECTION_CLIP, CORRECTION_CLIP);
-            ne.add(&sparse, y, 1.0);
+            ne.add_dense(&r, y, 1.0);
             pairs.push((r, y, a.street, years));
         }
     }

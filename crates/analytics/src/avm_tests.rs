@@ -3,10 +3,22 @@ use crate::sim::{Draws, SimSpec, SplitMix64, cyclical_log_index, simulate_sales}
 
 /// A simulated district: 4,000 dwellings over ten years, 70 sales a month, the true index known.
 fn world(seed: u64) -> (Vec<AvmSale>, IndexSet, Month) {
+    sim_world(seed, Month::new(2014, 1).unwrap(), 120, |first, logs| {
+        SimSpec::typical(first, logs, 4000, 70.0)
+    })
+}
+
+/// A simulated district of `months` from `first` drawn from the spec `make` gives for the true
+/// index, with forty dwellings to a street, and the true index.
+fn sim_world(
+    seed: u64,
+    first: Month,
+    months: usize,
+    make: impl Fn(Month, Vec<f64>) -> SimSpec,
+) -> (Vec<AvmSale>, IndexSet, Month) {
     let mut d = SplitMix64::new(seed);
-    let first = Month::new(2014, 1).unwrap();
-    let logs = cyclical_log_index(120, 0, 0.004, 0.006, 48.0, 0.002, &mut d);
-    let spec = SimSpec::typical(first, logs.clone(), 4000, 70.0);
+    let logs = cyclical_log_index(months, 0, 0.004, 0.006, 48.0, 0.002, &mut d);
+    let spec = make(first, logs.clone());
     let sales = simulate_sales(&spec, &mut d)
         .into_iter()
         .map(|s| {
@@ -757,21 +769,9 @@ fn the_relisting_penalty_is_measured_when_the_evidence_suffices_else_factor_one(
 /// own-sales estimate of the resales after the vintage beats the uncorrected one.
 #[test]
 fn the_resale_correction_recovers_type_trends_and_the_new_build_premium() {
-    let mut d = SplitMix64::new(11);
-    let first = Month::new(2012, 1).unwrap();
-    let logs = cyclical_log_index(144, 0, 0.004, 0.006, 48.0, 0.002, &mut d);
-    let spec = SimSpec::realistic(first, logs.clone(), 6000, 110.0);
-    let sales: Vec<AvmSale> = simulate_sales(&spec, &mut d)
-        .into_iter()
-        .map(|s| {
-            let street = Some(s.sale.property.unwrap() / 40);
-            as_avm_sale(&s, street, Attributes::default())
-        })
-        .collect();
-    let index = IndexSet {
-        areas: HashMap::new(),
-        fallback: Some(LogIndex { first, logs }),
-    };
+    let (sales, index, first) = sim_world(11, Month::new(2012, 1).unwrap(), 144, |first, logs| {
+        SimSpec::realistic(first, logs, 6000, 110.0)
+    });
     let vintage = first.add_months(132);
     let hed = fit_hedonic_set(&sales, &index, vintage, vintage);
     let c = hed.correction.as_ref().expect("a correction");

@@ -56,6 +56,17 @@ impl NormalEquations {
         self.n += 1;
     }
 
+    /// Adds one observation whose design row is the dense `row` (its zeros skipped).
+    pub fn add_dense(&mut self, row: &[f64], y: f64, w: f64) {
+        let sparse: Vec<(usize, f64)> = row
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| **x != 0.0)
+            .map(|(i, x)| (i, *x))
+            .collect();
+        self.add(&sparse, y, w);
+    }
+
     /// Solves for the coefficients, and for the diagonal of the inverse when
     /// `with_inverse_diagonal` (needed for standard errors only).
     pub fn solve(&self, with_inverse_diagonal: bool) -> Solution {
