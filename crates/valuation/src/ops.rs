@@ -143,12 +143,17 @@ pub(crate) fn estimate_of(row: &ValuationRow, value: f64) -> Estimate {
             kind: "hedonic",
             value: Some(round(h)),
             detail: format!(
-                "hedonic model fitted on {} sales {}",
+                "hedonic model fitted on {} sales {}{}",
                 row.n_hedonic.unwrap_or(0),
                 if row.hedonic_pooled == Some(true) {
                     "pooled over every district (the district is too thin for its own fit), with a district effect"
                 } else {
                     "of the district"
+                },
+                if row.floor_area.is_none() {
+                    "; without a floor area on record it predicts the dwelling's type, tenure and street at its type's mean floor area, and is weighed only beside the dwelling's own sales or comparables"
+                } else {
+                    ""
                 }
             ),
         });
@@ -158,6 +163,10 @@ pub(crate) fn estimate_of(row: &ValuationRow, value: f64) -> Estimate {
         value: None,
         detail: match row.floor_area {
             Some(a) => format!("{a} m2 from the unit's own energy certificate"),
+            None if row.estimate_hedonic.is_some() => {
+                "no floor area on record: the hedonic estimate is its type's mean floor area's"
+                    .to_string()
+            }
             None => "no floor area on record: the hedonic model was not used".to_string(),
         },
     });
