@@ -510,14 +510,18 @@ impl HedonicModel {
             return None;
         }
         let r = self.row(s.property_type, s.tenure, false, area_m2, &s.attrs);
-        let base: f64 = r.iter().zip(&self.beta).map(|(x, b)| x * b).sum();
-        let street = s
-            .street
-            .and_then(|k| self.streets.get(&k))
-            .copied()
-            .unwrap_or(0.0);
-        let area = self.areas.get(&s.area).copied().unwrap_or(0.0);
-        Some(base + street + area)
+        Some(self.level(&r, s.street, s.area))
+    }
+
+    /// The fitted log value of a design row in `street` and `area`: the row's coefficients plus
+    /// the street and area effects (0 where none was fitted).
+    fn level(&self, r: &[f64; N_COEF], street: Option<u64>, area: u32) -> f64 {
+        r.iter().zip(&self.beta).map(|(x, b)| x * b).sum::<f64>()
+            + street
+                .and_then(|k| self.streets.get(&k))
+                .copied()
+                .unwrap_or(0.0)
+            + self.areas.get(&area).copied().unwrap_or(0.0)
     }
 }
 
@@ -946,14 +950,7 @@ impl HedonicSet {
     /// missing indicator, attributes, street and area effects); `None` without a model.
     pub fn above_model(&self, s: &AvmSale, z: f64) -> Option<f64> {
         let (m, _) = self.of(s.area)?;
-        let r = m.sale_row(s);
-        let fitted: f64 = r.iter().zip(&m.beta).map(|(x, b)| x * b).sum::<f64>()
-            + s.street
-                .and_then(|k| m.streets.get(&k))
-                .copied()
-                .unwrap_or(0.0)
-            + m.areas.get(&s.area).copied().unwrap_or(0.0);
-        Some(z - fitted)
+        Some(z - m.level(&m.sale_row(s), s.street, s.area))
     }
 }
 
@@ -1133,13 +1130,11 @@ pub fn estimates(
         (None, _) => None,
     };
     // What the last sale carried by the index is known to miss (measured on repeat pairs).
-    let anchor_log = match (anchor_log, own.first(), &hed.correction) {
-        (Some(x), Some(last), Some(c)) => {
-            let z = (last.price as f64).ln() + index.log_factor(subject.area, last.month, vintage);
-            let several = anchor.as_ref().is_some_and(|a| a.n_sales > 1);
-            Some(x + c.of(hed, last, z, vintage, several))
+    let anchor_log = match (anchor_log, &anchor, own.first(), &hed.correction) {
+        (Some(x), Some(a), Some(last), Some(c)) => {
+            Some(x + c.of(hed, last, a.value.ln(), vintage, a.n_sales > 1))
         }
-        (x, _, _) => x,
+        (x, ..) => x,
     };
     // 2. Comparables.
     let model = hed.of(subject.area).map(|m| m.0);

@@ -300,10 +300,8 @@ pub struct SimulatedMarket {
     pub truth: Vec<an::SimTruth>,
     /// The true index (one for both districts).
     pub true_index: an::LogIndex,
-    pub noise_sd: f64,
-    pub drift_sd_per_year: f64,
-    /// The spec's new-build premium and type trends (the oracle takes them out).
-    pub new_build_premium: f64,
+    /// What the market was drawn from (noise, drift, new-build premium, type and street
+    /// trends: the oracle reads them).
     pub spec: an::SimSpec,
 }
 
@@ -369,9 +367,6 @@ fn market_of(
         sales: Vec::new(),
         truth: Vec::new(),
         true_index: an::LogIndex { first, logs },
-        noise_sd: spec.noise_sd,
-        drift_sd_per_year: spec.dwelling_drift_sd_per_year,
-        new_build_premium: spec.new_build_premium,
         spec: spec.clone(),
     };
     for s in an::simulate_sales(&spec, &mut d) {
@@ -436,9 +431,9 @@ pub fn oracle(
         by_property.entry(s.property).or_default().push(i);
     }
     let start = m.true_index.first;
-    let noise = m.noise_sd.powi(2);
-    let drift = m.drift_sd_per_year.powi(2);
-    let nb = |b: bool| if b { m.new_build_premium } else { 0.0 };
+    let noise = m.spec.noise_sd.powi(2);
+    let drift = m.spec.dwelling_drift_sd_per_year.powi(2);
+    let nb = |b: bool| if b { m.spec.new_build_premium } else { 0.0 };
     // The type's trend beside the true index at a month (the sales' months are the index's).
     let trend = |t: an::PropertyType, at: an::Month| {
         m.spec.type_trend(t, at.months_since(start).max(0) as usize)
