@@ -28,7 +28,9 @@ use crate::stats::{median, quantile};
 #[path = "avm_resale.rs"]
 mod resale;
 use resale::fit_resale_correction;
-pub use resale::{CORRECTION_COLUMNS, MIN_CORRECTION_PAIRS, ResaleCorrection};
+pub use resale::{
+    CORRECTION_COLUMNS, LocalTrends, MIN_CORRECTION_PAIRS, MIN_TREND_GROUPS, ResaleCorrection,
+};
 
 /// The nominal coverage of the published interval.
 pub const AVM_COVERAGE: f64 = 0.80;
@@ -262,6 +264,9 @@ pub struct AvmSale {
     pub building: Option<u64>,
     /// The street (postcode district and street name), when written.
     pub street: Option<u64>,
+    /// The postcode sector (the district's neighbourhood, as `PO30 2`), when the postcode
+    /// parses.
+    pub sector: Option<u64>,
     pub month: Month,
     /// The month the sale became public (completion plus registration lag).
     pub registered: Month,

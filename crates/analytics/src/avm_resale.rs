@@ -27,12 +27,12 @@ pub const CORRECTION_RIDGE: f64 = 10.0;
 pub const CORRECTION_CLIP: f64 = 0.5;
 /// The price-tier term's interaction with the years between saturates at this many years.
 pub const CORRECTION_TIER_YEARS: f64 = 10.0;
-/// A street's own trend is its pairs' `sum(e t) / (sum(t^2) + k)` with this k (years squared),
-/// e the residual after the columns and t the years between: the residual of one pair has a
-/// standard deviation of about 0.15 and streets' trends one of about 0.007 a year, so
-/// `k = 0.15^2 / 0.007^2`, about 450; a street needs some 450 pair-years squared (seven pairs
-/// eight years apart) before half its measured trend is believed.
-pub const CORRECTION_STREET_SHRINK: f64 = 450.0;
+/// A level of local trends (sectors, or streets) is measured only over at least this many
+/// groups with pairs: fewer cannot say how far such places part from their district.
+pub const MIN_TREND_GROUPS: usize = 10;
+/// The variance of one pair's residual is floored at this (log squared), so that the weight of
+/// a short hold stays finite.
+const MIN_PAIR_VARIANCE: f64 = 1e-4;
 
 /// The columns, in the order of [`ResaleCorrection::beta`].
 pub const CORRECTION_COLUMNS: [&str; N_COL] = [
@@ -60,8 +60,33 @@ pub struct ResaleCorrection {
     pub beta: [f64; N_COL],
     /// Repeat pairs measured.
     pub n_pairs: usize,
-    /// Each street's own trend beside the rest, log per year (shrunk toward 0).
-    pub streets: HashMap<u64, f64>,
+    /// Each postcode sector's own trend beside the columns, log per year.
+    pub sectors: LocalTrends,
+    /// Each street's own trend beside the columns and its sector's, log per year.
+    pub streets: LocalTrends,
+}
+
+/// One level of local trends (postcode sectors, or streets), measured by empirical Bayes: each
+/// group's trend is its pairs' weighted least-squares slope shrunk toward 0 by the spread of
+/// trends the groups show, so that a level with no real spread adds nothing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LocalTrends {
+    /// Each group's own trend, log per year (shrunk); groups without pairs are not here.
+    pub slopes: HashMap<u64, f64>,
+    /// Groups with pairs.
+    pub groups: usize,
+    /// The standard deviation of the groups' true trends the pairs show, log per year (0 when
+    /// the spread is no more than their noise, or fewer than [`MIN_TREND_GROUPS`] groups).
+    pub sd: f64,
+}
+
+impl LocalTrends {
+    fn of(&self, group: Option<u64>) -> f64 {
+        group
+            .and_then(|k| self.slopes.get(&k))
+            .copied()
+            .unwrap_or(0.0)
+    }
 }
 
 /// The design row of a resale `years` after a last sale of the given description, whose log
@@ -120,17 +145,14 @@ impl ResaleCorrection {
             years,
             above,
         );
-        let street = last
-            .street
-            .and_then(|k| self.streets.get(&k))
-            .map_or(0.0, |slope| slope * years);
+        let local = (self.sectors.of(last.sector) + self.streets.of(last.street)) * years;
         r.iter()
             .zip(&self.beta)
             .enumerate()
             .filter(|(i, _)| !several || !TIER_COLS.contains(i))
             .map(|(_, (x, b))| x * b)
             .sum::<f64>()
-            + street
+            + local
     }
 }
 
@@ -148,7 +170,7 @@ pub(super) fn fit_resale_correction(
         by.entry(s.property).or_default().push((s, *y));
     }
     let mut ne = NormalEquations::new(N_COL);
-    let mut pairs: Vec<([f64; N_COL], f64, Option<u64>, f64)> = Vec::new();
+    let mut pairs: Vec<Pair> = Vec::new();
     for v in by.values_mut() {
         if v.len() < 2 {
             continue;
@@ -164,7 +186,13 @@ pub(super) fn fit_resale_correction(
             let r = row(a.property_type, a.tenure, a.new_build, years, above);
             let y = (zb - za).clamp(-CORRECTION_CLIP, CORRECTION_CLIP);
             ne.add_dense(&r, y, 1.0);
-            pairs.push((r, y, a.street, years));
+            pairs.push(Pair {
+                row: r,
+                y,
+                sector: a.sector,
+                street: a.street,
+                years,
+            });
         }
     }
     if pairs.len() < MIN_CORRECTION_PAIRS {
@@ -178,23 +206,88 @@ pub(super) fn fit_resale_correction(
     for (b, s) in beta.iter_mut().zip(&sol.beta) {
         *b = s.clamp(-WEIGHT_ERROR_CLIP, WEIGHT_ERROR_CLIP);
     }
-    // Each street's own trend: what the columns leave, per year, shrunk.
-    let mut acc: BTreeMap<u64, (f64, f64)> = BTreeMap::new();
-    for (r, y, street, years) in &pairs {
-        if let Some(k) = street {
-            let e = y - r.iter().zip(&beta).map(|(x, b)| x * b).sum::<f64>();
-            let a = acc.entry(*k).or_default();
-            a.0 += e * years;
-            a.1 += years * years;
-        }
-    }
-    let streets = acc
-        .into_iter()
-        .map(|(k, (et, tt))| (k, et / (tt + CORRECTION_STREET_SHRINK)))
+    // What the columns leave, and how its variance grows with the years between.
+    let mut e: Vec<f64> = pairs
+        .iter()
+        .map(|p| p.y - p.row.iter().zip(&beta).map(|(x, b)| x * b).sum::<f64>())
         .collect();
+    let variance = pair_variance(&pairs, &e);
+    // Sectors first, then streets on what their sectors leave.
+    let sectors = local_trends(&pairs, &e, &variance, |p| p.sector);
+    for (r, p) in e.iter_mut().zip(&pairs) {
+        *r -= sectors.of(p.sector) * p.years;
+    }
+    let streets = local_trends(&pairs, &e, &variance, |p| p.street);
     Some(ResaleCorrection {
         beta,
         n_pairs: pairs.len(),
+        sectors,
         streets,
     })
+}
+
+/// One repeat pair of the fit.
+struct Pair {
+    row: [f64; N_COL],
+    /// The later log price against the earlier one carried by the index (clipped).
+    y: f64,
+    sector: Option<u64>,
+    street: Option<u64>,
+    years: f64,
+}
+
+/// The variance of a pair's residual as a line in the years between (the two sales' noise,
+/// plus the dwelling's drift since): least squares of the squared residuals on the years,
+/// each pair's variance floored at [`MIN_PAIR_VARIANCE`].
+fn pair_variance(pairs: &[Pair], e: &[f64]) -> Vec<f64> {
+    let mut ne = NormalEquations::new(2);
+    for (p, r) in pairs.iter().zip(e) {
+        ne.add_dense(&[1.0, p.years], r * r, 1.0);
+    }
+    let b = ne.solve(false).beta;
+    pairs
+        .iter()
+        .map(|p| (b[0] + b[1] * p.years).max(MIN_PAIR_VARIANCE))
+        .collect()
+}
+
+/// Each group's own trend by empirical Bayes. With `v` a pair's variance, a group's weighted
+/// slope `R / S` (`R = sum(t e / v)`, `S = sum(t^2 / v)`) has variance `tau^2 + 1 / S` about
+/// 0, so `tau^2 = (sum(R^2 / S) - G) / sum(S)` over the G groups (the method of moments), and
+/// the group's trend is the posterior mean `R / (S + 1 / tau^2)`. No trend when `tau^2 <= 0`
+/// or with fewer than [`MIN_TREND_GROUPS`] groups.
+fn local_trends(
+    pairs: &[Pair],
+    e: &[f64],
+    variance: &[f64],
+    group: impl Fn(&Pair) -> Option<u64>,
+) -> LocalTrends {
+    let mut acc: BTreeMap<u64, (f64, f64)> = BTreeMap::new();
+    for ((p, r), v) in pairs.iter().zip(e).zip(variance) {
+        if let Some(k) = group(p) {
+            let a = acc.entry(k).or_default();
+            a.0 += p.years * r / v;
+            a.1 += p.years * p.years / v;
+        }
+    }
+    acc.retain(|_, (_, s)| *s > 0.0);
+    let groups = acc.len();
+    let (spread, total) = acc
+        .values()
+        .fold((0.0, 0.0), |(q, t), (r, s)| (q + r * r / s, t + s));
+    let tau2 = (spread - groups as f64) / total;
+    if groups < MIN_TREND_GROUPS || !tau2.is_finite() || tau2 <= 0.0 {
+        return LocalTrends {
+            groups,
+            ..LocalTrends::default()
+        };
+    }
+    LocalTrends {
+        slopes: acc
+            .into_iter()
+            .map(|(k, (r, s))| (k, r / (s + 1.0 / tau2)))
+            .collect(),
+        groups,
+        sd: tau2.sqrt(),
+    }
 }

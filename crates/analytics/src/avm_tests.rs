@@ -9,7 +9,7 @@ fn world(seed: u64) -> (Vec<AvmSale>, IndexSet, Month) {
 }
 
 /// A simulated district of `months` from `first` drawn from the spec `make` gives for the true
-/// index, with forty dwellings to a street, and the true index.
+/// index, with its streets and sectors, and the true index.
 fn sim_world(
     seed: u64,
     first: Month,
@@ -19,12 +19,19 @@ fn sim_world(
     let mut d = SplitMix64::new(seed);
     let logs = cyclical_log_index(months, 0, 0.004, 0.006, 48.0, 0.002, &mut d);
     let spec = make(first, logs.clone());
+    // The spec's streets when it draws places, else forty dwellings to a street (the typical
+    // simulation has no location effect); sectors of the spec's size.
+    let located = spec.location_sd > 0.0 || spec.location_trend_sd > 0.0;
+    let per_street = if located { spec.location_size } else { 40 } as u64;
+    let per_sector = spec.sector_size.max(1) as u64;
     let sales = simulate_sales(&spec, &mut d)
         .into_iter()
         .map(|s| {
-            // Forty dwellings to a street (the simulation has no location effect).
-            let street = Some(s.sale.property.unwrap() / 40);
-            as_avm_sale(&s, street, Attributes::default())
+            let p = s.sale.property.unwrap();
+            AvmSale {
+                sector: Some(p / per_sector),
+                ..as_avm_sale(&s, Some(p / per_street), Attributes::default())
+            }
         })
         .collect();
     let index = IndexSet {
@@ -41,6 +48,7 @@ fn as_avm_sale(s: &crate::sim::SimSale, street: Option<u64>, attrs: Attributes) 
         area: 1,
         building: None,
         street,
+        sector: None,
         month: s.sale.month,
         registered: s.registered,
         price: s.sale.price,
@@ -318,6 +326,7 @@ fn the_fence_drops_an_outlier_comparable() {
         area: 1,
         building: Some(9),
         street: None,
+        sector: None,
         month: m,
         registered: m,
         price,
@@ -380,6 +389,7 @@ fn the_nearest_same_type_tier_fills_the_ledger_nearest_first() {
         area: 1,
         building: None,
         street: if property == 1 { Some(7) } else { None },
+        sector: None,
         month,
         registered: month,
         price: 200_000 + property as i64,
@@ -507,6 +517,7 @@ fn the_own_sales_estimate_weighs_earlier_sales_by_how_far_the_dwelling_can_have_
         area: 1,
         building: None,
         street: None,
+        sector: None,
         month,
         registered: month,
         price,
@@ -664,6 +675,7 @@ fn the_hedonic_fit_recovers_a_short_lease_discount() {
             area: 1,
             building: None,
             street: None,
+            sector: None,
             month: m0,
             registered: m0,
             price: ln_p.exp().round() as i64,
@@ -782,6 +794,10 @@ fn the_resale_correction_recovers_type_trends_and_the_new_build_premium() {
         CORRECTION_COLUMNS.iter().zip(c.beta).collect::<Vec<_>>()
     );
     assert!(c.n_pairs > 3000, "{} pairs", c.n_pairs);
+    eprintln!(
+        "sectors {} groups sd {:.4}, streets {} groups sd {:.4}",
+        c.sectors.groups, c.sectors.sd, c.streets.groups, c.streets.sd
+    );
     // Flats against detached: -0.013 a year (every simulated flat is leasehold, so the two
     // columns share it).
     let flats = b("flat_years") + b("leasehold_years");
@@ -799,31 +815,81 @@ fn the_resale_correction_recovers_type_trends_and_the_new_build_premium() {
         b("last_sale_above_model")
     );
     // The own-sales estimate of the resales of the next 12 months, with and without it.
-    let known = registered_by(&sales, vintage);
-    let hist = History::new(&known);
     let without = HedonicSet {
         correction: None,
         ..hed.clone()
     };
-    let (mut with_c, mut without_c) = (Vec::new(), Vec::new());
-    for s in sales
-        .iter()
-        .filter(|s| s.month > vintage && s.month <= vintage.add_months(12) && !s.new_build)
-    {
-        let subject = Subject::of_sale(s);
-        let lf = index.log_factor(s.area, vintage, s.month);
-        let e = estimates(&subject, &hist, &hed, &index, vintage, vintage);
-        let f = estimates(&subject, &hist, &without, &index, vintage, vintage);
-        if let (Some(a), Some(b)) = (e.logs[0], f.logs[0]) {
-            with_c.push(((a + lf).exp(), s.price as f64));
-            without_c.push(((b + lf).exp(), s.price as f64));
-        }
-    }
-    let (a, b) = (accuracy(&with_c).unwrap(), accuracy(&without_c).unwrap());
+    let (a, b) = (
+        own_sales_accuracy(&sales, &index, vintage, &hed),
+        own_sales_accuracy(&sales, &index, vintage, &without),
+    );
     eprintln!("own-sales estimate with the correction {a:?}, without {b:?}");
     assert!(a.n > 500, "{a:?}");
     assert!(a.mdape < b.mdape - 0.3, "with {a:?}, without {b:?}");
     assert!(a.ppe10 > b.ppe10, "with {a:?}, without {b:?}");
+}
+
+/// The accuracy of the own-sales estimate (with its correction, as `hed` has it) of the
+/// resales of the 12 months after `vintage`, valued at the vintage and carried to the sale
+/// month by the index.
+fn own_sales_accuracy(
+    sales: &[AvmSale],
+    index: &IndexSet,
+    vintage: Month,
+    hed: &HedonicSet,
+) -> Accuracy {
+    let known = registered_by(sales, vintage);
+    let hist = History::new(&known);
+    let mut v = Vec::new();
+    for s in sales
+        .iter()
+        .filter(|s| s.month > vintage && s.month <= vintage.add_months(12) && !s.new_build)
+    {
+        let lf = index.log_factor(s.area, vintage, s.month);
+        let e = estimates(&Subject::of_sale(s), &hist, hed, index, vintage, vintage);
+        if let Some(l) = e.logs[0] {
+            v.push(((l + lf).exp(), s.price as f64));
+        }
+    }
+    accuracy(&v).unwrap()
+}
+
+/// Local trends: on the realistic market with postcode sectors (300 dwellings) whose own trends
+/// beside the index have a standard deviation of 1% a year, the correction measures that spread
+/// from the repeat pairs, and the own-sales estimate is better with the sectors' trends than
+/// with the columns alone. Where no place has a trend of its own the spread comes out 0
+/// (`the_resale_correction_is_near_zero_where_there_is_nothing_to_correct`).
+#[test]
+fn local_trends_are_learned_from_the_spread_the_sectors_show() {
+    let (sales, index, first) = sim_world(11, Month::new(2012, 1).unwrap(), 144, |first, logs| {
+        SimSpec {
+            sector_trend_sd: 0.01,
+            ..SimSpec::realistic(first, logs, 6000, 110.0)
+        }
+    });
+    let vintage = first.add_months(132);
+    let hed = fit_hedonic_set(&sales, &index, vintage, vintage);
+    let c = hed.correction.as_ref().expect("a correction");
+    eprintln!(
+        "sectors {} groups sd {:.4}, streets {} groups sd {:.4}",
+        c.sectors.groups, c.sectors.sd, c.streets.groups, c.streets.sd
+    );
+    assert_eq!(c.sectors.groups, 20);
+    assert!((c.sectors.sd - 0.01).abs() < 0.003, "{}", c.sectors.sd);
+    let columns_only = HedonicSet {
+        correction: Some(ResaleCorrection {
+            sectors: LocalTrends::default(),
+            streets: LocalTrends::default(),
+            ..c.clone()
+        }),
+        ..hed.clone()
+    };
+    let (local, columns) = (
+        own_sales_accuracy(&sales, &index, vintage, &hed),
+        own_sales_accuracy(&sales, &index, vintage, &columns_only),
+    );
+    eprintln!("with local trends {local:?}, columns alone {columns:?}");
+    assert!(local.mdape < columns.mdape, "{local:?} {columns:?}");
 }
 
 /// On a market with no type trends (the typical one), the type columns stay near 0.
@@ -849,6 +915,18 @@ fn the_resale_correction_is_near_zero_where_there_is_nothing_to_correct() {
     // The typical market's new-build premium is 5%.
     let nb = c.coefficient("last_sale_new_build").unwrap();
     assert!((nb + 0.05).abs() < 0.04, "{nb}");
+    // No place has a trend of its own: the spreads measured stay small.
+    eprintln!(
+        "sectors {} groups sd {:.4}, streets {} groups sd {:.4}",
+        c.sectors.groups, c.sectors.sd, c.streets.groups, c.streets.sd
+    );
+    assert!(c.sectors.groups >= MIN_TREND_GROUPS, "{}", c.sectors.groups);
+    assert!(
+        c.sectors.sd < 0.002 && c.streets.sd < 0.002,
+        "{} {}",
+        c.sectors.sd,
+        c.streets.sd
+    );
 }
 
 /// The stacked weights are Huber-reweighted: a tenth of the calibration sales far off every

@@ -29,10 +29,10 @@ pub use avm::{
     AVM_COVERAGE, Accuracy, AnchorEvidence, Attributes, AvmSale, AvmValue, BuiltForm,
     CALIBRATION_MONTHS, CORRECTION_COLUMNS, Calibration, CompLine, CompsEvidence, Estimates,
     Estimator, HEDONIC_RIDGE, HedonicModel, HedonicSet, History, IndexSet, LEASE_SHORT_YEARS,
-    LogIndex, MIN_CORRECTION_PAIRS, MIN_RELIST_EVIDENCE, NEAREST_FILL, NEAREST_MAX_AGE_MONTHS,
-    NEAREST_RADIUS_M, Refusal, RelistPenalty, RepeatVariances, ResaleCorrection, Subject, Vintage,
-    accuracy, age_band_of, anchor_bits, calibrate, estimates, evidence_class, fit_hedonic_set,
-    fit_vintage, measure_relisting, value,
+    LocalTrends, LogIndex, MIN_CORRECTION_PAIRS, MIN_RELIST_EVIDENCE, MIN_TREND_GROUPS,
+    NEAREST_FILL, NEAREST_MAX_AGE_MONTHS, NEAREST_RADIUS_M, Refusal, RelistPenalty,
+    RepeatVariances, ResaleCorrection, Subject, Vintage, accuracy, age_band_of, anchor_bits,
+    calibrate, estimates, evidence_class, fit_hedonic_set, fit_vintage, measure_relisting, value,
 };
 pub use decision::{
     IndexConfig, IndexDecision, MIN_PAIRS_PER_PERIOD, MIN_PAIRS_REPEAT_SALES, MIN_SALES_HEDONIC,

@@ -105,6 +105,12 @@ pub struct SimSpec {
     /// Standard deviation of each location's own trend beside the index, log per year (places
     /// rise and fall against their district). 0 in [`SimSpec::typical`].
     pub location_trend_sd: f64,
+    /// Standard deviation of the own trend beside the index, log per year, of each run of
+    /// `sector_size` consecutive dwellings (a postcode sector: a neighbourhood of streets that
+    /// rises or falls against its district). 0 in [`SimSpec::typical`], which then draws
+    /// nothing for it.
+    pub sector_trend_sd: f64,
+    pub sector_size: usize,
 }
 
 impl SimSpec {
@@ -137,6 +143,8 @@ impl SimSpec {
             location_sd: 0.0,
             location_size: 30,
             location_trend_sd: 0.0,
+            sector_trend_sd: 0.0,
+            sector_size: 300,
         }
     }
 
@@ -243,6 +251,14 @@ pub fn simulate_sales(spec: &SimSpec, draws: &mut dyn Draws) -> Vec<SimSale> {
     } else {
         Vec::new()
     };
+    let sector_size = spec.sector_size.max(1);
+    let sectors: Vec<f64> = if spec.sector_trend_sd > 0.0 {
+        (0..spec.n_dwellings.div_ceil(sector_size))
+            .map(|_| spec.sector_trend_sd * draws.normal())
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut stock: Vec<Dwelling> = (0..spec.n_dwellings)
         .map(|i| {
             let place = locations.get(i / size).map_or(0.0, |l| l.0);
@@ -329,6 +345,9 @@ pub fn simulate_sales(spec: &SimSpec, draws: &mut dyn Draws) -> Vec<SimSale> {
                 + locations
                     .get(i / size)
                     .map_or(0.0, |l| l.1 * t as f64 / 12.0)
+                + sectors
+                    .get(i / sector_size)
+                    .map_or(0.0, |slope| slope * t as f64 / 12.0)
                 + if new_build {
                     spec.new_build_premium
                 } else {

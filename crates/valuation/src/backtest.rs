@@ -377,6 +377,7 @@ fn market_of(
             area: (p % 2) as u32,
             building: None,
             street: Some(street),
+            sector: Some(p / spec.sector_size.max(1) as u64),
             month: s.sale.month,
             registered: s.sale.month.add_months(REGISTRATION_LAG_MONTHS),
             price: s.sale.price,

@@ -427,7 +427,11 @@ pub fn vintage_json(v: &an::Vintage) -> serde_json::Value {
                 .zip(c.beta)
                 .map(|(n, b)| (n.to_string(), serde_json::json!(b)))
                 .collect::<serde_json::Map<_, _>>(),
-            "streets_with_own_trend": c.streets.len(),
+            "local_trends": {
+                "sectors": local_trends_json(&c.sectors),
+                "streets": local_trends_json(&c.streets),
+                "min_groups": an::MIN_TREND_GROUPS,
+            },
         }),
         None => serde_json::json!({
             "applied": false,
@@ -438,6 +442,15 @@ pub fn vintage_json(v: &an::Vintage) -> serde_json::Value {
         }),
     };
     j
+}
+
+/// One level of the resale correction's local trends, as the vintage's JSON says it.
+fn local_trends_json(t: &an::LocalTrends) -> serde_json::Value {
+    serde_json::json!({
+        "groups": t.groups,
+        "with_own_trend": t.slopes.len(),
+        "trend_sd_per_year": t.sd,
+    })
 }
 
 fn pattern_name(p: u8) -> String {

@@ -110,6 +110,12 @@ pub fn street_key(district: &str, street: Option<&str>) -> Option<u64> {
     Some(hash_parts("street", &[Some(district), Some(s)]))
 }
 
+/// The postcode sector key (`PO30 2` of `PO30 2EL`), when the postcode parses.
+pub fn sector_key(postcode: Option<&str>) -> Option<u64> {
+    let pc = Postcode::parse(postcode?).ok()?;
+    Some(hash_parts("sector", &[Some(pc.sector().as_str())]))
+}
+
 /// The building of a unit written with a SAON: postcode, PAON and street (flats in one block).
 pub fn building_key(postcode: Option<&str>, paon: Option<&str>, street: Option<&str>) -> u64 {
     hash_parts("bldg", &[postcode, paon, street]) | ADDRESS_KEY_BIT
@@ -328,6 +334,7 @@ pub async fn gather(db: &Db) -> Result<Inputs, ValuationError> {
                 area,
                 building,
                 street: street_key(&district, s.street.as_deref()),
+                sector: sector_key(s.postcode.as_deref()),
                 month,
                 registered: month,
                 price: s.price,

@@ -119,7 +119,7 @@ pub(crate) fn estimate_of(row: &ValuationRow, value: f64) -> Estimate {
             value: Some(round(a)),
             detail: match (row.last_sale_price, row.last_sale_date) {
                 (Some(p), Some(d)) => format!(
-                    "last registered sale £{p} on {d}, carried to {} by the {} district index (the dwelling's earlier sales, if any, filtered in by the repeat-sale variances), plus the vintage's resale correction (type and tenure trends, a new build's lost premium, the hold, the sale's price over the model, the street's trend; in the vintage's calibration)",
+                    "last registered sale £{p} on {d}, carried to {} by the {} district index (the dwelling's earlier sales, if any, filtered in by the repeat-sale variances), plus the vintage's resale correction (type and tenure trends, a new build's lost premium, the hold, the sale's price over the model, its postcode sector's and street's own trends where the repeat sales show them; in the vintage's calibration)",
                     row.as_of,
                     row.district.as_deref().unwrap_or("national")
                 ),
