@@ -110,10 +110,9 @@ pub fn street_key(district: &str, street: Option<&str>) -> Option<u64> {
     Some(hash_parts("street", &[Some(district), Some(s)]))
 }
 
-/// The postcode sector key (`PO30 2` of `PO30 2EL`), when the postcode parses.
-pub fn sector_key(postcode: Option<&str>) -> Option<u64> {
-    let pc = Postcode::parse(postcode?).ok()?;
-    Some(hash_parts("sector", &[Some(pc.sector().as_str())]))
+/// The postcode sector key (`PO30 2` of `PO30 2EL`).
+pub fn sector_key(pc: &Postcode) -> u64 {
+    hash_parts("sector", &[Some(pc.sector().as_str())])
 }
 
 /// The building of a unit written with a SAON: postcode, PAON and street (flats in one block).
@@ -284,10 +283,11 @@ pub async fn gather(db: &Db) -> Result<Inputs, ValuationError> {
             ) else {
                 continue;
             };
-            let Some(area) = inp.district_of(s.postcode.as_deref()) else {
+            // The postcode, parsed once: the district, the sector and the centroid's key.
+            let Some(pc) = s.postcode.as_deref().and_then(|p| Postcode::parse(p).ok()) else {
                 continue;
             };
-            let district = inp.districts[area as usize].clone();
+            let area = inp.district_id(pc.outward());
             let reg = s.uprn.and_then(|u| inp.register.get(&u));
             let building = reg.and_then(|r| r.0).map(|p| p as u64).or_else(|| {
                 s.saon
@@ -324,17 +324,15 @@ pub async fn gather(db: &Db) -> Result<Inputs, ValuationError> {
                 }
             }
             let position = s.uprn.and_then(|u| inp.positions.get(&u)).copied();
-            if position.is_none()
-                && let Some(pc) = s.postcode.as_deref().and_then(|p| Postcode::parse(p).ok())
-            {
+            if position.is_none() {
                 by_postcode.push((inp.sales.len(), pc.as_str().to_string()));
             }
             inp.sales.push(an::AvmSale {
                 property: dwelling_key(s.uprn, &s),
                 area,
                 building,
-                street: street_key(&district, s.street.as_deref()),
-                sector: sector_key(s.postcode.as_deref()),
+                street: street_key(pc.outward(), s.street.as_deref()),
+                sector: Some(sector_key(&pc)),
                 month,
                 registered: month,
                 price: s.price,
