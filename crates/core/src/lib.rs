@@ -11,6 +11,8 @@
 //! input rule, in no transport's words); the status enums with their wire text (`status_text!`);
 //! and the `Clock` trait with `SystemClock` and `FixedClock`. `map_on_cores` spreads CPU-bound work
 //! over every core with scoped threads, keeping the input order.
+//! `cursor` is the one keyset cursor of every paged operation (`CursorScope`: opaque, versioned,
+//! tamper-evident, bound to its query) and `Page<T>` the one page shape.
 //! `memo` holds answers kept in memory: `Shards` (a sharded map) and `AsJson` (an answer as its
 //! JSON text).
 //!
@@ -24,6 +26,7 @@
 mod area;
 mod clock;
 mod cores;
+pub mod cursor;
 mod ids;
 pub mod memo;
 pub mod patterns;
@@ -36,6 +39,7 @@ mod violation;
 pub use area::{AreaId, AreaIdError, AreaKind, parse_h3_res8};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use cores::map_on_cores;
+pub use cursor::{CursorScope, Page};
 pub use ids::{GssCode, IdError, Nation, Uarn, Uprn, UprnEntry};
 pub use postcode::{Postcode, PostcodeError};
 pub use status::{Flag, Provenance, Unavailable};
