@@ -4,10 +4,13 @@
 //! `c1.<hex payload>.<hex check>`. The payload is the key's parts; the check is the first 8 bytes
 //! of a SHA-256 over the version, the operation's scope, the query's fingerprint and the payload.
 //! So a token is:
-//! - **versioned** (`c1`: a later layout gets `c2`, and an old token is refused with a clear 422);
-//! - **tamper-evident** (an edited payload no longer matches its check: 422);
+//! - **versioned** (`c1`: a later layout gets `c2`, and a token not of the form [`PATTERN`] is a
+//!   422 at `["cursor"]`);
+//! - **tamper-evident** (an edited payload no longer matches its check);
 //! - **bound to the query that made it** (the same token given to another operation, or to the
-//!   same operation with other filters, is refused: 422, since its position means nothing there);
+//!   same operation with other filters, is refused, since its position means nothing there).
+//!   A well-formed token that fails its check names no page of this query: a 404 saying so, as
+//!   every cursor that names no page is (docs/API-DESIGN.md), never a page from the wrong place;
 //! - **stable under inserts** (it names a key, not an offset: a row added or removed between
 //!   pages never makes a walk repeat or skip another row).
 //!
@@ -24,6 +27,22 @@ use crate::Violation;
 const VERSION: &str = "c1";
 /// Separates a key's parts inside the payload (a control character no key contains).
 const SEP: char = '\u{1f}';
+/// The bytes of the check.
+const CHECK_BYTES: usize = 8;
+/// The form of every token, for the schemas of `cursor` parameters.
+pub const PATTERN: &str = r"^c1\.([0-9a-f]{2})*\.[0-9a-f]{16}$";
+/// The longest token a schema should accept (a key of up to 240 bytes).
+pub const MAX_LEN: u64 = 504;
+
+/// Why a cursor is refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CursorError {
+    /// Not a token of this service's form: a 422 at `["cursor"]`.
+    Malformed(Violation),
+    /// A well-formed token this query could not have written: no page starts there (a 404); the
+    /// text says what was asked.
+    NotThisQuery(String),
+}
 
 /// What binds a cursor to the query that made it: the operation's scope (its id) and a
 /// fingerprint of every filter except `cursor` and `limit`.
@@ -56,45 +75,49 @@ impl CursorScope {
     }
 
     /// Reads a token written by [`CursorScope::encode`] for this same scope and filters: the key's
-    /// parts, or a violation at `["cursor"]` saying why the token is refused.
-    pub fn decode(&self, token: &str) -> Result<Vec<String>, Violation> {
-        let refuse = |why: &str| {
-            Violation::new(&["cursor"], "value_error", why.to_string()).with_input(token)
+    /// parts. A token that is not of the form [`PATTERN`] is [`CursorError::Malformed`] (a 422 at
+    /// `["cursor"]`); a well-formed one this query could not have written (altered, or written for
+    /// another operation or other filters) is [`CursorError::NotThisQuery`]: no page of this
+    /// query starts there (a 404, as for every cursor that names no page; docs/API-DESIGN.md).
+    pub fn decode(&self, token: &str) -> Result<Vec<String>, CursorError> {
+        let malformed = || {
+            CursorError::Malformed(
+                Violation::new(
+                    &["cursor"],
+                    "value_error",
+                    "Value error, cursor must be the next_cursor of a previous answer, unchanged",
+                )
+                .with_input(token),
+            )
         };
         let mut parts = token.split('.');
-        let (Some(version), Some(payload), Some(check), None) =
+        let (Some(VERSION), Some(payload), Some(check), None) =
             (parts.next(), parts.next(), parts.next(), parts.next())
         else {
-            return Err(refuse(
-                "cursor must be the next_cursor of a previous answer, unchanged",
-            ));
+            return Err(malformed());
         };
-        if version != VERSION {
-            return Err(refuse(
-                "cursor was written by another version of this service: start the walk again",
-            ));
-        }
         let (Some(payload), Some(check)) = (from_hex(payload), from_hex(check)) else {
-            return Err(refuse(
-                "cursor must be the next_cursor of a previous answer, unchanged",
-            ));
+            return Err(malformed());
         };
-        let Ok(payload) = String::from_utf8(payload) else {
-            return Err(refuse(
-                "cursor must be the next_cursor of a previous answer, unchanged",
-            ));
-        };
-        if check != self.check(&payload) {
-            return Err(refuse(
-                "cursor does not belong to this query (it was altered, or written for another \
-                 operation or other filters): start the walk again without a cursor",
-            ));
+        if check.len() != CHECK_BYTES {
+            return Err(malformed());
         }
-        Ok(payload.split(SEP).map(str::to_string).collect())
+        let payload = String::from_utf8(payload).ok();
+        match payload {
+            Some(p) if check == self.check(&p) => {
+                Ok(p.split(SEP).map(str::to_string).collect())
+            }
+            Some(_) | None => Err(CursorError::NotThisQuery(format!(
+                "a page of {} at cursor {token:?}: this cursor was not written for this query \
+                 (it was altered, or written for another operation or other filters); start \
+                 the walk again without a cursor",
+                self.scope
+            ))),
+        }
     }
 
     /// Reads an optional token: `None` when there is none (the first page).
-    pub fn decode_opt(&self, token: Option<&str>) -> Result<Option<Vec<String>>, Violation> {
+    pub fn decode_opt(&self, token: Option<&str>) -> Result<Option<Vec<String>>, CursorError> {
         token.map(|t| self.decode(t)).transpose()
     }
 
@@ -104,7 +127,7 @@ impl CursorScope {
             h.update((part.len() as u64).to_le_bytes());
             h.update(part.as_bytes());
         }
-        h.finalize()[..8].to_vec()
+        h.finalize()[..CHECK_BYTES].to_vec()
     }
 }
 
@@ -183,9 +206,12 @@ mod tests {
     #[test]
     fn a_cursor_is_bound_to_its_query_and_scope() {
         let t = scope("RG30").encode(&["k"]);
-        assert!(scope("RG31").decode(&t).is_err());
+        let foreign = |r| matches!(r, Err(CursorError::NotThisQuery(_)));
+        assert!(foreign(scope("RG31").decode(&t)));
         let other = CursorScope::new("other_op", &serde_json::json!({ "district": "RG30" }));
-        assert!(other.decode(&t).is_err());
+        assert!(foreign(other.decode(&t)));
+        let re = regex::Regex::new(PATTERN).unwrap();
+        assert!(re.is_match(&t));
     }
 
     #[test]
@@ -195,8 +221,16 @@ mod tests {
         let mut parts: Vec<String> = t.split('.').map(str::to_string).collect();
         parts[1] = to_hex(b"abd");
         let forged = parts.join(".");
-        for bad in [forged.as_str(), "", "c1", "c1.zz.00", "c2.00.00", "c1.6162.0"] {
-            let v = s.decode(bad).unwrap_err();
+        assert!(matches!(
+            s.decode(&forged),
+            Err(CursorError::NotThisQuery(_))
+        ));
+        let re = regex::Regex::new(PATTERN).unwrap();
+        for bad in ["", "c1", "c1.zz.00", "c2.00.0000000000000000", "c1.6162.0", "c1.616.00"] {
+            assert!(!re.is_match(bad), "{bad}");
+            let Err(CursorError::Malformed(v)) = s.decode(bad) else {
+                panic!("{bad} is malformed")
+            };
             assert_eq!(v.path, vec!["cursor"]);
             assert_eq!(v.kind, "value_error");
         }

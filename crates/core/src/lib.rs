@@ -39,7 +39,7 @@ mod violation;
 pub use area::{AreaId, AreaIdError, AreaKind, parse_h3_res8};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use cores::map_on_cores;
-pub use cursor::{CursorScope, Page};
+pub use cursor::{CursorError, CursorScope, Page};
 pub use ids::{GssCode, IdError, Nation, Uarn, Uprn, UprnEntry};
 pub use postcode::{Postcode, PostcodeError};
 pub use status::{Flag, Provenance, Unavailable};
