@@ -480,6 +480,33 @@ fn serde_error(msg: &str, body: &Value) -> FieldError {
 }
 
 /// A domain's violations of the input read from `at`, as a 422.
+/// A `value_error` violation of one field, with FastAPI's `Value error, ` prefix and the value given.
+pub fn value_error(field: &str, msg: &str, input: &str) -> Violation {
+    Violation::new(&[field], "value_error", format!("Value error, {msg}")).with_input(input)
+}
+
+/// An optional month parameter (`YYYY-MM` or `YYYY-MM-DD`), its violation collected in `found`.
+pub fn month_param(
+    field: &str,
+    given: Option<&str>,
+    found: &mut Vec<Violation>,
+) -> Option<terrace_analytics::Month> {
+    given.and_then(|s| {
+        terrace_market::series::parse_month(&[field], s)
+            .map_err(|v| found.push(v))
+            .ok()
+    })
+}
+
+/// A refused cursor: a malformed token is a 422 at `cursor` in `at`; a well-formed one the query
+/// did not write names no page, a 404 (`terrace_core::cursor`).
+pub fn cursor_refused(at: In, e: terrace_core::CursorError) -> crate::error::ApiError {
+    match e {
+        terrace_core::CursorError::Malformed(v) => invalid(at, vec![v]),
+        terrace_core::CursorError::NotThisQuery(what) => crate::error::ApiError::NotFound(what),
+    }
+}
+
 pub fn invalid(at: In, violations: Vec<Violation>) -> crate::error::ApiError {
     crate::error::ApiError::Validation(violations.into_iter().map(|v| located(at, v)).collect())
 }

@@ -18,3 +18,9 @@ pub enum AnalyticsError {
     #[error("invalid input: {0}")]
     Invalid(String),
 }
+
+impl From<terrace_core::MonthError> for AnalyticsError {
+    fn from(e: terrace_core::MonthError) -> AnalyticsError {
+        AnalyticsError::Invalid(e.to_string())
+    }
+}

@@ -18,7 +18,7 @@ use chrono::NaiveDateTime;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use terrace_core::{AreaId, AreaKind, Postcode, Uprn};
+use terrace_core::{AreaId, AreaKind, CursorScope, Postcode, Uprn};
 use terrace_store::address::AddressRow;
 use terrace_store::catalogue::{self as store, CatalogueAreaRow};
 use terrace_store::{Db, StoreError, address, market};
@@ -104,30 +104,24 @@ pub struct MarketAreasPage {
     pub built_at: Option<NaiveDateTime>,
 }
 
-/// Whether `s` is a cursor of the market area directory: `area:`, `district:` or `lad:` and an
-/// upper-case code of 1 to 9 letters and digits (the form `next_cursor` is written in).
-pub fn is_area_cursor(s: &str) -> bool {
-    let Some((kind, code)) = s.split_once(':') else {
-        return false;
-    };
-    matches!(kind, "area" | "district" | "lad")
-        && (1..=9).contains(&code.len())
-        && code
-            .bytes()
-            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+/// The cursor scope of a walk through the market area directory: its kind filter
+/// (`terrace_core::cursor`); the key is the last area id listed.
+pub fn areas_cursor_scope(kind: Option<MarketAreaKind>) -> CursorScope {
+    CursorScope::new("catalogue_areas", &kind.map(MarketAreaKind::as_str))
 }
 
-/// `GET /v1/catalogue/areas`: market areas after `cursor` (an area id), of one kind or all.
+/// `GET /v1/catalogue/areas`: market areas after `after` (the area id a decoded cursor names), of
+/// one kind or all.
 pub async fn market_areas(
     db: &Db,
     kind: Option<MarketAreaKind>,
-    cursor: Option<&str>,
+    after: Option<&str>,
     limit: i64,
 ) -> Result<MarketAreasPage, AreasError> {
     let rows = store::catalogue_areas_page(
         db,
         kind.map(MarketAreaKind::as_str),
-        cursor.unwrap_or(""),
+        after.unwrap_or(""),
         limit + 1,
     )
     .await?;
@@ -138,9 +132,10 @@ pub async fn market_areas(
         .take(limit as usize)
         .filter_map(market_area)
         .collect();
+    let scope = areas_cursor_scope(kind);
     Ok(MarketAreasPage {
         next_cursor: if more {
-            data.last().map(|a| a.area_id.clone())
+            data.last().map(|a| scope.encode(&[a.area_id.as_str()]))
         } else {
             None
         },
@@ -247,15 +242,15 @@ impl DirectoryKind {
             DirectoryKind::Properties => "properties",
         }
     }
+}
 
-    /// What a cursor of this kind's listing is (the last item of the previous page).
-    pub fn cursor_form(self) -> &'static str {
-        match self {
-            DirectoryKind::Postcodes => "the last postcode of the previous page",
-            DirectoryKind::Streets => "the last street name of the previous page",
-            DirectoryKind::Properties => "the last UPRN of the previous page",
-        }
-    }
+/// The cursor scope of a walk through a district directory: its district and kind
+/// (`terrace_core::cursor`); the key is the last postcode, street name or UPRN listed.
+pub fn directory_cursor_scope(district: &AreaId, kind: DirectoryKind) -> CursorScope {
+    CursorScope::new(
+        "catalogue_directory",
+        &(district.to_string(), kind.as_str()),
+    )
 }
 
 /// One item of a district directory: a postcode, a street or a property.
@@ -285,8 +280,7 @@ pub struct DirectoryPage {
     pub district: String,
     pub kind: DirectoryKind,
     pub data: Vec<DirectoryItem>,
-    /// Pass as `cursor` for the next page (the last postcode, street or UPRN); null on the last
-    /// page.
+    /// Pass as `cursor` for the next page; null on the last page.
     pub next_cursor: Option<String>,
 }
 
@@ -404,11 +398,12 @@ pub async fn directory(
     };
     let more = data.len() as i64 > limit;
     data.truncate(limit as usize);
+    let scope = directory_cursor_scope(district, kind);
     Ok(DirectoryPage {
         district: district.to_string(),
         kind,
         next_cursor: if more {
-            data.last().map(|(k, _)| k.clone())
+            data.last().map(|(k, _)| scope.encode(&[k.as_str()]))
         } else {
             None
         },

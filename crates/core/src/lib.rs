@@ -13,6 +13,8 @@
 //! over every core with scoped threads, keeping the input order.
 //! `cursor` is the one keyset cursor of every paged operation (`CursorScope`: opaque, versioned,
 //! tamper-evident, bound to its query) and `Page<T>` the one page shape.
+//! `Month` is the calendar month every monthly figure is kept by, and `SplitMix64` the one small
+//! deterministic generator.
 //! `memo` holds answers kept in memory: `Shards` (a sharded map) and `AsJson` (an answer as its
 //! JSON text).
 //!
@@ -29,8 +31,10 @@ mod cores;
 pub mod cursor;
 mod ids;
 pub mod memo;
+mod month;
 pub mod patterns;
 mod postcode;
+mod rng;
 pub mod sources;
 mod status;
 mod status_text;
@@ -41,6 +45,8 @@ pub use clock::{Clock, FixedClock, SystemClock};
 pub use cores::map_on_cores;
 pub use cursor::{CursorError, CursorScope, Page};
 pub use ids::{GssCode, IdError, Nation, Uarn, Uprn, UprnEntry};
+pub use month::{Month, MonthError};
 pub use postcode::{Postcode, PostcodeError};
+pub use rng::SplitMix64;
 pub use status::{Flag, Provenance, Unavailable};
 pub use violation::Violation;

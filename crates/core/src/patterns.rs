@@ -102,6 +102,41 @@ pub fn any_non_blank(schema: &mut schemars::Schema, fields: &[&str]) {
     schema.insert("not".into(), json!({ "properties": props }));
 }
 
+/// The rule of a WGS84 point given as `lat` and `lon`: both or neither, latitude -90 to 90 and
+/// longitude -180 to 180; each broken part a violation at its field.
+pub fn lat_lon_violations(lat: Option<f64>, lon: Option<f64>) -> Vec<crate::Violation> {
+    use crate::Violation;
+    let mut v = Vec::new();
+    match (lat, lon) {
+        (Some(lat), Some(lon)) => {
+            if !(-90.0..=90.0).contains(&lat) {
+                v.push(
+                    Violation::new(&["lat"], "value_error", "lat must be between -90 and 90")
+                        .with_input(lat),
+                );
+            }
+            if !(-180.0..=180.0).contains(&lon) {
+                v.push(
+                    Violation::new(&["lon"], "value_error", "lon must be between -180 and 180")
+                        .with_input(lon),
+                );
+            }
+        }
+        (Some(_), None) => v.push(Violation::new(
+            &["lon"],
+            "missing",
+            "lon is required with lat",
+        )),
+        (None, Some(_)) => v.push(Violation::new(
+            &["lat"],
+            "missing",
+            "lat is required with lon",
+        )),
+        (None, None) => {}
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,8 +311,6 @@ mod tests {
             .map(String::from),
         );
         agree(MONTH, &cases, is_month);
-        agree(MONTH, &cases, |s| {
-            terrace_analytics::Month::parse(s).is_ok()
-        });
+        agree(MONTH, &cases, |s| crate::Month::parse(s).is_ok());
     }
 }

@@ -4,23 +4,8 @@
 //! platform `libm` (`exp`, `ln`, `sin`, ...), whose last bit may differ between systems:
 //! only `+ - * /` and `sqrt`, which IEEE 754 rounds exactly, and integer arithmetic.
 
-/// SplitMix64: used to expand a seed into xoshiro state and to mix stream labels.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
+/// SplitMix64 expands a seed into xoshiro state and mixes stream labels.
+pub use terrace_core::SplitMix64;
 
 /// FNV-1a over a label, so independent streams can be named ("epc", "sales", ...).
 fn fnv1a(label: &str) -> u64 {

@@ -6,7 +6,7 @@ use chrono::{Datelike, NaiveDate};
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use terrace_core::AreaId;
+use terrace_core::{AreaId, CursorScope};
 use terrace_store::land;
 
 /// What the density is asked.
@@ -16,8 +16,13 @@ pub struct DensityQuery {
     /// Months of sales, ending with the month of the newest linked sale.
     pub months: u32,
     pub limit: i64,
-    /// The last cell of the previous page.
-    pub cursor: Option<String>,
+    /// The last cell of the previous page (decoded from its cursor).
+    pub after: Option<String>,
+}
+
+/// The cursor scope of a density walk: its area and period (`terrace_core::cursor`).
+pub fn cursor_scope(area_id: &AreaId, months: u32) -> CursorScope {
+    CursorScope::new("h3_density", &(area_id.to_string(), months))
 }
 
 /// One cell.
@@ -76,7 +81,7 @@ fn period_to(to: NaiveDate, months: u32) -> SalesPeriod {
 pub async fn h3_density(ctx: &LandCtx, q: DensityQuery) -> Result<H3Density, LandError> {
     let scope = scope_of(&q.area_id).map_err(|v| LandError::Invalid(vec![v]))?;
     crate::require_loaded(ctx, &q.area_id).await?;
-    let after = q.cursor.clone().unwrap_or_default();
+    let after = q.after.clone().unwrap_or_default();
     let mut cells = land::h3_cells_in_scope(&ctx.db, &scope, &after, q.limit + 1).await?;
     let more = cells.len() as i64 > q.limit;
     cells.truncate(q.limit.max(0) as usize);
@@ -122,11 +127,12 @@ pub async fn h3_density(ctx: &LandCtx, q: DensityQuery) -> Result<H3Density, Lan
         }
     }
     let cells: Vec<DensityCell> = out.into_values().collect();
+    let scope = cursor_scope(&q.area_id, q.months);
     Ok(H3Density {
         area_id: q.area_id,
         resolution: 8,
         next_cursor: if more {
-            cells.last().map(|c| c.cell.clone())
+            cells.last().map(|c| scope.encode(&[c.cell.as_str()]))
         } else {
             None
         },

@@ -27,3 +27,29 @@ pub mod yields;
 pub use changes::{ChangesPage, PageRequest, changes_since};
 pub use lha::{HousingBenefitCap, housing_benefit_cap};
 pub use rental::{RentalEstimate, rental_estimate};
+
+use terrace_core::{AreaId, AreaKind};
+use terrace_store::listings::ListingArea;
+
+/// The listing area of an area id, for the kinds listings (and the values kept beside them) are
+/// kept by: a postcode unit, sector or district (a prefix), or a local authority; `None` for
+/// every other kind.
+pub fn listing_area(id: &AreaId) -> Option<ListingArea> {
+    match id.kind() {
+        AreaKind::Unit | AreaKind::Sector | AreaKind::District => {
+            Some(ListingArea::PostcodePrefix(id.code().to_string()))
+        }
+        AreaKind::Lad => Some(ListingArea::LocalAuthority(id.code().to_string())),
+        AreaKind::Area
+        | AreaKind::Lsoa
+        | AreaKind::Msoa
+        | AreaKind::Ward
+        | AreaKind::County
+        | AreaKind::Region
+        | AreaKind::Country
+        | AreaKind::Bua
+        | AreaKind::Lpa
+        | AreaKind::H3
+        | AreaKind::Place => None,
+    }
+}

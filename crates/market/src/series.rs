@@ -81,6 +81,7 @@ pub fn parse_month(loc: &[&str], v: &str) -> Result<Month, Violation> {
             "value_error",
             format!("Value error, {v:?} is not a month: use YYYY-MM or YYYY-MM-DD"),
         )
+        .with_input(v)
     })
 }
 

@@ -13,7 +13,7 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use terrace_core::Unavailable;
+use terrace_core::{CursorScope, Unavailable};
 use terrace_store::companies::{self, CompanyRow};
 use terrace_store::titles::{self, TitleRow};
 use terrace_store::{Db, LookupError};
@@ -318,6 +318,7 @@ pub async fn by_company(
     company_number: &str,
     cursor: Option<&str>,
     limit: i64,
+    scope: &CursorScope,
 ) -> Result<CompanyTitles, LookupError> {
     let limit = limit.clamp(1, PAGE_MAX);
     let total = titles::title_count(db, titles::Holder::Company(company_number)).await?;
@@ -346,7 +347,9 @@ pub async fn by_company(
         company,
         total_titles: total,
         next_cursor: if more {
-            titles.last().map(|t| t.title_number.clone())
+            titles
+                .last()
+                .map(|t| scope.encode(&[t.title_number.as_str()]))
         } else {
             None
         },
@@ -665,8 +668,15 @@ fn number_forms(raw: &str) -> Vec<String> {
     forms
 }
 
+/// The cursor scope of a walk through a company's titles: the number as the caller wrote it
+/// (`terrace_core::cursor`); the key is the last title number listed.
+pub fn company_cursor_scope(raw: &str) -> CursorScope {
+    CursorScope::new("ownership_by_company", raw.trim())
+}
+
 /// [`by_company`] for a number as the caller wrote it: its Companies House form first, then its
-/// form as an overseas registry number when that differs and the first names nothing.
+/// form as an overseas registry number when that differs and the first names nothing. `cursor`
+/// is the title number a decoded cursor names.
 pub async fn company(
     db: &Db,
     raw: &str,
@@ -674,8 +684,9 @@ pub async fn company(
     limit: i64,
 ) -> Result<CompanyTitles, LookupError> {
     let mut last = LookupError::NotFound(format!("company number {raw}"));
+    let scope = company_cursor_scope(raw);
     for n in number_forms(raw) {
-        match by_company(db, &n, cursor, limit).await {
+        match by_company(db, &n, cursor, limit, &scope).await {
             Err(LookupError::NotFound(what)) => last = LookupError::NotFound(what),
             other => return other,
         }

@@ -72,33 +72,9 @@ impl ApplicationsInput {
                 "give exactly one location: postcode, or lat and lon",
             ));
         }
-        match (self.lat, self.lon) {
-            (Some(lat), Some(lon)) => {
-                if !(-90.0..=90.0).contains(&lat) {
-                    v.push(
-                        Violation::new(&["lat"], "value_error", "lat must be between -90 and 90")
-                            .with_input(lat),
-                    );
-                }
-                if !(-180.0..=180.0).contains(&lon) {
-                    v.push(
-                        Violation::new(&["lon"], "value_error", "lon must be between -180 and 180")
-                            .with_input(lon),
-                    );
-                }
-            }
-            (Some(_), None) => v.push(Violation::new(
-                &["lon"],
-                "missing",
-                "lon is required with lat",
-            )),
-            (None, Some(_)) => v.push(Violation::new(
-                &["lat"],
-                "missing",
-                "lat is required with lon",
-            )),
-            (None, None) => {}
-        }
+        v.extend(terrace_core::patterns::lat_lon_violations(
+            self.lat, self.lon,
+        ));
         if !(1..=MAX_RADIUS_M).contains(&self.radius_m) {
             v.push(
                 Violation::new(

@@ -4,7 +4,7 @@
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use terrace_core::Violation;
+use terrace_core::CursorScope;
 use terrace_store::Db;
 use terrace_store::listings::ListingArea;
 use terrace_store::valuation as vs;
@@ -25,28 +25,27 @@ pub struct LongHeldQuery {
     pub after: Option<(i64, i64)>,
 }
 
-/// The cursor of an item: its gain in tenths of a per cent and its UPRN, `<tenths>_<uprn>`.
-pub fn cursor_of(gain_pct: f64, uprn: i64) -> String {
-    format!("{}_{uprn}", (gain_pct * 10.0).round() as i64)
+/// The cursor scope of a long-held walk: its area and both thresholds (the shared keyset cursor,
+/// `terrace_core::cursor`), so a cursor is refused by a walk with other filters.
+pub fn cursor_scope(area_id: &str, min_years_held: f64, min_gain_pct: f64) -> CursorScope {
+    CursorScope::new("equity_long_held", &(area_id, min_years_held, min_gain_pct))
 }
 
-/// Reads a cursor written by [`cursor_of`]; a violation at `["cursor"]` otherwise.
-pub fn parse_cursor(s: &str) -> Result<(i64, i64), Violation> {
-    let digits =
-        |x: &str, max: usize| (1..=max).contains(&x.len()) && x.bytes().all(|b| b.is_ascii_digit());
-    s.split_once('_')
-        .filter(|(g, u)| {
-            digits(g.strip_prefix('-').unwrap_or(g), 9) && digits(u, 12) && !u.starts_with('0')
-        })
-        .and_then(|(g, u)| Some((g.parse::<i64>().ok()?, u.parse::<i64>().ok()?)))
-        .ok_or_else(|| {
-            Violation::new(
-                &["cursor"],
-                "value_error",
-                "cursor must be a next_cursor of a previous answer",
-            )
-            .with_input(s)
-        })
+/// An item's key in the walk's order: its gain in tenths of a per cent, then its UPRN.
+fn key_parts(gain_pct: f64, uprn: i64) -> Vec<String> {
+    vec![
+        ((gain_pct * 10.0).round() as i64).to_string(),
+        uprn.to_string(),
+    ]
+}
+
+/// The key a decoded cursor names, `(gain in tenths of a per cent, UPRN)`; `None` when its parts
+/// are not such a key.
+pub fn key_of_cursor(parts: &[String]) -> Option<(i64, i64)> {
+    match parts {
+        [g, u] => Some((g.parse().ok()?, u.parse().ok()?)),
+        _ => None,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -129,7 +128,10 @@ pub async fn long_held(db: &Db, q: &LongHeldQuery) -> Result<LongHeldPage, Valua
     }
     if items.len() > q.limit {
         items.truncate(q.limit);
-        page.next_cursor = items.last().map(|i| cursor_of(i.gain_pct, i.uprn));
+        let scope = cursor_scope(&q.area_id, q.min_years_held, q.min_gain_pct);
+        page.next_cursor = items
+            .last()
+            .map(|i| scope.encode(&key_parts(i.gain_pct, i.uprn)));
     }
     page.as_of = Some(v.as_of);
     page.model_version = Some(v.model_version);

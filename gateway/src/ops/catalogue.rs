@@ -2,7 +2,7 @@
 //! key like every other free operation (docs/API-DESIGN.md, "The catalogue: free, with a key").
 
 use crate::error::ApiError;
-use crate::input::{In, invalid};
+use crate::input::{In, cursor_refused, invalid};
 use crate::registry::{Ctx, NoBody, OpDecl, Operation};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -10,7 +10,7 @@ use terrace_areas::catalogue::{
     self as catalogue, After, DirectoryKind, DirectoryPage, MarketAreaKind, MarketAreasPage,
     RecordId, RecordKind, RecordPreview,
 };
-use terrace_core::{AreaId, AreaKind, Postcode, Uprn, Violation, patterns};
+use terrace_core::{AreaId, AreaKind, CursorError, Postcode, Uprn, patterns};
 use validator::Validate;
 
 const TAG: &str = "catalogue";
@@ -22,9 +22,7 @@ fn default_limit() -> i64 {
     catalogue::PAGE_DEFAULT
 }
 
-fn value_error(field: &str, msg: &str, input: &str) -> Violation {
-    Violation::new(&[field], "value_error", format!("Value error, {msg}")).with_input(input)
-}
+use crate::input::value_error;
 
 /// The query of `GET /v1/catalogue/areas`.
 #[derive(Debug, Deserialize, Validate, JsonSchema)]
@@ -33,11 +31,11 @@ pub struct AreasParams {
     /// Only market areas of this kind (all kinds when absent)
     #[serde(default)]
     pub kind: Option<MarketAreaKind>,
-    /// The `next_cursor` of the previous page (an area id such as `district:EX1`); absent for
-    /// the first page
+    /// The `next_cursor` of the previous page, unchanged; absent for the first page (one written
+    /// for another `kind` names no page of this walk: 404)
     #[serde(default)]
-    #[validate(length(min = 1, max = 20))]
-    #[schemars(regex(pattern = r"^(area|district|lad):[A-Z0-9]{1,9}$"))]
+    #[validate(length(min = 1, max = 504))]
+    #[schemars(regex(pattern = terrace_core::cursor::PATTERN))]
     pub cursor: Option<String>,
     /// How many areas at most (1 to 500)
     #[serde(default = "default_limit")]
@@ -53,19 +51,12 @@ impl Operation for Areas {
     type Input = AreasParams;
     type Output = MarketAreasPage;
 
-    fn check(p: AreasParams, _: NoBody) -> Result<AreasParams, ApiError> {
-        if let Some(c) = &p.cursor
-            && !catalogue::is_area_cursor(c)
-        {
-            return Err(invalid(
-                In::Query,
-                vec![value_error(
-                    "cursor",
-                    "the cursor is the next_cursor of a previous page: an area id such as district:EX1",
-                    c,
-                )],
-            ));
-        }
+    fn check(mut p: AreasParams, _: NoBody) -> Result<AreasParams, ApiError> {
+        // The input carries the area id the cursor names, decoded once here.
+        p.cursor = catalogue::areas_cursor_scope(p.kind)
+            .decode_opt(p.cursor.as_deref())
+            .map_err(|e| cursor_refused(In::Query, e))?
+            .map(|parts| parts.concat());
         Ok(p)
     }
 
@@ -92,12 +83,11 @@ pub struct DirectoryParams {
     pub district: String,
     /// What to list: the district's postcodes, streets or properties
     pub kind: DirectoryKind,
-    /// The `next_cursor` of the previous page (the last postcode, street name or UPRN listed);
-    /// absent for the first page. A cursor this listing could not have issued (not a postcode
-    /// for `postcodes`, not a UPRN for `properties`) is a 404: its form depends on `kind`.
+    /// The `next_cursor` of the previous page, unchanged; absent for the first page (one written
+    /// for another district or kind names no page of this listing: 404)
     #[serde(default)]
-    #[validate(length(min = 1, max = 100))]
-    #[schemars(regex(pattern = terrace_core::patterns::NON_BLANK))]
+    #[validate(length(min = 1, max = 504))]
+    #[schemars(regex(pattern = terrace_core::cursor::PATTERN))]
     pub cursor: Option<String>,
     /// How many items at most (1 to 500)
     #[serde(default = "default_limit")]
@@ -134,40 +124,55 @@ impl Operation for Directory {
                 &p.district,
             ));
         }
-        let after = match (&p.cursor, p.kind) {
-            (None, _) => Some(After::Start),
-            (Some(c), _) if patterns::is_blank(c) => None,
-            (Some(c), DirectoryKind::Postcodes) => {
-                Postcode::parse(c).ok().map(|pc| After::Key(pc.to_string()))
+        // The cursor is bound to the district and kind; it is read once the district is.
+        let after = match &district {
+            None => {
+                if let Some(Err(v)) = p.cursor.as_deref().map(terrace_core::cursor::check_form) {
+                    query.push(v);
+                }
+                None
             }
-            (Some(c), DirectoryKind::Streets) => Some(After::Key(c.clone())),
-            (Some(c), DirectoryKind::Properties) => {
-                Uprn::parse(c).ok().map(|u| After::Uprn(u.get()))
+            Some(d) => {
+                match catalogue::directory_cursor_scope(d, p.kind).decode_opt(p.cursor.as_deref()) {
+                    Ok(None) => Some(After::Start),
+                    Ok(Some(parts)) => {
+                        let key = parts.concat();
+                        match p.kind {
+                            DirectoryKind::Properties => match key.parse::<i64>() {
+                                Ok(u) => Some(After::Uprn(u)),
+                                Err(_) => {
+                                    return Err(cursor_refused(
+                                        In::Query,
+                                        CursorError::NotThisQuery(format!(
+                                            "a page of properties at cursor {:?}",
+                                            p.cursor.as_deref().unwrap_or_default()
+                                        )),
+                                    ));
+                                }
+                            },
+                            DirectoryKind::Postcodes | DirectoryKind::Streets => {
+                                Some(After::Key(key))
+                            }
+                        }
+                    }
+                    Err(CursorError::Malformed(v)) => {
+                        query.push(v);
+                        None
+                    }
+                    Err(e @ CursorError::NotThisQuery(_)) => {
+                        return Err(cursor_refused(In::Query, e));
+                    }
+                }
             }
         };
-        if after.is_none() && p.cursor.as_deref().is_some_and(patterns::is_blank) {
-            query.push(value_error(
-                "cursor",
-                "the cursor is the next_cursor of a previous page, never blank",
-                p.cursor.as_deref().unwrap_or_default(),
-            ));
-        }
         match (district, after) {
-            (Some(district), Some(after)) => Ok(DirectoryInput {
+            (Some(district), Some(after)) if query.is_empty() => Ok(DirectoryInput {
                 district,
                 kind: p.kind,
                 after,
                 limit: p.limit,
             }),
-            // A well-formed cursor of another kind's form: no page of this listing starts there.
-            (Some(_), None) if query.is_empty() => Err(ApiError::NotFound(format!(
-                "a page of {} after cursor {:?} (a {} cursor is {})",
-                p.kind.as_str(),
-                p.cursor.as_deref().unwrap_or_default(),
-                p.kind.as_str(),
-                p.kind.cursor_form()
-            ))),
-            (None, _) | (_, None) => {
+            (_, _) => {
                 let mut errors: Vec<crate::error::FieldError> = path
                     .into_iter()
                     .map(|v| crate::input::located(In::Path, v))
@@ -191,7 +196,7 @@ pub(crate) static DIRECTORY: OpDecl = OpDecl {
     id: "catalogue_directory",
     path: "/v1/catalogue/directory/{district}/{kind}",
     summary: "A postcode district's postcodes, streets or properties",
-    description: "Lists a postcode district's postcodes (each with its number of addresses), streets (each with its number of addresses) or properties (UPRN, address line, postcode, classification) from the address register, in order, in pages of `limit` following `next_cursor` (null on the last page). No sale, valuation or index figure is shown. A district with no address in the register is a 404; a malformed district or a blank cursor is a 422; a cursor this listing could not have issued (not a postcode for `postcodes`, not a UPRN for `properties`) is a 404.",
+    description: "Lists a postcode district's postcodes (each with its number of addresses), streets (each with its number of addresses) or properties (UPRN, address line, postcode, classification) from the address register, in order, in pages of `limit` following `next_cursor` (null on the last page). No sale, valuation or index figure is shown. A district with no address in the register is a 404; a malformed district or cursor is a 422; a well-formed cursor written for another district or kind names no page of this listing: a 404.",
     ..OpDecl::of::<Directory>(TAG)
 };
 

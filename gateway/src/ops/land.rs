@@ -2,11 +2,11 @@
 //! density and plot utilisation.
 
 use crate::error::ApiError;
-use crate::input::{In, invalid};
+use crate::input::{In, cursor_refused, invalid};
 use crate::registry::{Ctx, Json, OpDecl, Operation, Price};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use terrace_core::{AreaId, AreaKind, Violation};
+use terrace_core::{AreaId, Violation};
 use terrace_land::density::{DensityQuery, H3Density};
 use terrace_land::stock::StockProfile;
 use terrace_land::{LandCtx, PlotQuery, PlotUtilisation};
@@ -125,10 +125,10 @@ pub struct DensityParams {
     #[serde(default = "default_density_limit")]
     #[validate(range(min = 1, max = 1000))]
     pub limit: i64,
-    /// The `next_cursor` of the previous page (a resolution-8 H3 cell; any other non-blank
-    /// value starts no page and is a 404)
-    #[validate(length(min = 1, max = 40))]
-    #[schemars(regex(pattern = terrace_core::patterns::NON_BLANK))]
+    /// The `next_cursor` of the previous page, unchanged (one written for another area or
+    /// period names no page of this one: 404)
+    #[validate(length(min = 1, max = 504))]
+    #[schemars(regex(pattern = terrace_core::cursor::PATTERN))]
     pub cursor: Option<String>,
 }
 
@@ -142,29 +142,15 @@ impl Operation for H3DensityOp {
 
     fn check(p: DensityParams, _: crate::registry::NoBody) -> Result<DensityQuery, ApiError> {
         let area_id = land_area(&p.area_id, In::Path)?;
-        // Blank is a 422 (the schema says not blank); any other cursor that is no resolution-8
-        // cell starts no page: a 404, as the catalogue's cursors (docs/API-DESIGN.md).
-        if let Some(c) = &p.cursor {
-            if terrace_core::patterns::is_blank(c) {
-                return Err(invalid(
-                    In::Query,
-                    vec![
-                        Violation::new(&["cursor"], "value_error", "Value error, cursor is blank")
-                            .with_input(c.clone()),
-                    ],
-                ));
-            }
-            if AreaId::new(AreaKind::H3, c).is_err() {
-                return Err(ApiError::NotFound(format!(
-                    "a page starting at cursor {c:?} (a cursor is the next_cursor of a previous page: a resolution-8 H3 cell)"
-                )));
-            }
-        }
+        let after = terrace_land::density::cursor_scope(&area_id, p.months)
+            .decode_opt(p.cursor.as_deref())
+            .map_err(|e| cursor_refused(In::Query, e))?
+            .map(|parts| parts.concat());
         Ok(DensityQuery {
             area_id,
             months: p.months,
             limit: p.limit,
-            cursor: p.cursor,
+            after,
         })
     }
 

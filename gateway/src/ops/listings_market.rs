@@ -5,7 +5,7 @@
 //! the priced ones uncharged).
 
 use crate::error::ApiError;
-use crate::input::{In, invalid};
+use crate::input::{In, invalid, month_param};
 use crate::registry::{Ctx, Json, NoBody, NoParams, OpDecl, Operation, Price};
 use chrono::NaiveDate;
 use schemars::JsonSchema;
@@ -35,30 +35,9 @@ pub static OPS: &[&OpDecl] = &[
     &HISTORY,
 ];
 
-pub(crate) fn value_error(field: &str, msg: &str, input: &str) -> Violation {
-    Violation::new(&[field], "value_error", format!("Value error, {msg}")).with_input(input)
-}
+pub(crate) use crate::input::value_error;
 
-/// The listing area of an area id, for the kinds listings are kept by.
-pub(crate) fn listing_area(id: &AreaId) -> Option<ListingArea> {
-    match id.kind() {
-        AreaKind::Unit | AreaKind::Sector | AreaKind::District => {
-            Some(ListingArea::PostcodePrefix(id.code().to_string()))
-        }
-        AreaKind::Lad => Some(ListingArea::LocalAuthority(id.code().to_string())),
-        AreaKind::Area
-        | AreaKind::Lsoa
-        | AreaKind::Msoa
-        | AreaKind::Ward
-        | AreaKind::County
-        | AreaKind::Region
-        | AreaKind::Country
-        | AreaKind::Bua
-        | AreaKind::Lpa
-        | AreaKind::H3
-        | AreaKind::Place => None,
-    }
-}
+pub(crate) use terrace_listings::listing_area;
 
 // ---------------------------------------------------------------------------------------------
 
@@ -341,21 +320,6 @@ pub struct IndexParams {
     pub limit: usize,
 }
 
-fn index_month(
-    field: &str,
-    given: Option<&str>,
-    found: &mut Vec<Violation>,
-) -> Option<terrace_analytics::Month> {
-    let s = given?;
-    match terrace_market::series::parse_month(&[field], s) {
-        Ok(m) => Some(m),
-        Err(v) => {
-            found.push(v.with_input(s));
-            None
-        }
-    }
-}
-
 /// A first and a last month, each optional.
 type Months = (
     Option<terrace_analytics::Month>,
@@ -373,8 +337,8 @@ fn area_and_months(
     if let Some(c) = area_code.filter(|c| terrace_core::patterns::is_blank(c)) {
         found.push(value_error("area_code", "area_code is not blank", c));
     }
-    let first = index_month("start", start, &mut found);
-    let last = index_month("end", end, &mut found);
+    let first = month_param("start", start, &mut found);
+    let last = month_param("end", end, &mut found);
     if let (Some(s), Some(e)) = (first, last)
         && s > e
     {
@@ -837,7 +801,7 @@ impl Operation for FactsOp {
                 }
             }
         };
-        let mut month = |field: &str, given: Option<&str>| index_month(field, given, &mut found);
+        let mut month = |field: &str, given: Option<&str>| month_param(field, given, &mut found);
         let start = month("start", b.start.as_deref());
         let end = month("end", b.end.as_deref());
         if let (Some(s), Some(e)) = (start, end)

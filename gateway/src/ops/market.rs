@@ -2,7 +2,7 @@
 //! transaction volumes and rankings, read from the tables `cargo xtask build` derives.
 
 use crate::error::ApiError;
-use crate::input::{In, invalid};
+use crate::input::{In, invalid, month_param};
 use crate::registry::{Ctx, Json, NoBody, NoParams, OpDecl, Operation, Price};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -40,11 +40,6 @@ fn all<T>(found: Vec<Violation>, value: Option<T>) -> Result<T, ApiError> {
         Some(v) if found.is_empty() => Ok(v),
         Some(_) | None => Err(invalid(In::Query, found)),
     }
-}
-
-/// A period parameter, its violation collected.
-fn month(field: &str, given: Option<&str>, found: &mut Vec<Violation>) -> Option<Month> {
-    given.and_then(|s| parse_month(&[field], s).map_err(|v| found.push(v)).ok())
 }
 
 /// The schema states the geography rule of the index operations: exactly one of `district` and
@@ -91,8 +86,8 @@ impl Operation for IndexSeries {
         let geo = IndexGeo::parse(p.district.as_deref(), p.local_authority.as_deref())
             .map_err(|v| found.push(v))
             .ok();
-        let from = month("from", p.from.as_deref(), &mut found);
-        let to = month("to", p.to.as_deref(), &mut found);
+        let from = month_param("from", p.from.as_deref(), &mut found);
+        let to = month_param("to", p.to.as_deref(), &mut found);
         all(found, geo).map(|geo| IndexRequest { geo, from, to })
     }
 

@@ -3,11 +3,11 @@
 //! proprietor, from HM Land Registry's CCOD and OCOD files and Companies House basic company data.
 
 use crate::error::ApiError;
-use crate::input::{In, invalid};
+use crate::input::{In, cursor_refused, invalid};
 use crate::registry::{Ctx, NoBody, OpDecl, Operation, Price};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use terrace_core::Violation;
+use terrace_core::{CursorError, Violation};
 use terrace_ownership::titles::{self, CompanyTitles, ProprietorAnswer, TitleAnswer};
 use validator::Validate;
 
@@ -16,9 +16,7 @@ const TAG: &str = "ownership";
 /// The ownership family's operations, in the order of the specification.
 pub static OPS: &[&OpDecl] = &[&PROPRIETOR, &TITLE, &COMPANY];
 
-fn value_error(field: &str, msg: &str, input: &str) -> Violation {
-    Violation::new(&[field], "value_error", format!("Value error, {msg}")).with_input(input)
-}
+use crate::input::value_error;
 
 const TITLE_RULE: &str =
     "a title number is up to three letters then one to seven digits, such as DN123456 or TGL12345";
@@ -91,11 +89,11 @@ pub struct CompanyParams {
     #[validate(length(min = 1, max = 12))]
     #[schemars(regex(pattern = COMPANY_NUMBER))]
     pub company_number: String,
-    /// The `next_cursor` of the previous page (the last title number listed); absent for the
-    /// first page
+    /// The `next_cursor` of the previous page, unchanged; absent for the first page (one written
+    /// for another company names no page of this one: 404)
     #[serde(default)]
-    #[validate(length(min = 1, max = 10))]
-    #[schemars(regex(pattern = r"^[A-Za-z]{0,3}[0-9]{1,7}$"))]
+    #[validate(length(min = 1, max = 504))]
+    #[schemars(regex(pattern = terrace_core::cursor::PATTERN))]
     pub cursor: Option<String>,
     /// How many titles at most (1 to 500)
     #[serde(default = "default_limit")]
@@ -126,23 +124,19 @@ impl Operation for Company {
                 value_error("company_number", COMPANY_RULE, &p.company_number),
             ));
         }
-        let cursor = match &p.cursor {
-            None => None,
-            Some(c) => {
-                let parsed = terrace_ownership::parse_title_number(c);
-                if parsed.is_none() {
-                    errors.push(crate::input::located(
-                        In::Query,
-                        value_error(
-                            "cursor",
-                            "the cursor is the next_cursor of a previous page: a title number",
-                            c,
-                        ),
-                    ));
+        let cursor =
+            match titles::company_cursor_scope(&p.company_number).decode_opt(p.cursor.as_deref()) {
+                Ok(None) => None,
+                Ok(Some(parts)) => Some(parts.concat()),
+                Err(CursorError::Malformed(v)) => {
+                    errors.push(crate::input::located(In::Query, v));
+                    None
                 }
-                parsed
-            }
-        };
+                Err(e @ CursorError::NotThisQuery(_)) if errors.is_empty() => {
+                    return Err(cursor_refused(In::Query, e));
+                }
+                Err(CursorError::NotThisQuery(_)) => None,
+            };
         if !errors.is_empty() {
             return Err(ApiError::Validation(errors));
         }

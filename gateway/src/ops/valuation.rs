@@ -3,14 +3,14 @@
 //! accuracy table, the equity batch and the long-held properties of an area.
 
 use crate::error::ApiError;
-use crate::input::{In, invalid};
+use crate::input::{In, cursor_refused, invalid};
 use crate::ops::address::UprnPath;
 use crate::ops::listings_market::{listing_area, value_error};
 use crate::ops::property::UprnBatch;
 use crate::registry::{Ctx, Json, NoBody, NoParams, OpDecl, Operation, Price};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use terrace_core::{AreaId, Uprn, UprnEntry};
+use terrace_core::{AreaId, CursorError, Uprn, UprnEntry};
 use terrace_valuation as valuation;
 use validator::Validate;
 
@@ -264,9 +264,10 @@ pub struct LongHeldBody {
     #[serde(default = "default_long_held_limit")]
     #[validate(range(min = 1, max = 200))]
     pub limit: u32,
-    /// The `next_cursor` of the previous page
-    #[validate(length(min = 3, max = 23))]
-    #[schemars(regex(pattern = r"^-?[0-9]{1,9}_[1-9][0-9]{0,11}$"))]
+    /// The `next_cursor` of the previous page, unchanged (one written for other filters names no
+    /// page of this walk: 404)
+    #[validate(length(min = 1, max = 504))]
+    #[schemars(regex(pattern = terrace_core::cursor::PATTERN))]
     pub cursor: Option<String>,
 }
 
@@ -292,13 +293,31 @@ impl Operation for LongHeld {
         if blank {
             violations.push(value_error("area_id", "area_id is blank", &b.area_id));
         }
-        let after = match b.cursor.as_deref().map(valuation::parse_cursor) {
-            Some(Err(v)) => {
+        let scope = valuation::cursor_scope(
+            &area
+                .as_ref()
+                .map_or(String::new(), |(id, _)| id.to_string()),
+            b.min_years_held,
+            b.min_gain_pct,
+        );
+        let after = match scope.decode_opt(b.cursor.as_deref()) {
+            Err(CursorError::Malformed(v)) => {
                 violations.push(v);
                 None
             }
-            Some(Ok(c)) => Some(c),
-            None => None,
+            Err(e @ CursorError::NotThisQuery(_)) if violations.is_empty() && area.is_some() => {
+                return Err(cursor_refused(In::Body, e));
+            }
+            Err(CursorError::NotThisQuery(_)) | Ok(None) => None,
+            Ok(Some(parts)) => match valuation::key_of_cursor(&parts) {
+                Some(key) => Some(key),
+                None => {
+                    return Err(ApiError::NotFound(format!(
+                        "a page of equity_long_held at cursor {:?}",
+                        b.cursor.as_deref().unwrap_or_default()
+                    )));
+                }
+            },
         };
         match area {
             Some((id, area)) if violations.is_empty() => Ok((

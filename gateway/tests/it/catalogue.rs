@@ -523,28 +523,38 @@ async fn catalogue_validation_rules() {
     let r = send(&svc, q("/v1/catalogue/directory/XT1/houses")).await;
     assert_eq!(r.status, 422, "{}", r.json);
     assert_eq!(r.json["detail"][0]["loc"], json!(["path", "kind"]));
-    // A cursor of another kind's form: no page of this listing starts there (404, saying the
-    // form expected; the form depends on `kind`, which the cursor's schema cannot state).
-    for (url, form) in [
-        ("/v1/catalogue/directory/XT1/properties?cursor=abc", "UPRN"),
-        (
-            "/v1/catalogue/directory/XT1/postcodes?cursor=nope",
-            "postcode",
-        ),
+    // A cursor not of the service's form is a 422; a well-formed one written for another
+    // listing (another kind or district) names no page of this one: 404.
+    for url in [
+        "/v1/catalogue/directory/XT1/properties?cursor=abc",
+        "/v1/catalogue/directory/XT1/postcodes?cursor=nope",
+        "/v1/catalogue/directory/XT1/streets?cursor=%20",
+        "/v1/catalogue/directory/1XT/streets?cursor=nope",
     ] {
         let r = send(&svc, q(url)).await;
-        assert_eq!(r.status, 404, "{url}: {}", r.json);
+        assert_eq!(r.status, 422, "{url}: {}", r.json);
         assert!(
-            r.json["detail"].as_str().unwrap().contains(form),
-            "{}",
+            r.json["detail"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|d| d["loc"] == json!(["query", "cursor"])),
+            "{url}: {}",
             r.json
         );
     }
-    check_422(
-        &send(&svc, q("/v1/catalogue/directory/XT1/streets?cursor=%20")).await,
-        &["query", "cursor"],
-        "value_error",
-    );
+    let r = send(&svc, q("/v1/catalogue/directory/XT1/streets?limit=1")).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    if let Some(c) = r.json["next_cursor"].as_str() {
+        for url in [
+            format!("/v1/catalogue/directory/XT1/postcodes?cursor={c}"),
+            format!("/v1/catalogue/directory/XT2/streets?cursor={c}"),
+            format!("/v1/catalogue/areas?cursor={c}"),
+        ] {
+            let r = send(&svc, q(&url)).await;
+            assert_eq!(r.status, 404, "{url}: {}", r.json);
+        }
+    }
     check_422(
         &send(&svc, q("/v1/catalogue/directory/XT1/streets?limit=0")).await,
         &["query", "limit"],

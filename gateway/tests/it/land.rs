@@ -626,6 +626,7 @@ async fn h3_density_counts_addresses_by_class_per_cell_pages_and_is_free() {
     // Pages of one cell give the same cells in the same order.
     let mut paged = Vec::new();
     let mut cursor: Option<String> = None;
+    let mut first_cursor: Option<String> = None;
     loop {
         let path = match &cursor {
             Some(c) => format!("/v1/h3/density/lad:E06000099?limit=1&cursor={c}"),
@@ -635,7 +636,10 @@ async fn h3_density_counts_addresses_by_class_per_cell_pages_and_is_free() {
         assert_eq!(r.status, 200, "{}", r.json);
         paged.extend(r.json["cells"].as_array().unwrap().iter().cloned());
         match r.json["next_cursor"].as_str() {
-            Some(c) => cursor = Some(c.to_string()),
+            Some(c) => {
+                first_cursor.get_or_insert_with(|| c.to_string());
+                cursor = Some(c.to_string());
+            }
             None => break,
         }
     }
@@ -658,17 +662,24 @@ async fn h3_density_counts_addresses_by_class_per_cell_pages_and_is_free() {
             vec!["query", "cursor"],
             "value_error",
         ),
+        (
+            "/v1/h3/density/lad:E06000099?cursor=zzzzzzzzzzzzzzz",
+            vec!["query", "cursor"],
+            "value_error",
+        ),
     ] {
         let r = send(&svc, get(path, &key)).await;
         check_422(&r, &loc, kind);
     }
+    // A cursor is bound to its walk: the same token for another period names no page (404).
+    let c = first_cursor.expect("the walk had a second page");
     for path in [
-        "/v1/h3/density/lad:E06000097",
-        "/v1/h3/density/nowhere",
-        "/v1/h3/density/district:XT1",
-        "/v1/h3/density/lad:E06009901?cursor=zzzzzzzzzzzzzzz",
+        "/v1/h3/density/lad:E06000097".to_string(),
+        "/v1/h3/density/nowhere".to_string(),
+        "/v1/h3/density/district:XT1".to_string(),
+        format!("/v1/h3/density/lad:E06000099?limit=1&months=6&cursor={c}"),
     ] {
-        let r = send(&svc, get(path, &key)).await;
+        let r = send(&svc, get(&path, &key)).await;
         assert_eq!(r.status, 404, "{path}: {}", r.json);
     }
     assert_eq!(balance(app.db(), acct).await, 10);

@@ -139,6 +139,7 @@ async fn ownership_on_the_fixture_world() {
     let before = balance(&t.db, acct).await;
     let mut seen = Vec::new();
     let mut cursor: Option<String> = None;
+    let mut first_cursor: Option<String> = None;
     loop {
         let path = match &cursor {
             Some(c) => format!("/v1/ownership/company/9900001?limit=50&cursor={c}"),
@@ -154,7 +155,10 @@ async fn ownership_on_the_fixture_world() {
             seen.push(t["title_number"].as_str().unwrap().to_string());
         }
         match r.json["next_cursor"].as_str() {
-            Some(c) => cursor = Some(c.to_string()),
+            Some(c) => {
+                first_cursor.get_or_insert_with(|| c.to_string());
+                cursor = Some(c.to_string());
+            }
             None => break,
         }
     }
@@ -164,6 +168,21 @@ async fn ownership_on_the_fixture_world() {
     assert_eq!(seen, want);
     let pages = want.len().div_ceil(50) as i64;
     assert_eq!(balance(&t.db, acct).await, before - 3 * pages);
+    // A cursor is bound to the number as written: given with another form of it (or another
+    // company), it names no page (404, free).
+    if let Some(c) = first_cursor {
+        assert_ne!(landlord, "9900001");
+        let r = send(
+            &svc,
+            get(
+                &format!("/v1/ownership/company/{landlord}?cursor={c}"),
+                &key,
+            ),
+        )
+        .await;
+        assert_eq!(r.status, 404, "{}", r.json);
+        assert_eq!(balance(&t.db, acct).await, before - 3 * pages);
+    }
 
     // A dissolved company's titles say so.
     let dissolved = cases["dissolved_company"].as_str().unwrap();

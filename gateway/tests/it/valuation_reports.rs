@@ -472,6 +472,7 @@ async fn long_held_orders_by_gain_filters_and_pages() {
     // Paging with limit 2 walks the same list.
     let mut walked = Vec::new();
     let mut cursor: Option<String> = None;
+    let mut walked_cursor: Option<String> = None;
     let mut calls = 0;
     loop {
         let mut body =
@@ -484,12 +485,30 @@ async fn long_held_orders_by_gain_filters_and_pages() {
         calls += 1;
         walked.extend(uprns(&r.json["items"]));
         match r.json["next_cursor"].as_str() {
-            Some(c) => cursor = Some(c.to_string()),
+            Some(c) => {
+                cursor = Some(c.to_string());
+                walked_cursor.get_or_insert_with(|| c.to_string());
+            }
             None => break,
         }
         if calls > 1000 {
             break;
         }
+    }
+    // A cursor is bound to its walk: the same token with other filters, or altered, names no page
+    // of that walk (404, not charged).
+    if let Some(c) = walked_cursor {
+        let before = balance(w.db(), acct).await;
+        let other = json!({"area_id": area_id, "min_years_held": 0, "min_gain_pct": -99, "limit": 2, "cursor": c});
+        let r = send(&svc, post_json(path, &key, &other)).await;
+        assert_eq!(r.status, 404, "{}", r.json);
+        let mut forged = c.clone();
+        let last = forged.pop().unwrap();
+        forged.push(if last == '0' { '1' } else { '0' });
+        let same = json!({"area_id": area_id, "min_years_held": 0, "min_gain_pct": -100, "limit": 2, "cursor": forged});
+        let r = send(&svc, post_json(path, &key, &same)).await;
+        assert_eq!(r.status, 404, "{}", r.json);
+        assert_eq!(balance(w.db(), acct).await, before);
     }
     // The pages walk one ordered list with no repeat; the first page of 200 is its head.
     let head = uprns(&all.json["items"]);
@@ -615,6 +634,11 @@ async fn long_held_orders_by_gain_filters_and_pages() {
     );
     check_422(
         &send(&svc, bad(json!({"area_id": area_id, "cursor": "1"}))).await,
+        &["body", "cursor"],
+        "value_error",
+    );
+    check_422(
+        &send(&svc, bad(json!({"area_id": area_id, "cursor": ""}))).await,
         &["body", "cursor"],
         "string_too_short",
     );
