@@ -62,6 +62,29 @@ fn headings(doc: &str) -> Vec<String> {
         .collect()
 }
 
+/// The map stays a map (issue 39): at most 200 lines, none over 400 characters; detail belongs in
+/// the crates' `//!` documentation and in BENCHMARKS.md.
+#[test]
+fn architecture_is_a_short_map() {
+    let doc = read("docs/ARCHITECTURE.md");
+    let lines = doc.lines().count();
+    assert!(
+        lines <= 200,
+        "docs/ARCHITECTURE.md has {lines} lines (at most 200)"
+    );
+    let long: Vec<String> = doc
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.chars().count() > 400)
+        .map(|(i, l)| format!("line {}: {} characters", i + 1, l.chars().count()))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "docs/ARCHITECTURE.md:\n{}",
+        long.join("\n")
+    );
+}
+
 #[test]
 fn architecture_has_one_heading_per_crate() {
     let doc = read("docs/ARCHITECTURE.md");

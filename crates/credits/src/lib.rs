@@ -14,6 +14,134 @@
 //!
 //! An API key is `trc_` followed by 40 hex characters (160 random bits), stored as its SHA-256 hash
 //! plus a 10-character prefix and the last 4 characters for masked display.
+//!
+//! # The ledger in detail
+//!
+//! ## Retention, and the pools
+//!
+//! **Ledger retention.** Every call writes a ledger row, which at the rates the service is built
+//! for is billions of rows a month. Per-call rows are kept for the retention period
+//! (`TERRACE_LEDGER_RETENTION_DAYS`, default `credits::DEFAULT_RETENTION_DAYS` = 90 days: the last
+//! three months can be checked call by call in usage); after it, `roll_up_ledger` (run by every
+//! server at start and hourly, and safe to run from several at once) moves them into
+//! `ledger_daily`, one row per account, day, operation and surface with the number of calls and the
+//! sum of their credits.
+//! Each step (`store::accounts::roll_up_step`) is one short transaction: it reads the oldest 5,000
+//! rows in id order, stops at the first row created on or after the cutoff, deletes the charge rows
+//! before it with `DELETE ... RETURNING` (so only the rows this step deleted are summed: two
+//! servers rolling up at once cannot count a row twice) and adds their counts and sums to their
+//! days with an upsert.
+//! Grants stay row by row (there are few). So `accounts.balance = SUM(ledger.credits) +
+//! SUM(ledger_daily.credits)` holds before, during and after a roll-up
+//! (`store::accounts::ledger_sum` sums both; `crates/credits/tests/ledger.rs` checks it), usage
+//! lists the calls of the retention period, and older calls are counted in their day.
+//! On PostgreSQL the ledger is range-partitioned by month on `created_at` (migration
+//! `000053_ledger_partitions`): the primary key is `(id, created_at)` (ids still come from one
+//! sequence, in arrival order), `ledger_account_idx` is declared on the parent so every month has
+//! it, and each month is a partition named `ledger_yYYYYmMM` with a default partition,
+//! `ledger_default`, for a row whose month has none yet. `roll_up_ledger` runs the maintenance
+//! first: `terrace_ledger_partitions` makes the partitions of the current month and the two after
+//! it, and of every month that has rows in the default partition, moving those rows into it (one
+//! maker at a time, under an advisory lock), so the default stays empty while the maintenance runs
+//! at least every two months. Then every month wholly past retention is rolled up at once, one
+//! month per transaction (`terrace_ledger_roll_up_month`, called by
+//! `store::accounts::roll_up_month`): under the partition's exclusive lock its charges are summed
+//! into `ledger_daily` per account, day, operation and surface (the same sums the row-by-row step
+//! makes), the partition is emptied with `TRUNCATE` and its grants are put back. The row-by-row
+//! step then rolls what is left before the cutoff (the month the cutoff falls in, and the whole
+//! ledger on SQLite, which has no partitions). The balance rule holds throughout, since each
+//! month's sums and its emptying commit together. A month of 3,572,967 charge rows rolled up in 1.8
+//! s this way (psql on the session-19 machine); the row-by-row step moves a page of 5,000 rows per
+//! transaction. `terrace_debit_batch` inserts through the parent unchanged; its cost per batch is
+//! the same (pgbench, 31 debits a batch: 0.51-0.59 ms partitioned, 0.53-0.56 ms before).
+//! `store/tests/it/ledger.rs` checks the partitions, the move out of the default partition and the
+//! month roll-up on PostgreSQL, and that the same calls do nothing on SQLite.
+//!
+//! SQLite connections are recycled with diesel-async's `RecyclingMethod::Fast` (no `SELECT 1` at
+//! each checkout: the file is in-process); PostgreSQL connections keep `Verified`, which costs a
+//! round trip per checkout. PostgreSQL's "terminating connection" error (a session the server
+//! ended) now maps to `StoreError::Unavailable` (503), which is what lets the ledger writer hold
+//! its connection across batches (step 7); switching the pool to `Fast` as well was not measured
+//! and is left.
+//!
+//! ## A debit, step by step (step 7 of a charged call)
+//!
+//! 7. **Charge.** The call hands its debit to the process's `credits::LedgerWriter` and waits for
+//! the reply.
+//!    The writer (a thread of its own with a small runtime and a connection of its own,
+//!    `Db::own_pool(1)`, so nothing else in the process delays a commit) takes every debit waiting
+//!    (up to 512) and runs them, in arrival order, in ONE transaction
+//!    (`store::accounts::debit_batch_on`). It holds its connection from batch to batch while they
+//!    succeed (no pool checkout, so on PostgreSQL no verifying `SELECT 1` per batch); after a
+//!    failed batch the connection goes back to the pool, which checks it before its next use, so a
+//!    connection the server ended costs that batch's callers a 503 (not charged) and the next batch
+//!    a fresh connection.
+//!    On SQLite (`BEGIN IMMEDIATE`, `COMMIT` and `ROLLBACK` themselves run as statements diesel
+//!    keeps prepared, `prepared_immediate_transaction`, where diesel's own transactions parse them
+//!    at every batch) every statement keeps its prepared form from batch to batch: one look-up per
+//!    distinct key (is it revoked?) and per distinct account (its balance; SQLite's write lock
+//!    covers them), since diesel prepares an `IN (...)` list afresh at every call, then, once
+//!    `decide` has walked the debits in order (a debit is charged when the running balance covers
+//!    it and its key is live), one `UPDATE accounts SET balance = balance - <total>` per account
+//!    charged and the ledger rows (`kind = 'charge'`, the operation id, `credits = -2`,
+//!    `balance_after`, the request id, surface `http`, the key id, the batch's time, whose text is
+//!    formatted once per batch: `RowTime`) in multi-row INSERTs of fixed sizes (64, 16, 4 and 1
+//!    rows), each a hand-written statement (`SqliteChargeRows<N>`: seven values a row bound by
+//!    reference to the batch's debits, `'charge'` written as a literal) whose query id is its row
+//!    count, so diesel keeps one prepared form per size, where a slice of any length is parsed
+//!    again at every batch (the idempotent charge on PostgreSQL, a batch of its one debit, inserts
+//!    an owned `ChargeRow` through diesel).
+//!    On PostgreSQL the batch is one statement in autocommit, `SELECT ... FROM
+//!    terrace_debit_batch(<arrays of the debits>)` (`DebitBatchCall`, a statement of fixed text
+//!    with a static query id, so diesel keeps it prepared on the writer's connection; through
+//!    `sql_query` it was parsed and described in a round trip of its own at every batch), a
+//!    PL/pgSQL function (migration `000042_debit_batch_function`) that locks the batch's accounts
+//!    `FOR UPDATE` in id order, reads the revoked keys, applies the same rule in the same order,
+//!    inserts the batch's ledger rows in one `INSERT ... SELECT FROM unnest(...)` and updates the
+//!    balances: one round trip and one commit per batch, where the statement-by-statement
+//!    transaction took six and set the writer's pace. Since migration `000050_debit_batch_set`
+//!    PostgreSQL's ledger has no foreign keys (each row ran two referential checks, more than the
+//!    row itself cost): the function writes a row only for an account it holds locked, and accounts
+//!    and keys are never deleted; `store::accounts::ledger_unowned` counts rows naming a missing
+//!    account or key, and the ledger tests assert it is 0. SQLite's ledger has had no foreign keys
+//!    either since `000052_ledger_rowid`, for the same reason, and no `AUTOINCREMENT` (a table
+//!    rebuild that kept every id): `sqlite_sequence` was a page every commit wrote, one WAL frame
+//!    in about seven, and a new row's id is now the largest id plus one, so ids still grow with
+//!    time and an id comes back only after every row above it was rolled up. The writer's SQLite
+//!    connection has a page cache of 8 MiB (`store::accounts::ready_ledger_writer`; the pool's is
+//!    64 MiB, which the writer filled by allocating a page for each page the ledger grew by), and
+//!    its multi-row INSERT is `INSERT OR FAIL`, which with no foreign keys needs no statement
+//!    journal (the batch's transaction is rolled back on any error anyway). The ledger's only
+//!    secondary index is `ledger_account_idx` (account, id), which usage pages by; the index on
+//!    `key_id` was dropped in `000051_ledger_key_index` on both backends, since nothing reads the
+//!    ledger by key and keys are never deleted. The two implementations of the rule are held
+//!    together by `credits/tests/ledger.rs::one_batch_decides_each_debit_in_order` and the
+//!    concurrency tests, which run on both backends.
+//!    On SQLite, under concurrent load (the previous batch carried more than one call), a batch of
+//!    fewer than 16 debits waits 100 µs for more before it commits (`TERRACE_LEDGER_LINGER_US`, `0`
+//!    = no wait), so a batch's fixed cost is shared by more calls; the SQLite ledger rows are
+//!    written NULL-for-None (`treat_none_as_default_value = false`), so a batch is one multi-row
+//!    INSERT rather than one INSERT per row in a savepoint.
+//!    On SQLite a second thread (`terrace-checkpoint`) runs `PRAGMA wal_checkpoint(PASSIVE)` on its
+//!    own connection every 50 ms (`TERRACE_SQLITE_CHECKPOINT_MS`; `0` leaves checkpoints to
+//!    SQLite), so the log stays short and no commit of the writer's crosses `wal_autocheckpoint`
+//!    and runs a checkpoint inside the commit, which stalled every caller of that batch (measured
+//!    in `docs/BENCHMARKS.md`). Each commit's time and batch size are the
+//!    `terrace_ledger_commit_seconds` and `terrace_ledger_batch_size` histograms on `/metrics`; a
+//!    commit over 50 ms is logged at warn.
+//!    This is group commit: one commit (one fsync, one write lock) serves many calls, and each
+//!    caller still waits for its own commit, so nothing answered as charged is ever lost; if the
+//!    commit fails, every call of the batch is 503 and none is charged.
+//!    What a commit survives: on PostgreSQL, with the server's default `synchronous_commit = on`,
+//!    the commit returns once its WAL is flushed to disk, so it survives a crash of the server or
+//!    of the machine; on SQLite, `journal_mode = WAL` with `synchronous = NORMAL` (set on every
+//!    connection), the commit is in the WAL file when it returns, so it survives a crash of the
+//!    process, but the WAL is only synced to disk at checkpoints (every 50 ms with the checkpoint
+//!    thread), so a power cut or an OS crash can lose the commits since the last one.
+//!    A debit the running balance cannot cover writes nothing and its caller gets 402 with the
+//!    balance as it then is: this is how concurrent calls racing for the last credits end, some 200
+//!    and the rest 402, never a negative balance (the `CHECK (balance >= 0)` backs the rule).
+//!    A free call goes through the same debit with 0 credits, so it is logged in usage at 0.
 
 mod writer;
 
