@@ -347,6 +347,18 @@ impl From<terrace_land::LandError> for ApiError {
     }
 }
 
+impl From<terrace_energy::EnergyError> for ApiError {
+    fn from(e: terrace_energy::EnergyError) -> Self {
+        match e {
+            terrace_energy::EnergyError::NotFound(what) => ApiError::NotFound(what),
+            terrace_energy::EnergyError::Invalid(v) => {
+                crate::input::invalid(crate::input::In::Body, v)
+            }
+            terrace_energy::EnergyError::Store(s) => s.into(),
+        }
+    }
+}
+
 impl From<terrace_valuation::ValuationError> for ApiError {
     fn from(e: terrace_valuation::ValuationError) -> Self {
         match e {

@@ -177,7 +177,9 @@ fn read_lodgements(dir: &Path) -> anyhow::Result<Lodgements> {
     let mut by: HashMap<i64, Vec<Lodgement>> = HashMap::new();
     for f in &files {
         eprintln!("reading {}", f.display());
-        for row in terrace_ingest::formats::epc::read(f)? {
+        for row in
+            terrace_ingest::formats::epc::read(f, terrace_ingest::formats::epc::Kind::Domestic)?
+        {
             let Ok((_, r)) = row else { continue };
             let (Some(uprn), Some(text)) = (r.uprn, r.address.clone()) else {
                 continue;

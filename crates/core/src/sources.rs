@@ -28,6 +28,9 @@ sources! {
     ONS_NAMES_CODES = "ons_names_codes", 0.95;
     OS_OPEN_NAMES = "os_open_names", 0.95;
     EPC_DOMESTIC = "epc_domestic", 0.8;
+    EPC_NON_DOMESTIC = "epc_non_domestic", 0.8;
+    EPC_DISPLAY = "epc_display", 0.8;
+    EPC_RECOMMENDATIONS = "epc_recommendations", 0.8;
     HMLR_PRICE_PAID = "hmlr_price_paid", 0.95;
     HMLR_PPD_UPRN_LOOKUP = "hmlr_ppd_uprn_lookup", 0.5;
     HMLR_REGISTERED_LEASES = "hmlr_registered_leases", 0.95;

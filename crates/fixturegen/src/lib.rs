@@ -15,6 +15,7 @@
 //! in anything that reaches a file. Lat/lon come from `terrace_geo`.
 
 mod areas;
+mod energy;
 mod epc;
 mod gazetteer;
 mod index;
@@ -246,6 +247,8 @@ pub struct Manifest {
     pub ownership_cases: OwnershipCases,
     /// Land parcels and buildings the land tests pin (`land/`).
     pub land_cases: land::LandCases,
+    /// Recommendations and non-domestic and display certificates the energy tests pin (`epc/`).
+    pub energy_cases: EnergyCases,
 }
 
 pub const ABP_FILE: &str = "addressbase/addressbase_plus_fixture.csv";
@@ -260,6 +263,7 @@ pub const REGION_FILE: &str = "boundaries/region_fixture.geojson";
 pub const COUNTRY_FILE: &str = "boundaries/country_fixture.geojson";
 pub use gazetteer::{AreaCases, OPEN_NAMES_FILE};
 pub const EPC_FILE: &str = "epc/certificates.csv";
+pub use energy::EnergyCases;
 pub const PPD_FILE: &str = "price_paid/pp-fixture.csv";
 pub const PPD_REPORT_FILE: &str = "price_paid/pp-report-builder-fixture.csv";
 pub const TRUTH_FILE: &str = "truth/true_index.csv";
@@ -726,6 +730,8 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let mut ownership = ownership::Ownership::create(out_dir, areas::REGION_NAME)?;
     // And the land parcels and buildings (no PRNG either).
     let mut land = land::Land::default();
+    // The energy registers beside the certificates, from their own streams.
+    let mut energy = energy::Energy::create(out_dir, cfg.seed, end)?;
 
     let mut rejections = Vec::new();
     let mut epc_bad = Sabotage::new(
@@ -795,6 +801,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
                         ));
                     } else if r.class.starts_with('C') {
                         sales.extend(ppd::commercial_sales(cfg.seed, r, &sale_area, &index, end));
+                        energy.commercial(r, &area)?;
                     }
                 }
             }
@@ -806,6 +813,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
             epc_bad.before(&mut epc, &c.fields, false, &mut mix, &mut rejections)?;
             epc.row_minimal(&c.fields)?;
             last_epc.clone_from(&c.fields);
+            energy.domestic(&c.fields)?;
         }
         sales.sort_by(|a, b| a.date.cmp(&b.date).then_with(|| a.guid.cmp(&b.guid)));
         for s in &sales {
@@ -853,6 +861,14 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let (apps_stat, cov_stat, list_stats, links_stat, planning_cases) = planning.finish()?;
     let (ccod_stat, ocod_stat, ch_stat, ownership_cases) = ownership.finish(out_dir)?;
     let (gml_stat, buildings_stat, gml_bad_line, land_cases) = land.finish(out_dir)?;
+    let (energy_stats, energy_cases) = energy.finish()?;
+    if let Some((file, line, reason)) = &energy_cases.rejected_recommendation {
+        rejections.push(Rejection {
+            file: file.clone(),
+            line: *line,
+            reason: reason.clone(),
+        });
+    }
     rejections.push(Rejection {
         file: land::INSPIRE_FILE.into(),
         line: gml_bad_line,
@@ -1132,6 +1148,15 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         "companies_house",
         "Companies House BasicCompanyData CSV: 55 quoted columns, some header names with a leading space; DD/MM/YYYY dates; CRLF",
     ));
+    for (stat, dataset, format) in energy_stats.iter().zip([
+        ("epc_recommendations", "EPC domestic recommendations.csv: LMK_KEY,IMPROVEMENT_ITEM,IMPROVEMENT_SUMMARY_TEXT,IMPROVEMENT_DESCR_TEXT,IMPROVEMENT_ID,IMPROVEMENT_ID_TEXT,INDICATIVE_COST, quoted where needed; up to three measures a certificate; one row with a blank key; LF"),
+        ("epc_non_domestic", "EPC non-domestic certificates.csv: the register's 40 columns (LMK_KEY ... UPRN,UPRN_SOURCE), quoted only where needed; LF"),
+        ("epc_recommendations", "EPC non-domestic recommendations.csv: LMK_KEY,PAYBACK_TYPE,RECOMMENDATION_ITEM,RECOMMENDATION_CODE,RECOMMENDATION,CO2_IMPACT, quoted; LF"),
+        ("epc_display", "Display energy certificates in the newer register's export: CERTIFICATE_NUMBER then the bulk columns (53), quoted only where needed; LF"),
+        ("epc_recommendations", "Display certificate recommendations: CERTIFICATE_NUMBER,PAYBACK_TYPE,RECOMMENDATION_ITEM,RECOMMENDATION_CODE,RECOMMENDATION,CO2_IMPACT, quoted; LF"),
+    ]).map(|(s, (d, f))| (s, d, f)) {
+        files.push(entry(stat, dataset, format));
+    }
     let manifest = Manifest {
         generator: format!("terrace-fixturegen {}", env!("CARGO_PKG_VERSION")),
         provenance: "fixture".into(),
@@ -1190,6 +1215,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         area_cases,
         ownership_cases,
         land_cases,
+        energy_cases,
     };
     let json = serde_json::to_string_pretty(&manifest).map_err(io::Error::other)? + "\n";
     out::write_whole(out_dir, MANIFEST_FILE, &json)?;

@@ -137,7 +137,7 @@ fn manifest_row_counts_match_the_files() {
         assert_eq!(v["seed"], 1);
         m.clone()
     };
-    assert_eq!(on_disk.files.len(), 69);
+    assert_eq!(on_disk.files.len(), 74);
     for f in &m.files {
         let text = read(dir, &f.path);
         assert_eq!(text.len() as u64, f.bytes, "{}", f.path);
@@ -613,7 +613,7 @@ fn open_uprn_covers_the_register_and_some_unaddressed_uprns() {
 #[test]
 fn expected_rejections_are_exactly_the_malformed_rows() {
     let (dir, m) = default_fixture();
-    assert_eq!(m.expected_rejections.len(), 8);
+    assert_eq!(m.expected_rejections.len(), 9);
     let bad: BTreeSet<(String, u64)> = m
         .expected_rejections
         .iter()

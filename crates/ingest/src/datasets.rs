@@ -19,6 +19,7 @@ mod codepoint;
 mod companies_house;
 mod council_tax;
 mod epc;
+mod epc_recommendations;
 mod inspire;
 mod leases;
 mod lha_rates;
@@ -61,6 +62,12 @@ pub enum Dataset {
     /// OS Open Names tiles (populated places).
     OpenNames,
     Epc,
+    /// Non-domestic energy performance certificates.
+    EpcNonDomestic,
+    /// Display energy certificates (public buildings).
+    EpcDisplay,
+    /// The recommendations of energy certificates (any register).
+    EpcRecommendations,
     PricePaid,
     PpdUprn,
     Leases,
@@ -145,7 +152,10 @@ pub static DATASETS: &[DatasetInfo] = &[
     row!(Dataset::Boundaries, "boundaries", ["boundary"], sources::ONS_BOUNDARIES, 0, boundaries::Boundaries),
     row!(Dataset::NamesCodes, "ons_names_codes", ["names_codes", "ons_names_and_codes"], sources::ONS_NAMES_CODES, 0, names_codes::NamesCodes),
     row!(Dataset::OpenNames, "os_open_names", ["open_names", "opname"], sources::OS_OPEN_NAMES, 0, open_names::OpenNames),
-    row!(Dataset::Epc, "epc", ["epc_domestic"], sources::EPC_DOMESTIC, 5, epc::Epc),
+    row!(Dataset::Epc, "epc", ["epc_domestic"], sources::EPC_DOMESTIC, 5, epc::Epc(crate::formats::epc::Kind::Domestic)),
+    row!(Dataset::EpcNonDomestic, "epc_non_domestic", ["epc_nondomestic", "non_domestic_epc"], sources::EPC_NON_DOMESTIC, 5, epc::Epc(crate::formats::epc::Kind::NonDomestic)),
+    row!(Dataset::EpcDisplay, "epc_display", ["display_energy_certificates", "dec"], sources::EPC_DISPLAY, 5, epc::Epc(crate::formats::epc::Kind::Display)),
+    row!(Dataset::EpcRecommendations, "epc_recommendations", ["epc_recommendation", "recommendations"], sources::EPC_RECOMMENDATIONS, 6, epc_recommendations::EpcRecommendations),
     row!(Dataset::PricePaid, "price_paid", ["ppd", "pp"], sources::HMLR_PRICE_PAID, 6, price_paid::PricePaid),
     row!(Dataset::PpdUprn, "ppd_uprn", ["price_paid_uprn", "ppd_uprn_lookup"], sources::HMLR_PPD_UPRN_LOOKUP, 7, ppd_uprn::PpdUprn),
     row!(Dataset::Leases, "leases", ["registered_leases", "hmlr_leases"], sources::HMLR_REGISTERED_LEASES, 8, leases::Leases),
@@ -253,6 +263,9 @@ mod tests {
         for name in [
             "price_paid",
             "epc",
+            "epc_non_domestic",
+            "epc_display",
+            "epc_recommendations",
             "open_uprn",
             "codepoint",
             "onspd",

@@ -22,6 +22,7 @@ pub mod codepoint;
 pub mod companies_house;
 pub mod council_tax;
 pub mod epc;
+pub mod epc_recommendations;
 pub mod inspire;
 pub mod layers;
 pub mod leases;
@@ -150,8 +151,12 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
     if price_paid::is_header(&names) || price_paid::is_headerless_record(&fields) {
         return Some("price_paid");
     }
-    if has("lmk-key") || (has("uprn") && has_any(epc::MARKER_COLUMNS)) {
-        return Some("epc");
+    if epc_recommendations::is_header(&names) {
+        return Some("epc_recommendations");
+    }
+    if has_any(&["lmk-key", "certificate-number"]) || (has("uprn") && has_any(epc::MARKER_COLUMNS))
+    {
+        return Some(epc::Kind::of_header(&names).dataset());
     }
     if has("uprn") && has_any(addressbase::MARKER_COLUMNS) {
         return Some("addressbase");

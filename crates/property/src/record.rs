@@ -122,6 +122,193 @@ fn check_source(c: &Check) -> String {
 }
 
 /// The record's risk, designations and infrastructure tiers, from the risk report.
+/// The certificate's publisher columns the energy tier reads as numbers or text, as
+/// (record field, column in `fields_json`): the running costs, consumption, emissions and the
+/// dwelling's glazing and rooms. The element and solar fields are typed columns (below).
+const CERTIFICATE_COLUMNS: [(&str, &str); 24] = [
+    (
+        "energy_consumption_current_kwh_m2",
+        "energy-consumption-current",
+    ),
+    (
+        "energy_consumption_potential_kwh_m2",
+        "energy-consumption-potential",
+    ),
+    ("environment_impact_current", "environment-impact-current"),
+    (
+        "environment_impact_potential",
+        "environment-impact-potential",
+    ),
+    ("co2_emissions_current_tonnes", "co2-emissions-current"),
+    ("co2_emissions_potential_tonnes", "co2-emissions-potential"),
+    (
+        "co2_emissions_current_kg_m2",
+        "co2-emiss-curr-per-floor-area",
+    ),
+    ("lighting_cost_current", "lighting-cost-current"),
+    ("lighting_cost_potential", "lighting-cost-potential"),
+    ("heating_cost_current", "heating-cost-current"),
+    ("heating_cost_potential", "heating-cost-potential"),
+    ("hot_water_cost_current", "hot-water-cost-current"),
+    ("hot_water_cost_potential", "hot-water-cost-potential"),
+    ("energy_tariff", "energy-tariff"),
+    ("mains_gas_flag", "mains-gas-flag"),
+    ("multi_glaze_proportion_pct", "multi-glaze-proportion"),
+    ("glazed_type", "glazed-type"),
+    ("glazed_area", "glazed-area"),
+    ("extension_count", "extension-count"),
+    ("number_heated_rooms", "number-heated-rooms"),
+    ("number_open_fireplaces", "number-open-fireplaces"),
+    ("wind_turbine_count", "wind-turbine-count"),
+    ("floor_height_m", "floor-height"),
+    ("epc_transaction_type", "transaction-type"),
+];
+
+/// The energy tier's detail from the newest certificate: its typed columns, its building
+/// elements, its publisher columns, and its recommendations (count and indicative costs as
+/// lodged). Placeholders (`NO DATA!`, `N/A`) are left out, never shown as values.
+async fn put_certificate_detail(
+    b: &mut Builder,
+    db: &Db,
+    c: &epc::EpcRow,
+) -> Result<(), PropertyError> {
+    let src = c.source.as_str();
+    let s = |v: &Option<String>| v.as_ref().map(|x| json!(x));
+    b.put(
+        "energy",
+        "epc_certificate_key",
+        Some(json!(c.lmk_key)),
+        src,
+        None,
+    );
+    b.put(
+        "energy",
+        "epc_inspection_date",
+        c.inspection_date.map(|d| json!(d)),
+        src,
+        None,
+    );
+    b.put("energy", "epc_tenure", s(&c.tenure), src, None);
+    b.put("energy", "epc_uprn_source", s(&c.uprn_source), src, None);
+    b.put(
+        "energy",
+        "photo_supply_pct",
+        c.photo_supply.map(|v| json!(v)),
+        src,
+        None,
+    );
+    b.put(
+        "energy",
+        "solar_water_heating",
+        s(&c.solar_water_heating),
+        src,
+        None,
+    );
+    b.put(
+        "energy",
+        "construction_age_band",
+        s(&c.construction_age_band),
+        src,
+        None,
+    );
+    b.put("energy", "floor_level", s(&c.floor_level), src, None);
+    let fields: Map<String, Value> = serde_json::from_str(&c.fields_json).unwrap_or_default();
+    for (name, column) in CERTIFICATE_COLUMNS {
+        let v = fields
+            .get(column)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|v| !is_placeholder(v))
+            .map(|v| v.parse::<f64>().map_or_else(|_| json!(v), |n| json!(n)));
+        b.put("energy", name, v, src, None);
+    }
+    if let Some(e) = epc::epc_elements_by_key(db, std::slice::from_ref(&c.lmk_key))
+        .await?
+        .into_iter()
+        .next()
+    {
+        let src = e.source.as_str();
+        for (name, v) in [
+            ("walls_description", &e.walls_description),
+            ("walls_energy_efficiency", &e.walls_energy_eff),
+            ("roof_description", &e.roof_description),
+            ("roof_energy_efficiency", &e.roof_energy_eff),
+            ("windows_description", &e.windows_description),
+            ("windows_energy_efficiency", &e.windows_energy_eff),
+            ("floor_description", &e.floor_description),
+            ("floor_energy_efficiency", &e.floor_energy_eff),
+            ("main_heating_description", &e.mainheat_description),
+            ("main_heating_energy_efficiency", &e.mainheat_energy_eff),
+            ("main_heating_controls", &e.mainheatcont_description),
+            (
+                "main_heating_controls_energy_efficiency",
+                &e.mainheatc_energy_eff,
+            ),
+            ("hot_water_description", &e.hotwater_description),
+            ("hot_water_energy_efficiency", &e.hot_water_energy_eff),
+            ("lighting_description", &e.lighting_description),
+            ("lighting_energy_efficiency", &e.lighting_energy_eff),
+            ("secondary_heating", &e.secondheat_description),
+            ("mechanical_ventilation", &e.mechanical_ventilation),
+            ("flat_top_storey", &e.flat_top_storey),
+        ] {
+            b.put(
+                "energy",
+                name,
+                s(v).filter(|_| v.as_deref().is_some_and(|t| !is_placeholder(t))),
+                src,
+                None,
+            );
+        }
+        b.put(
+            "energy",
+            "low_energy_lighting_pct",
+            e.low_energy_lighting.map(|v| json!(v)),
+            src,
+            None,
+        );
+        b.put(
+            "energy",
+            "flat_storey_count",
+            e.flat_storey_count.map(|v| json!(v)),
+            src,
+            None,
+        );
+    }
+    let recs = epc::recommendations_of(db, std::slice::from_ref(&c.lmk_key)).await?;
+    if let Some(first) = recs.first() {
+        let src = first.source.clone();
+        b.put(
+            "energy",
+            "epc_recommendations_count",
+            Some(json!(recs.len())),
+            &src,
+            None,
+        );
+        let measures: Vec<Value> = recs
+            .iter()
+            .map(|r| json!({"item": r.item, "summary": r.summary, "indicative_cost": r.indicative_cost}))
+            .collect();
+        b.put(
+            "energy",
+            "epc_recommended_measures",
+            Some(Value::Array(measures)),
+            &src,
+            None,
+        );
+    }
+    Ok(())
+}
+
+/// A publisher's "no value" placeholder.
+fn is_placeholder(v: &str) -> bool {
+    [
+        "", "NO DATA!", "NODATA!", "NO DATA", "INVALID!", "N/A", "NULL", "NAN",
+    ]
+    .iter()
+    .any(|m| m.eq_ignore_ascii_case(v.trim()))
+}
+
 fn put_risk(b: &mut Builder, r: &RiskReport) {
     let flag = |c: &Check| serde_json::to_value(c.value).ok();
     for (name, c) in &r.flood.flags {
@@ -319,6 +506,7 @@ pub async fn record(
             src,
             None,
         );
+        put_certificate_detail(&mut b, db, c).await?;
         b.put("property", "property_type", s(&c.property_type), src, None);
         b.put("property", "built_form", s(&c.built_form), src, None);
         b.put(

@@ -4,11 +4,13 @@
 use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Serialize;
-use terrace_core::{GssCode, Nation, Uprn};
+use terrace_core::{GssCode, Uprn};
 use terrace_store::Db;
 use terrace_store::{address, epc};
 
 use crate::PropertyError;
+pub use terrace_energy::mees::{Mees, MeesStatus};
+use terrace_energy::mees::{band_index, mees};
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Rating {
@@ -34,20 +36,6 @@ pub struct Heating {
     pub hot_water: Option<String>,
 }
 
-/// Where a property stands against the minimum energy efficiency standard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum MeesStatus {
-    /// Rated F or G.
-    BelowMinimum,
-    /// Rated A to E.
-    MeetsMinimum,
-    /// Outside England and Wales.
-    NotCovered,
-    /// No band on the certificate.
-    Unknown,
-}
-
 /// Whether a retrofit answer could be read from a certificate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -57,19 +45,7 @@ pub enum RetrofitStatus {
     NoCertificate,
 }
 
-terrace_core::status_text!(MeesStatus, RetrofitStatus);
-
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct Mees {
-    /// `below_minimum` (F or G), `meets_minimum` (A to E), `not_covered` (outside England and
-    /// Wales) or `unknown` (no band on the certificate).
-    pub status: MeesStatus,
-    pub minimum_band: &'static str,
-    /// False for F or G: such a property cannot lawfully be let without a registered exemption.
-    /// Null when not covered or unknown.
-    pub lawful_to_let_without_exemption: Option<bool>,
-    pub note: &'static str,
-}
+terrace_core::status_text!(RetrofitStatus);
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct RetrofitResult {
@@ -95,38 +71,6 @@ pub struct RetrofitResult {
     /// How many certificates are held for the UPRN (all are kept; the newest is used).
     pub certificates_held: usize,
     pub source: Option<String>,
-}
-
-fn band_index(b: &str) -> Option<i32> {
-    match b.trim().to_ascii_uppercase().as_str() {
-        "A" => Some(0),
-        "B" => Some(1),
-        "C" => Some(2),
-        "D" => Some(3),
-        "E" => Some(4),
-        "F" => Some(5),
-        "G" => Some(6),
-        _ => None,
-    }
-}
-
-const MEES_NOTE: &str = "Under the minimum energy efficiency standard, a privately rented property in England and Wales rated F or G cannot lawfully be let without a registered exemption. This is a legal bar on letting, not a valuation adjustment.";
-
-fn mees(band: Option<&str>, nation: Option<Nation>) -> Mees {
-    let covered = !matches!(nation, Some(Nation::Scotland | Nation::NorthernIreland));
-    let idx = band.and_then(band_index);
-    let (status, lawful) = match (covered, idx) {
-        (false, _) => (MeesStatus::NotCovered, None),
-        (true, None) => (MeesStatus::Unknown, None),
-        (true, Some(i)) if i >= 5 => (MeesStatus::BelowMinimum, Some(false)),
-        (true, Some(_)) => (MeesStatus::MeetsMinimum, Some(true)),
-    };
-    Mees {
-        status,
-        minimum_band: "E",
-        lawful_to_let_without_exemption: lawful,
-        note: MEES_NOTE,
-    }
 }
 
 /// The retrofit picture of a UPRN from its newest energy certificate.
@@ -161,9 +105,12 @@ pub async fn retrofit(db: &Db, uprn: Uprn) -> Result<RetrofitResult, PropertyErr
             source: None,
         });
     };
-    let fields: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(&c.fields_json).unwrap_or_default();
-    let field = |k: &str| fields.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    // The building elements are typed columns beside the certificate.
+    let elements = epc::epc_elements_by_key(db, std::slice::from_ref(&c.lmk_key))
+        .await?
+        .into_iter()
+        .next()
+        .unwrap_or_default();
     let points = c
         .potential_efficiency
         .zip(c.current_efficiency)
@@ -193,41 +140,18 @@ pub async fn retrofit(db: &Db, uprn: Uprn) -> Result<RetrofitResult, PropertyErr
         points_available: points,
         bands_available: bands,
         fabric: Some(Fabric {
-            walls: field("walls-description"),
-            roof: field("roof-description"),
-            floor: field("floor-description"),
-            windows: field("windows-description"),
+            walls: elements.walls_description.clone(),
+            roof: elements.roof_description.clone(),
+            floor: elements.floor_description.clone(),
+            windows: elements.windows_description.clone(),
         }),
         heating: Some(Heating {
-            main_heating: field("mainheat-description"),
-            controls: field("mainheatcont-description"),
+            main_heating: elements.mainheat_description.clone(),
+            controls: elements.mainheatcont_description.clone(),
             main_fuel: c.main_fuel,
-            hot_water: field("hotwater-description"),
+            hot_water: elements.hotwater_description.clone(),
         }),
         certificates_held: held,
         source: Some(c.source),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mees_bands() {
-        assert_eq!(
-            mees(Some("F"), Some(Nation::England)).status,
-            "below_minimum"
-        );
-        assert_eq!(
-            mees(Some("G"), None).lawful_to_let_without_exemption,
-            Some(false)
-        );
-        assert_eq!(mees(Some("E"), Some(Nation::Wales)).status, "meets_minimum");
-        assert_eq!(
-            mees(Some("F"), Some(Nation::Scotland)).status,
-            "not_covered"
-        );
-        assert_eq!(mees(None, Some(Nation::England)).status, "unknown");
-    }
 }

@@ -639,42 +639,29 @@ struct SolarRow {
 }
 
 /// (addresses of the scope whose newest EPC states `PHOTO_SUPPLY` as a number, of which above
-/// 0): the certificate's share of roof area with photovoltaic panels, kept in `fields_json`
-/// under its normalised name `photo-supply`. The newest certificate is the latest lodged (an
-/// undated one last, the LMK key breaking ties).
+/// 0): the certificate's share of roof area with photovoltaic panels (the typed column
+/// `photo_supply`). The newest certificate is the latest lodged domestic one (an undated one
+/// last, the LMK key breaking ties).
 pub async fn scope_photo_supply(db: &Db, scope: &PlotScope) -> StoreResult<(i64, i64)> {
     let (column, code) = match scope {
         PlotScope::Lad(l) => ("lad_code", l.as_str()),
         PlotScope::Lsoa(l) => ("lsoa_code", l.as_str()),
     };
-    // JSON and pattern functions differ: SQLite's json_extract and GLOB, PostgreSQL's ->> and ~.
-    let (raw, numeric, real, placeholder) = match db.backend() {
-        crate::db::Backend::Sqlite => (
-            "json_extract(e.fields_json, '$.\"photo-supply\"')",
-            "raw GLOB '[0-9]*' AND NOT raw GLOB '*[^0-9.]*'",
-            "REAL",
-            "?",
-        ),
-        crate::db::Backend::Postgres => (
-            "(e.fields_json::json ->> 'photo-supply')",
-            "raw ~ '^[0-9]+(\\.[0-9]*)?$'",
-            "DOUBLE PRECISION",
-            "$1",
-        ),
+    let placeholder = match db.backend() {
+        crate::db::Backend::Sqlite => "?",
+        crate::db::Backend::Postgres => "$1",
     };
     let sql = format!(
         "SELECT CAST(COUNT(*) AS BIGINT) AS stated, \
                 CAST(COALESCE(SUM(CASE WHEN pv > 0 THEN 1 ELSE 0 END), 0) AS BIGINT) AS with_pv \
-         FROM (SELECT CASE WHEN {numeric} THEN CAST(raw AS {real}) END AS pv \
-               FROM (SELECT TRIM({raw}) AS raw, \
-                            ROW_NUMBER() OVER (PARTITION BY e.uprn ORDER BY \
-                                CASE WHEN e.lodgement_date IS NULL THEN 1 ELSE 0 END, \
-                                e.lodgement_date DESC, e.lmk_key DESC) AS rn \
-                     FROM epc_certificates e \
-                     INNER JOIN addresses a ON a.uprn = e.uprn \
-                     WHERE a.{column} = {placeholder}) newest \
-               WHERE rn = 1) t \
-         WHERE pv IS NOT NULL"
+         FROM (SELECT e.photo_supply AS pv, \
+                      ROW_NUMBER() OVER (PARTITION BY e.uprn ORDER BY \
+                          CASE WHEN e.lodgement_date IS NULL THEN 1 ELSE 0 END, \
+                          e.lodgement_date DESC, e.lmk_key DESC) AS rn \
+               FROM epc_certificates e \
+               INNER JOIN addresses a ON a.uprn = e.uprn \
+               WHERE e.kind = 'domestic' AND a.{column} = {placeholder}) newest \
+         WHERE rn = 1 AND pv IS NOT NULL"
     );
     let row: SolarRow = with_conn!(db, |c| {
         diesel::sql_query(sql.as_str())
@@ -683,4 +670,34 @@ pub async fn scope_photo_supply(db: &Db, scope: &PlotScope) -> StoreResult<(i64,
             .await?
     });
     Ok((row.stated, row.with_pv))
+}
+
+/// The footprints whose bounding box holds a point (BNG metres), by OS id: the candidates for
+/// the footprint an address stands in (the caller tests the outline).
+pub async fn footprints_at(db: &Db, x: f64, y: f64) -> StoreResult<Vec<FootprintRow>> {
+    Ok(with_conn!(db, |c| {
+        building_footprints::table
+            .filter(building_footprints::min_x.le(x))
+            .filter(building_footprints::max_x.ge(x))
+            .filter(building_footprints::min_y.le(y))
+            .filter(building_footprints::max_y.ge(y))
+            .order(building_footprints::building_id)
+            .limit(50)
+            .select(FootprintRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// Whether any building footprint is loaded for a local authority.
+pub async fn authority_has_footprints(db: &Db, lad: &str) -> StoreResult<bool> {
+    let any: Option<String> = with_conn!(db, |c| {
+        building_footprints::table
+            .filter(building_footprints::lad_code.eq(lad))
+            .select(building_footprints::building_id)
+            .first(c)
+            .await
+            .optional()?
+    });
+    Ok(any.is_some())
 }

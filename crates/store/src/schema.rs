@@ -165,6 +165,59 @@ diesel::table! {
         fields_json -> Text,
         source -> Text,
         updated_at -> Timestamp,
+        kind -> Text,
+        uprn_source -> Nullable<Text>,
+        solar_water_heating -> Nullable<Text>,
+        construction_age_band -> Nullable<Text>,
+        floor_level -> Nullable<Text>,
+        photo_supply -> Nullable<Double>,
+        asset_rating -> Nullable<Integer>,
+    }
+}
+
+diesel::table! {
+    epc_elements (lmk_key) {
+        lmk_key -> Text,
+        walls_description -> Nullable<Text>,
+        walls_energy_eff -> Nullable<Text>,
+        roof_description -> Nullable<Text>,
+        roof_energy_eff -> Nullable<Text>,
+        windows_description -> Nullable<Text>,
+        windows_energy_eff -> Nullable<Text>,
+        floor_description -> Nullable<Text>,
+        floor_energy_eff -> Nullable<Text>,
+        mainheat_description -> Nullable<Text>,
+        mainheat_energy_eff -> Nullable<Text>,
+        mainheatcont_description -> Nullable<Text>,
+        mainheatc_energy_eff -> Nullable<Text>,
+        hotwater_description -> Nullable<Text>,
+        hot_water_energy_eff -> Nullable<Text>,
+        lighting_description -> Nullable<Text>,
+        lighting_energy_eff -> Nullable<Text>,
+        secondheat_description -> Nullable<Text>,
+        mechanical_ventilation -> Nullable<Text>,
+        flat_top_storey -> Nullable<Text>,
+        low_energy_lighting -> Nullable<Integer>,
+        flat_storey_count -> Nullable<Integer>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    epc_recommendations (rec_key) {
+        rec_key -> Text,
+        lmk_key -> Text,
+        item -> Integer,
+        summary -> Nullable<Text>,
+        description -> Nullable<Text>,
+        improvement_id -> Nullable<Text>,
+        improvement_id_text -> Nullable<Text>,
+        indicative_cost -> Nullable<Text>,
+        payback_type -> Nullable<Text>,
+        co2_impact -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
     }
 }
 
@@ -585,6 +638,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     places,
     address_h3,
     epc_certificates,
+    epc_elements,
+    epc_recommendations,
     price_paid,
     load_runs,
     load_rejections,

@@ -141,7 +141,7 @@ pub struct EpcAttrRow {
     pub built_form: Option<String>,
     pub total_floor_area: Option<f64>,
     pub lodgement_date: Option<NaiveDate>,
-    /// `CONSTRUCTION_AGE_BAND` as written (kept in `fields_json` as `construction-age-band`).
+    /// `CONSTRUCTION_AGE_BAND` as written (the typed column).
     pub construction_age_band: Option<String>,
 }
 
@@ -158,16 +158,11 @@ type EpcAttrTuple = (
 
 /// A page of certificates with a UPRN in key order after `after`, for the build.
 pub async fn epc_page(db: &Db, after: &str, limit: i64) -> StoreResult<Vec<EpcAttrRow>> {
-    // The age band is one of the publisher's other columns: SQLite's json_extract,
-    // PostgreSQL's ->>.
-    let age = match db.backend() {
-        crate::db::Backend::Sqlite => "json_extract(fields_json, '$.\"construction-age-band\"')",
-        crate::db::Backend::Postgres => "(fields_json::json ->> 'construction-age-band')",
-    };
     let rows: Vec<EpcAttrTuple> = with_conn!(db, |c| {
         epc_certificates::table
             .filter(epc_certificates::lmk_key.gt(after))
             .filter(epc_certificates::uprn.is_not_null())
+            .filter(epc_certificates::kind.eq("domestic"))
             .order(epc_certificates::lmk_key)
             .limit(limit)
             .select((
@@ -178,7 +173,7 @@ pub async fn epc_page(db: &Db, after: &str, limit: i64) -> StoreResult<Vec<EpcAt
                 epc_certificates::built_form,
                 epc_certificates::total_floor_area,
                 epc_certificates::lodgement_date,
-                diesel::dsl::sql::<diesel::sql_types::Nullable<diesel::sql_types::Text>>(age),
+                epc_certificates::construction_age_band,
             ))
             .load(c)
             .await?

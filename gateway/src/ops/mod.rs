@@ -7,6 +7,7 @@ pub mod address;
 pub mod areas;
 pub mod catalogue;
 pub mod changes;
+pub mod energy;
 pub mod land;
 pub mod listings_market;
 pub mod market;
@@ -28,6 +29,7 @@ pub static FAMILIES: &[&[&OpDecl]] = &[
     planning::OPS,
     valuation::OPS,
     land::OPS,
+    energy::OPS,
     areas::OPS,
     ownership::OPS,
     account::OPS,

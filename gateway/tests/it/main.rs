@@ -16,6 +16,7 @@ mod commercial;
 mod comps;
 mod contract;
 mod council_tax;
+mod energy;
 mod fixture_world;
 mod hub;
 mod land;

@@ -61,6 +61,13 @@ async fn plant_refusal(w: &TestApp) -> i64 {
             fields_json: "{}".into(),
             source: "test".into(),
             updated_at: now,
+            kind: "domestic".into(),
+            uprn_source: None,
+            solar_water_heating: None,
+            construction_age_band: None,
+            floor_level: None,
+            photo_supply: None,
+            asset_rating: None,
         }],
     )
     .await

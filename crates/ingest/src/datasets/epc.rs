@@ -1,5 +1,7 @@
-//! Domestic energy performance certificates; their address text fills the register where it has
-//! none of its own.
+//! Energy performance certificates (domestic, non-domestic and display: one loader per register,
+//! each refusing another register's file); a domestic certificate's building elements go to
+//! `epc_elements` beside it, and its address text fills the register where it has none of its
+//! own. Recommendations load separately (`epc_recommendations`).
 
 use super::shared::merge_addresses;
 use crate::addresses::{Parts, split_lines};
@@ -11,7 +13,7 @@ use std::path::Path;
 use terrace_store::StoreError;
 use terrace_store::address::AddressRow;
 use terrace_store::epc;
-use terrace_store::epc::EpcRow;
+use terrace_store::epc::{EpcElementsRow, EpcRow};
 use terrace_store::loads::RowCounts;
 
 stored!(
@@ -22,7 +24,46 @@ stored!(
     epc::replace_epc
 );
 
-pub struct Epc;
+stored!(
+    EpcElementsRow,
+    String,
+    |r| r.lmk_key.clone(),
+    epc::epc_elements_by_key,
+    epc::replace_epc_elements
+);
+
+/// The certificates loader of one register.
+pub struct Epc(pub format::Kind);
+
+fn elements_row(r: &format::EpcRow, ctx: &LoadCtx<'_>) -> EpcElementsRow {
+    let e = r.elements.clone();
+    EpcElementsRow {
+        lmk_key: r.lmk_key.clone(),
+        walls_description: e.walls_description,
+        walls_energy_eff: e.walls_energy_eff,
+        roof_description: e.roof_description,
+        roof_energy_eff: e.roof_energy_eff,
+        windows_description: e.windows_description,
+        windows_energy_eff: e.windows_energy_eff,
+        floor_description: e.floor_description,
+        floor_energy_eff: e.floor_energy_eff,
+        mainheat_description: e.mainheat_description,
+        mainheat_energy_eff: e.mainheat_energy_eff,
+        mainheatcont_description: e.mainheatcont_description,
+        mainheatc_energy_eff: e.mainheatc_energy_eff,
+        hotwater_description: e.hotwater_description,
+        hot_water_energy_eff: e.hot_water_energy_eff,
+        lighting_description: e.lighting_description,
+        lighting_energy_eff: e.lighting_energy_eff,
+        secondheat_description: e.secondheat_description,
+        mechanical_ventilation: e.mechanical_ventilation,
+        flat_top_storey: e.flat_top_storey,
+        low_energy_lighting: e.low_energy_lighting,
+        flat_storey_count: e.flat_storey_count,
+        source: ctx.source.to_string(),
+        updated_at: ctx.now,
+    }
+}
 
 /// A certificate's address as register parts, its post town taking the town.
 fn address_parts(r: &format::EpcRow) -> Parts {
@@ -59,7 +100,7 @@ impl Load for Epc {
     type Row = format::EpcRow;
 
     fn read(&self, path: &Path) -> std::io::Result<impl Iterator<Item = Parsed<Self::Row>> + Send> {
-        format::read(path)
+        format::read(path, self.0)
     }
 
     async fn apply(
@@ -68,7 +109,23 @@ impl Load for Epc {
         rows: Vec<Self::Row>,
         counts: &mut RowCounts,
     ) -> Result<bool, StoreError> {
-        // The newest certificate per UPRN in this chunk gives the address text.
+        // A domestic certificate's elements, beside it (counted with the certificate).
+        let elements: Vec<EpcElementsRow> = rows
+            .iter()
+            .filter(|r| r.kind == format::Kind::Domestic)
+            .map(|r| elements_row(r, ctx))
+            .collect();
+        let mut scratch = RowCounts::default();
+        merge(
+            ctx.db,
+            elements,
+            &mut scratch,
+            |e: &EpcElementsRow| e.lmk_key.clone(),
+            |e, _| Change::Put(e),
+        )
+        .await?;
+        // The newest domestic certificate per UPRN in this chunk gives the address text (a
+        // non-domestic or display certificate's address names a building, not a dwelling).
         let mut texts: HashMap<i64, Text> = HashMap::new();
         merge(
             ctx.db,
@@ -76,7 +133,7 @@ impl Load for Epc {
             counts,
             |r| r.lmk_key.clone(),
             |r, _| {
-                if let Some(uprn) = r.uprn {
+                if let Some(uprn) = r.uprn.filter(|_| r.kind == format::Kind::Domestic) {
                     let parts = address_parts(&r);
                     let newer = texts
                         .get(&uprn)
@@ -111,6 +168,13 @@ impl Load for Epc {
                     fields_json: serde_json::Value::Object(fields).to_string(),
                     source: ctx.source.to_string(),
                     updated_at: ctx.now,
+                    kind: r.kind.as_str().to_string(),
+                    uprn_source: r.uprn_source,
+                    solar_water_heating: r.solar_water_heating,
+                    construction_age_band: r.construction_age_band,
+                    floor_level: r.floor_level,
+                    photo_supply: r.photo_supply,
+                    asset_rating: r.asset_rating,
                 })
             },
         )

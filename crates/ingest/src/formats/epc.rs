@@ -1,9 +1,12 @@
-//! Energy Performance Certificates, domestic.
+//! Energy Performance Certificates: domestic, non-domestic and display.
 //!
 //! Reads the bulk `certificates.csv` (UPPER_SNAKE headers: `LMK_KEY, ADDRESS1, ..., UPRN`) and the
 //! search API's CSV (lower-kebab headers: `lmk-key, address1, ...`), and any subset of their columns.
-//! Columns are found by name; the typed fields are read from the columns that are present and every
-//! non-empty column is kept in [`EpcRow::fields`].
+//! The newer register keys a certificate by `CERTIFICATE_NUMBER`, accepted as the key as well.
+//! The kind of certificate is told by the header: `ASSET_RATING` makes a non-domestic file,
+//! `CURRENT_OPERATIONAL_RATING` (or `OPERATIONAL_RATING_BAND`) a display file, anything else a
+//! domestic one. Columns are found by name; the typed fields are read from the columns that are
+//! present and every non-empty column is kept in [`EpcRow::fields`].
 //!
 //! Placeholders (`""`, `NO DATA!`, `INVALID!`, `N/A`, ...) become `None`, and so does a value that
 //! does not parse (a number, a UPRN that is not a positive integer). A wrong column count, a blank
@@ -16,11 +19,101 @@ use chrono::NaiveDate;
 use std::io;
 use std::path::Path;
 
-/// One domestic EPC certificate.
+/// Which register a certificates file is from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Domestic,
+    NonDomestic,
+    Display,
+}
+
+impl Kind {
+    /// As stored (`epc_certificates.kind`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Domestic => "domestic",
+            Kind::NonDomestic => "non_domestic",
+            Kind::Display => "display",
+        }
+    }
+
+    /// The dataset that loads this kind's files.
+    pub fn dataset(self) -> &'static str {
+        match self {
+            Kind::Domestic => "epc",
+            Kind::NonDomestic => "epc_non_domestic",
+            Kind::Display => "epc_display",
+        }
+    }
+
+    /// The kind a header (lower-kebab names) describes.
+    pub fn of_header(names: &[String]) -> Kind {
+        let has = |n: &str| names.iter().any(|x| x == n);
+        if has("asset-rating") || has("asset-rating-band") {
+            Kind::NonDomestic
+        } else if has("current-operational-rating") || has("operational-rating-band") {
+            Kind::Display
+        } else {
+            Kind::Domestic
+        }
+    }
+}
+
+/// A domestic certificate's building elements, each as described and its efficiency word.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Elements {
+    pub walls_description: Option<String>,
+    pub walls_energy_eff: Option<String>,
+    pub roof_description: Option<String>,
+    pub roof_energy_eff: Option<String>,
+    pub windows_description: Option<String>,
+    pub windows_energy_eff: Option<String>,
+    pub floor_description: Option<String>,
+    pub floor_energy_eff: Option<String>,
+    pub mainheat_description: Option<String>,
+    pub mainheat_energy_eff: Option<String>,
+    pub mainheatcont_description: Option<String>,
+    pub mainheatc_energy_eff: Option<String>,
+    pub hotwater_description: Option<String>,
+    pub hot_water_energy_eff: Option<String>,
+    pub lighting_description: Option<String>,
+    pub lighting_energy_eff: Option<String>,
+    pub secondheat_description: Option<String>,
+    pub mechanical_ventilation: Option<String>,
+    pub flat_top_storey: Option<String>,
+    pub low_energy_lighting: Option<i32>,
+    pub flat_storey_count: Option<i32>,
+}
+
+/// The element columns, in the order of [`Elements`]' text fields.
+const ELEMENT_TEXT: [&str; 19] = [
+    "walls-description",
+    "walls-energy-eff",
+    "roof-description",
+    "roof-energy-eff",
+    "windows-description",
+    "windows-energy-eff",
+    "floor-description",
+    "floor-energy-eff",
+    "mainheat-description",
+    "mainheat-energy-eff",
+    "mainheatcont-description",
+    "mainheatc-energy-eff",
+    "hotwater-description",
+    "hot-water-energy-eff",
+    "lighting-description",
+    "lighting-energy-eff",
+    "secondheat-description",
+    "mechanical-ventilation",
+    "flat-top-storey",
+];
+
+/// One EPC certificate (domestic, non-domestic or display).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EpcRow {
-    /// The certificate's LMK key. In a file without an LMK key column (such as a cut-down extract)
-    /// it is derived from the row content: `derived-` followed by a 128-bit FNV-1a hash (hex) of
+    pub kind: Kind,
+    /// The certificate's key: `LMK_KEY`, else `CERTIFICATE_NUMBER`. In a file with neither column
+    /// (such as a cut-down extract) it is derived from the row content: `derived-` followed by a 128-bit FNV-1a hash (hex) of
     /// the non-empty columns' names and values. The key is stable across loads and file orderings;
     /// rows with identical content get the same key.
     pub lmk_key: String,
@@ -45,6 +138,17 @@ pub struct EpcRow {
     pub tenure: Option<String>,
     pub main_fuel: Option<String>,
     pub local_authority: Option<String>,
+    /// `UPRN_SOURCE`: how the publisher matched the UPRN.
+    pub uprn_source: Option<String>,
+    pub solar_water_heating: Option<String>,
+    pub construction_age_band: Option<String>,
+    pub floor_level: Option<String>,
+    /// `PHOTO_SUPPLY`, per cent of roof area.
+    pub photo_supply: Option<f64>,
+    /// Non-domestic `ASSET_RATING` or display `CURRENT_OPERATIONAL_RATING`.
+    pub asset_rating: Option<i32>,
+    /// The building elements (domestic certificates; empty otherwise).
+    pub elements: Elements,
     /// Every non-empty column, names in lower-kebab case, values as given.
     pub fields: Vec<(String, String)>,
 }
@@ -86,44 +190,110 @@ struct Columns {
     tenure: Option<usize>,
     main_fuel: Option<usize>,
     local_authority: Option<usize>,
+    uprn_source: Option<usize>,
+    solar_water_heating: Option<usize>,
+    construction_age_band: Option<usize>,
+    floor_level: Option<usize>,
+    photo_supply: Option<usize>,
+    asset_rating: Option<usize>,
+    elements: [Option<usize>; 19],
+    low_energy_lighting: Option<usize>,
+    flat_storey_count: Option<usize>,
+    kind: Kind,
 }
 
 impl Columns {
     fn new(header: Header) -> Self {
         let f = |n: &str| header.find(&[n]);
+        let kind = Kind::of_header(&header.names);
+        // The registers name a few shared facts differently.
+        let (rating, floor_area, fuel) = match kind {
+            Kind::Domestic => (
+                "current-energy-rating",
+                header.find(&["total-floor-area"]),
+                "main-fuel",
+            ),
+            Kind::NonDomestic => (
+                "asset-rating-band",
+                header.find(&["floor-area", "total-floor-area"]),
+                "main-heating-fuel",
+            ),
+            Kind::Display => (
+                "operational-rating-band",
+                header.find(&["total-floor-area", "floor-area"]),
+                "main-heating-fuel",
+            ),
+        };
         Self {
-            lmk_key: f("lmk-key"),
+            lmk_key: header.find(&["lmk-key", "certificate-number", "certificatenumber"]),
             uprn: f("uprn"),
             address1: f("address1"),
             address2: f("address2"),
             address3: f("address3"),
             address: f("address"),
             postcode: f("postcode"),
-            current_rating: f("current-energy-rating"),
+            current_rating: f(rating),
             potential_rating: f("potential-energy-rating"),
             current_efficiency: f("current-energy-efficiency"),
             potential_efficiency: f("potential-energy-efficiency"),
             property_type: f("property-type"),
             built_form: f("built-form"),
-            floor_area: f("total-floor-area"),
+            floor_area,
             habitable_rooms: f("number-habitable-rooms"),
             lodgement_date: f("lodgement-date"),
             inspection_date: f("inspection-date"),
             tenure: f("tenure"),
-            main_fuel: f("main-fuel"),
+            main_fuel: f(fuel),
             local_authority: f("local-authority"),
+            uprn_source: f("uprn-source"),
+            solar_water_heating: f("solar-water-heating-flag"),
+            construction_age_band: f("construction-age-band"),
+            floor_level: f("floor-level"),
+            photo_supply: f("photo-supply"),
+            asset_rating: header.find(&["asset-rating", "current-operational-rating"]),
+            elements: ELEMENT_TEXT.map(|n| header.find(&[n])),
+            low_energy_lighting: f("low-energy-lighting"),
+            flat_storey_count: f("flat-storey-count"),
+            kind,
             header,
         }
     }
 }
 
-/// Opens an EPC CSV; the header must name at least one of LMK_KEY, UPRN, ADDRESS, ADDRESS1.
-pub fn read(path: &Path) -> io::Result<impl Iterator<Item = Parsed<EpcRow>> + Send> {
+/// Opens an EPC CSV; the header must name at least one of LMK_KEY, CERTIFICATE_NUMBER, UPRN,
+/// ADDRESS, ADDRESS1. A file of another kind than `expected` is an `InvalidData` error naming
+/// the dataset that loads it.
+pub fn read(
+    path: &Path,
+    expected: Kind,
+) -> io::Result<impl Iterator<Item = Parsed<EpcRow>> + Send> {
     let mut source = Opened::open(path)?.into_source();
     let names = source.header()?.unwrap_or_default();
     let header = Header::new(names);
     if !header.names.is_empty() {
-        header.require(&source.file, &["lmk-key", "uprn", "address", "address1"])?;
+        header.require(
+            &source.file,
+            &[
+                "lmk-key",
+                "certificate-number",
+                "uprn",
+                "address",
+                "address1",
+            ],
+        )?;
+        let kind = Kind::of_header(&header.names);
+        if kind != expected {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: the header is of {} certificates, not {}: load it as {}",
+                    source.file,
+                    kind.as_str(),
+                    expected.as_str(),
+                    kind.dataset()
+                ),
+            ));
+        }
     }
     let cols = Columns::new(header);
     let width = cols.header.len();
@@ -147,7 +317,9 @@ fn parse_row(fields: &[String], c: &Columns) -> Result<EpcRow, String> {
         .map(|(n, v)| (n.clone(), v.clone()))
         .collect();
     let lmk_key = match c.lmk_key {
-        Some(i) => field(fields, Some(i)).ok_or("missing LMK key")?.to_string(),
+        Some(i) => field(fields, Some(i))
+            .ok_or("missing certificate key (LMK_KEY or CERTIFICATE_NUMBER)")?
+            .to_string(),
         None => {
             let parts: Vec<&str> = non_empty
                 .iter()
@@ -196,6 +368,61 @@ fn parse_row(fields: &[String], c: &Columns) -> Result<EpcRow, String> {
         tenure: text(c.tenure),
         main_fuel: text(c.main_fuel),
         local_authority: text(c.local_authority),
+        uprn_source: text(c.uprn_source),
+        solar_water_heating: text(c.solar_water_heating),
+        construction_age_band: text(c.construction_age_band),
+        floor_level: text(c.floor_level),
+        photo_supply: get(c.photo_supply).and_then(value::float),
+        asset_rating: small_int(c.asset_rating),
+        elements: if c.kind == Kind::Domestic {
+            let [
+                walls_description,
+                walls_energy_eff,
+                roof_description,
+                roof_energy_eff,
+                windows_description,
+                windows_energy_eff,
+                floor_description,
+                floor_energy_eff,
+                mainheat_description,
+                mainheat_energy_eff,
+                mainheatcont_description,
+                mainheatc_energy_eff,
+                hotwater_description,
+                hot_water_energy_eff,
+                lighting_description,
+                lighting_energy_eff,
+                secondheat_description,
+                mechanical_ventilation,
+                flat_top_storey,
+            ] = c.elements.map(text);
+            Elements {
+                walls_description,
+                walls_energy_eff,
+                roof_description,
+                roof_energy_eff,
+                windows_description,
+                windows_energy_eff,
+                floor_description,
+                floor_energy_eff,
+                mainheat_description,
+                mainheat_energy_eff,
+                mainheatcont_description,
+                mainheatc_energy_eff,
+                hotwater_description,
+                hot_water_energy_eff,
+                lighting_description,
+                lighting_energy_eff,
+                secondheat_description,
+                mechanical_ventilation,
+                flat_top_storey,
+                low_energy_lighting: small_int(c.low_energy_lighting),
+                flat_storey_count: small_int(c.flat_storey_count),
+            }
+        } else {
+            Elements::default()
+        },
+        kind: c.kind,
         fields: non_empty,
     })
 }
@@ -207,7 +434,7 @@ mod tests {
 
     fn parse(content: &str) -> (Vec<(u64, EpcRow)>, Vec<super::super::Rejection>) {
         let f = temp_file(content.as_bytes());
-        split(read(f.path()).expect("opens"))
+        split(read(f.path(), Kind::Domestic).expect("opens"))
     }
 
     #[test]
@@ -278,7 +505,7 @@ mod tests {
                 .collect::<Vec<_>>(),
             vec![
                 (4, "lodgement date \"2020-13-45\" is not a date"),
-                (5, "missing LMK key"),
+                (5, "missing certificate key (LMK_KEY or CERTIFICATE_NUMBER)"),
                 (6, "expected 19 columns, found 2"),
             ]
         );
@@ -322,17 +549,20 @@ mod tests {
     fn header_without_epc_columns_is_an_io_error() {
         let f = temp_file(b"a,b,c\n1,2,3\n");
         assert_eq!(
-            read(f.path()).err().map(|e| e.kind()),
+            read(f.path(), Kind::Domestic).err().map(|e| e.kind()),
             Some(io::ErrorKind::InvalidData)
         );
         let f = temp_file(b"");
-        assert_eq!(read(f.path()).map(Iterator::count).ok(), Some(0));
+        assert_eq!(
+            read(f.path(), Kind::Domestic).map(Iterator::count).ok(),
+            Some(0)
+        );
     }
 
     #[test]
     fn real_exeter_samples() {
         if let Some(p) = sample("exeter/epc_domestic_exeter_E07000041_api_format_4092rows.csv") {
-            let (ok, bad) = split(read(&p).expect("opens"));
+            let (ok, bad) = split(read(&p, Kind::Domestic).expect("opens"));
             println!(
                 "epc {}: read {} ok {} rejected {}",
                 p.display(),
@@ -381,7 +611,7 @@ mod tests {
         if let Some(p) =
             sample("exeter/epc_domestic_exeter_E07000041_bulk_header_subset_60396rows.csv")
         {
-            let (ok, bad) = split(read(&p).expect("opens"));
+            let (ok, bad) = split(read(&p, Kind::Domestic).expect("opens"));
             println!(
                 "epc {}: read {} ok {} rejected {}",
                 p.display(),

@@ -2,6 +2,7 @@
 
 mod areas;
 mod data_version;
+mod energy;
 mod listing_indices;
 mod listings;
 mod real_samples;

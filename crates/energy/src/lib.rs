@@ -1,0 +1,129 @@
+//! The energy family (specification part 4.8): every energy certificate of a UPRN with its
+//! recommendations ([`epc`]), an area's energy profile ([`profile`]), the retrofit candidates of
+//! an area ([`retrofit`]), the solar facts of a property ([`solar`]), and the minimum energy
+//! efficiency standard for lettings ([`mees`]), which the property family reads from here.
+//!
+//! Invariants: plain functions over a context, no HTTP or MCP types; nothing is estimated: a
+//! figure no loaded certificate states is `not_available` with the reason, never 0; "no
+//! certificate for this UPRN" (`not_found`) is told apart from "no certificate loaded for its
+//! authority" (`not_available`); every answer names the register it is read from.
+
+pub mod epc;
+pub mod mees;
+pub mod profile;
+pub mod retrofit;
+pub mod solar;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use terrace_areas::AreasCtx;
+use terrace_core::{AreaId, AreaKind, Violation};
+use terrace_store::epc::AreaScope;
+use terrace_store::{Db, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum EnergyError {
+    /// The UPRN or the area is not known.
+    #[error("{0}")]
+    NotFound(String),
+    /// The input breaks a rule of the operation.
+    #[error("invalid input")]
+    Invalid(Vec<Violation>),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The family's context: the store and the areas (to know which area ids are loaded).
+#[derive(Clone)]
+pub struct EnergyCtx {
+    pub db: Db,
+    pub areas: AreasCtx,
+}
+
+/// Whether a figure could be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FigureStatus {
+    Ok,
+    NotAvailable,
+}
+
+/// The area kinds the energy operations answer for.
+pub const AREA_KINDS: &str = "a local authority (lad:), an LSOA (lsoa:), an MSOA (msoa:), a ward (ward:), a county (county:), a region (region:), a country (country:), a postcode district (district:), sector (sector:) or unit (unit:), or an H3 resolution-8 cell (h3:)";
+
+/// The addresses an area id names, or the violation that says which kinds are answered.
+/// Every kind the areas family resolves whose addresses the store can name is answered: by the
+/// address's own codes (local authority, LSOA), its postcode's directory entry (MSOA, ward,
+/// county, region, country), its postcode (unit, sector, district) or its H3 cell. A postcode
+/// area, a built-up area, a planning authority and a place have no address list here.
+pub fn scope_of(id: &AreaId) -> Result<AreaScope, Violation> {
+    let code = id.code().to_string();
+    match id.kind() {
+        AreaKind::Lad => Ok(AreaScope::Lad(code)),
+        AreaKind::Lsoa => Ok(AreaScope::Lsoa(code)),
+        AreaKind::Msoa => Ok(AreaScope::Msoa(code)),
+        AreaKind::Ward => Ok(AreaScope::Ward(code)),
+        AreaKind::County => Ok(AreaScope::County(code)),
+        AreaKind::Region => Ok(AreaScope::Region(code)),
+        AreaKind::Country => Ok(AreaScope::Country(code)),
+        AreaKind::Unit => Ok(AreaScope::Unit(code)),
+        AreaKind::Sector => Ok(AreaScope::Sector(code)),
+        AreaKind::District => Ok(AreaScope::District(code)),
+        AreaKind::H3 => Ok(AreaScope::H3(code)),
+        AreaKind::Area | AreaKind::Bua | AreaKind::Lpa | AreaKind::Place => Err(Violation::new(
+            &["area_id"],
+            "value_error",
+            format!("energy figures are answered for {AREA_KINDS}"),
+        )
+        .with_input(id.to_string())),
+    }
+}
+
+/// Not found unless the area is loaded (the areas family's index knows it).
+pub(crate) async fn require_loaded(ctx: &EnergyCtx, id: &AreaId) -> Result<(), EnergyError> {
+    let index = ctx.areas.cache.current(&ctx.db).await?;
+    match index.area(id) {
+        Some(_) => Ok(()),
+        None => Err(EnergyError::NotFound(format!("area {id} is not loaded"))),
+    }
+}
+
+/// Whole percentage, half up; None over nothing.
+pub(crate) fn whole_percent(count: i64, of: i64) -> Option<i64> {
+    (of > 0).then(|| (count * 200 + of) / (2 * of))
+}
+
+/// A band letter A-G, upper case, or None.
+pub(crate) fn band_letter(b: Option<&str>) -> Option<char> {
+    let b = b?.trim();
+    let mut chars = b.chars();
+    let c = chars.next()?.to_ascii_uppercase();
+    (chars.next().is_none() && ('A'..='G').contains(&c)).then_some(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_and_bands() {
+        assert_eq!(whole_percent(1, 3), Some(33));
+        assert_eq!(whole_percent(1, 2), Some(50));
+        assert_eq!(whole_percent(1, 8), Some(13));
+        assert_eq!(whole_percent(0, 0), None);
+        assert_eq!(band_letter(Some(" e ")), Some('E'));
+        assert_eq!(band_letter(Some("H")), None);
+        assert_eq!(band_letter(Some("A+")), None);
+        assert_eq!(band_letter(None), None);
+    }
+
+    #[test]
+    fn scopes() {
+        let id = AreaId::parse("district:XT1").unwrap();
+        assert_eq!(scope_of(&id), Ok(AreaScope::District("XT1".into())));
+        let id = AreaId::parse("lad:E06009901").unwrap();
+        assert_eq!(scope_of(&id), Ok(AreaScope::Lad("E06009901".into())));
+        let id = AreaId::parse("area:XT").unwrap();
+        assert!(scope_of(&id).is_err());
+    }
+}

@@ -1,0 +1,297 @@
+//! `POST /v1/energy/solar-potential`: for each UPRN, what the loaded data holds about its roof
+//! and its solar panels: the footprint of the building its address point stands in (OS Open Map
+//! Local), that building's height where a source gives one, the roof as the newest domestic
+//! certificate describes it, panels present from the certificates (`PHOTO_SUPPLY`, a
+//! non-domestic certificate's renewable sources) and solar water heating.
+//!
+//! Invariants: every fact has its source and confidence, or is `not_available` with the reason;
+//! roof shape and material come from no loaded source (they need an OpenStreetMap extract or a
+//! LIDAR surface), and a potential yield is never given without a documented model whose inputs
+//! (roof area, pitch and orientation from a LIDAR surface, a stated yield per kWp) are loaded:
+//! none is, so the yield is `not_available` with that reason.
+
+use crate::{EnergyCtx, EnergyError, FigureStatus};
+use geo::Contains;
+use schemars::JsonSchema;
+use serde::Serialize;
+use terrace_core::UprnEntry;
+use terrace_core::sources::confidence_of;
+use terrace_store::epc::{self, EpcRow};
+use terrace_store::{address, land};
+
+/// One fact with its source, or `not_available` with the reason.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Fact<T> {
+    pub status: FigureStatus,
+    pub value: Option<T>,
+    pub source: Option<String>,
+    pub confidence: Option<f64>,
+    /// What the value is read from, or why there is none.
+    pub note: String,
+}
+
+impl<T> Fact<T> {
+    fn ok(value: T, source: &str, note: String) -> Fact<T> {
+        Fact {
+            status: FigureStatus::Ok,
+            value: Some(value),
+            confidence: Some(
+                confidence_of(source).unwrap_or(terrace_core::sources::DEFAULT_CONFIDENCE),
+            ),
+            source: Some(source.to_string()),
+            note,
+        }
+    }
+
+    fn not_available(reason: impl Into<String>) -> Fact<T> {
+        Fact {
+            status: FigureStatus::NotAvailable,
+            value: None,
+            source: None,
+            confidence: None,
+            note: reason.into(),
+        }
+    }
+}
+
+/// What the data holds about one property's roof and panels.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct SolarFacts {
+    pub uprn: i64,
+    /// The OS id of the building footprint the address point stands in.
+    pub building_id: Option<String>,
+    /// The footprint area of that building in square metres (the roof's plan area, shared by
+    /// every unit of the building).
+    pub roof_footprint_m2: Fact<f64>,
+    /// The building's height in metres, where a loaded source gives one.
+    pub height_m: Fact<f64>,
+    pub roof_shape: Fact<String>,
+    pub roof_material: Fact<String>,
+    /// The roof as the newest domestic certificate describes it (`ROOF_DESCRIPTION`).
+    pub roof_description: Fact<String>,
+    /// Whether photovoltaic panels are present.
+    pub panels_present: Fact<bool>,
+    /// `PHOTO_SUPPLY`: per cent of the roof area with photovoltaic panels.
+    pub photo_supply_pct: Fact<f64>,
+    pub solar_water_heating: Fact<bool>,
+    /// A modelled annual yield, kWh.
+    pub potential_yield_kwh: Fact<f64>,
+}
+
+/// The outcome of one item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SolarOutcome {
+    /// Something is held (a footprint or a certificate): charged.
+    Ok,
+    /// The UPRN is known and nothing about its roof or panels is loaded: free.
+    NoData,
+    NotFound,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct SolarItem {
+    /// The UPRN as given.
+    pub uprn: serde_json::Value,
+    pub outcome: SolarOutcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<SolarFacts>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct SolarBatch {
+    pub items: Vec<SolarItem>,
+    /// Items with an `ok` outcome: the call is charged for these only.
+    pub answered: usize,
+}
+
+const YIELD_REASON: &str = "no documented yield model has its inputs: roof pitch and orientation need a LIDAR surface model, which is not loaded";
+const SHAPE_REASON: &str = "no loaded source records roof shape (it needs an OpenStreetMap extract or a LIDAR surface model)";
+const MATERIAL_REASON: &str = "no loaded source records roof material (it needs an OpenStreetMap extract or a building-attributes feed)";
+
+/// Panels present from a non-domestic certificate's `RENEWABLE_SOURCES`, where it says.
+fn non_domestic_pv(c: &EpcRow) -> Option<bool> {
+    let fields: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&c.fields_json).ok()?;
+    let text = fields
+        .get("renewable-sources")?
+        .as_str()?
+        .to_ascii_lowercase();
+    (text.contains("photovoltaic") || text.contains(" pv") || text.starts_with("pv"))
+        .then_some(true)
+}
+
+async fn facts(ctx: &EnergyCtx, uprn: i64) -> Result<Option<(SolarFacts, bool)>, EnergyError> {
+    let addr = address::address(&ctx.db, uprn).await?;
+    let mut certs = epc::certificates_for_uprn(&ctx.db, uprn).await?;
+    if addr.is_none() && certs.is_empty() {
+        return Ok(None);
+    }
+    crate::epc::newest_first(&mut certs);
+    // The footprint the address point stands in.
+    let mut footprint = None;
+    if let Some((x, y)) = addr.as_ref().and_then(|a| a.x.zip(a.y)) {
+        let p = geo::Point::new(x, y);
+        for f in land::footprints_at(&ctx.db, x, y).await? {
+            if let Ok(mp) = terrace_geo::multipolygon_from_wkb(&f.wkb)
+                && mp.contains(&p)
+            {
+                footprint = Some(f);
+                break;
+            }
+        }
+    }
+    let lad = addr.as_ref().and_then(|a| a.lad_code.clone());
+    let footprints_loaded = match &lad {
+        Some(l) => land::authority_has_footprints(&ctx.db, l).await?,
+        None => false,
+    };
+    let (roof_footprint_m2, height_m, building_id) = match &footprint {
+        Some(f) => (
+            Fact::ok(
+                f.area_m2,
+                &f.source,
+                "footprint area of the building the address point stands in".into(),
+            ),
+            match f.height_m {
+                Some(h) => Fact::ok(h, &f.source, "height given with the footprint".into()),
+                None => Fact::not_available(
+                    "the footprint source gives no height, and no LIDAR surface or OpenStreetMap extract is loaded",
+                ),
+            },
+            Some(f.building_id.clone()),
+        ),
+        None => {
+            let why = if footprints_loaded {
+                "the address point stands in no loaded building footprint"
+            } else {
+                "no building footprint is loaded for the property's local authority"
+            };
+            (Fact::not_available(why), Fact::not_available(why), None)
+        }
+    };
+    let domestic = certs.iter().find(|c| c.kind == "domestic");
+    let non_domestic_pv = certs
+        .iter()
+        .filter(|c| c.kind != "domestic")
+        .find_map(|c| non_domestic_pv(c).map(|v| (v, c)));
+    let no_cert = "no domestic energy certificate is lodged for the UPRN in the loaded registers";
+    let roof_description = match domestic {
+        Some(c) => {
+            let elements =
+                epc::epc_elements_by_key(&ctx.db, std::slice::from_ref(&c.lmk_key)).await?;
+            match elements.into_iter().next().and_then(|e| e.roof_description) {
+                Some(d) => Fact::ok(
+                    d,
+                    &c.source,
+                    format!("ROOF_DESCRIPTION of certificate {}", c.lmk_key),
+                ),
+                None => Fact::not_available("the newest domestic certificate describes no roof"),
+            }
+        }
+        None => Fact::not_available(no_cert),
+    };
+    let photo_supply_pct = match domestic.and_then(|c| c.photo_supply.map(|p| (p, c))) {
+        Some((p, c)) => Fact::ok(
+            p,
+            &c.source,
+            format!("PHOTO_SUPPLY of certificate {}", c.lmk_key),
+        ),
+        None => Fact::not_available(if domestic.is_some() {
+            "the newest domestic certificate does not state PHOTO_SUPPLY"
+        } else {
+            no_cert
+        }),
+    };
+    let panels_present = match (&photo_supply_pct.value, domestic, non_domestic_pv) {
+        (Some(p), Some(c), _) => Fact::ok(
+            *p > 0.0,
+            &c.source,
+            format!(
+                "PHOTO_SUPPLY {p}% of roof area on certificate {}",
+                c.lmk_key
+            ),
+        ),
+        (_, _, Some((v, c))) => Fact::ok(
+            v,
+            &c.source,
+            format!("RENEWABLE_SOURCES of {} certificate {}", c.kind, c.lmk_key),
+        ),
+        _ => Fact::not_available(
+            "no loaded certificate states photovoltaic panels, and no OpenStreetMap extract is loaded",
+        ),
+    };
+    let solar_water_heating = match domestic
+        .and_then(|c| c.solar_water_heating.as_deref().map(|f| (f, c)))
+    {
+        Some((f, c)) => match f.trim().to_ascii_uppercase().as_str() {
+            "Y" | "YES" | "TRUE" => Fact::ok(
+                true,
+                &c.source,
+                format!("SOLAR_WATER_HEATING_FLAG of certificate {}", c.lmk_key),
+            ),
+            "N" | "NO" | "FALSE" => Fact::ok(
+                false,
+                &c.source,
+                format!("SOLAR_WATER_HEATING_FLAG of certificate {}", c.lmk_key),
+            ),
+            _ => Fact::not_available(format!("SOLAR_WATER_HEATING_FLAG {f:?} is neither Y nor N")),
+        },
+        None => Fact::not_available(if domestic.is_some() {
+            "the newest domestic certificate does not state SOLAR_WATER_HEATING_FLAG"
+        } else {
+            no_cert
+        }),
+    };
+    let held = footprint.is_some() || !certs.is_empty();
+    Ok(Some((
+        SolarFacts {
+            uprn,
+            building_id,
+            roof_footprint_m2,
+            height_m,
+            roof_shape: Fact::not_available(SHAPE_REASON),
+            roof_material: Fact::not_available(MATERIAL_REASON),
+            roof_description,
+            panels_present,
+            photo_supply_pct,
+            solar_water_heating,
+            potential_yield_kwh: Fact::not_available(YIELD_REASON),
+        },
+        held,
+    )))
+}
+
+/// Answers each UPRN; one item's failure never fails the batch.
+pub async fn solar_potential(ctx: &EnergyCtx, uprns: &[UprnEntry]) -> SolarBatch {
+    let mut items = Vec::with_capacity(uprns.len());
+    for UprnEntry { given, uprn } in uprns {
+        let item = |outcome, result, error| SolarItem {
+            uprn: given.clone(),
+            outcome,
+            result,
+            error,
+        };
+        items.push(match uprn {
+            None => item(
+                SolarOutcome::Error,
+                None,
+                Some("not a UPRN: a positive integer of at most 12 digits".to_string()),
+            ),
+            Some(u) => match facts(ctx, u.get()).await {
+                Ok(None) => item(SolarOutcome::NotFound, None, None),
+                Ok(Some((f, true))) => item(SolarOutcome::Ok, Some(f), None),
+                Ok(Some((f, false))) => item(SolarOutcome::NoData, Some(f), None),
+                Err(e) => item(SolarOutcome::Error, None, Some(e.to_string())),
+            },
+        });
+    }
+    let answered = items
+        .iter()
+        .filter(|i| i.outcome == SolarOutcome::Ok)
+        .count();
+    SolarBatch { items, answered }
+}

@@ -1,0 +1,11 @@
+DROP INDEX building_footprints_x_idx;
+DROP TABLE epc_recommendations;
+DROP TABLE epc_elements;
+DROP INDEX epc_kind_lad_idx;
+ALTER TABLE epc_certificates DROP COLUMN asset_rating;
+ALTER TABLE epc_certificates DROP COLUMN photo_supply;
+ALTER TABLE epc_certificates DROP COLUMN floor_level;
+ALTER TABLE epc_certificates DROP COLUMN construction_age_band;
+ALTER TABLE epc_certificates DROP COLUMN solar_water_heating;
+ALTER TABLE epc_certificates DROP COLUMN uprn_source;
+ALTER TABLE epc_certificates DROP COLUMN kind;
