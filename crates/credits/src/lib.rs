@@ -66,82 +66,83 @@
 //!
 //! ## A debit, step by step (step 7 of a charged call)
 //!
-//! 7. **Charge.** The call hands its debit to the process's `credits::LedgerWriter` and waits for
-//! the reply.
-//!    The writer (a thread of its own with a small runtime and a connection of its own,
-//!    `Db::own_pool(1)`, so nothing else in the process delays a commit) takes every debit waiting
-//!    (up to 512) and runs them, in arrival order, in ONE transaction
-//!    (`store::accounts::debit_batch_on`). It holds its connection from batch to batch while they
-//!    succeed (no pool checkout, so on PostgreSQL no verifying `SELECT 1` per batch); after a
-//!    failed batch the connection goes back to the pool, which checks it before its next use, so a
-//!    connection the server ended costs that batch's callers a 503 (not charged) and the next batch
-//!    a fresh connection.
-//!    On SQLite (`BEGIN IMMEDIATE`, `COMMIT` and `ROLLBACK` themselves run as statements diesel
-//!    keeps prepared, `prepared_immediate_transaction`, where diesel's own transactions parse them
-//!    at every batch) every statement keeps its prepared form from batch to batch: one look-up per
-//!    distinct key (is it revoked?) and per distinct account (its balance; SQLite's write lock
-//!    covers them), since diesel prepares an `IN (...)` list afresh at every call, then, once
-//!    `decide` has walked the debits in order (a debit is charged when the running balance covers
-//!    it and its key is live), one `UPDATE accounts SET balance = balance - <total>` per account
-//!    charged and the ledger rows (`kind = 'charge'`, the operation id, `credits = -2`,
-//!    `balance_after`, the request id, surface `http`, the key id, the batch's time, whose text is
-//!    formatted once per batch: `RowTime`) in multi-row INSERTs of fixed sizes (64, 16, 4 and 1
-//!    rows), each a hand-written statement (`SqliteChargeRows<N>`: seven values a row bound by
-//!    reference to the batch's debits, `'charge'` written as a literal) whose query id is its row
-//!    count, so diesel keeps one prepared form per size, where a slice of any length is parsed
-//!    again at every batch (the idempotent charge on PostgreSQL, a batch of its one debit, inserts
-//!    an owned `ChargeRow` through diesel).
-//!    On PostgreSQL the batch is one statement in autocommit, `SELECT ... FROM
-//!    terrace_debit_batch(<arrays of the debits>)` (`DebitBatchCall`, a statement of fixed text
-//!    with a static query id, so diesel keeps it prepared on the writer's connection; through
-//!    `sql_query` it was parsed and described in a round trip of its own at every batch), a
-//!    PL/pgSQL function (migration `000042_debit_batch_function`) that locks the batch's accounts
-//!    `FOR UPDATE` in id order, reads the revoked keys, applies the same rule in the same order,
-//!    inserts the batch's ledger rows in one `INSERT ... SELECT FROM unnest(...)` and updates the
-//!    balances: one round trip and one commit per batch, where the statement-by-statement
-//!    transaction took six and set the writer's pace. Since migration `000050_debit_batch_set`
-//!    PostgreSQL's ledger has no foreign keys (each row ran two referential checks, more than the
-//!    row itself cost): the function writes a row only for an account it holds locked, and accounts
-//!    and keys are never deleted; `store::accounts::ledger_unowned` counts rows naming a missing
-//!    account or key, and the ledger tests assert it is 0. SQLite's ledger has had no foreign keys
-//!    either since `000052_ledger_rowid`, for the same reason, and no `AUTOINCREMENT` (a table
-//!    rebuild that kept every id): `sqlite_sequence` was a page every commit wrote, one WAL frame
-//!    in about seven, and a new row's id is now the largest id plus one, so ids still grow with
-//!    time and an id comes back only after every row above it was rolled up. The writer's SQLite
-//!    connection has a page cache of 8 MiB (`store::accounts::ready_ledger_writer`; the pool's is
-//!    64 MiB, which the writer filled by allocating a page for each page the ledger grew by), and
-//!    its multi-row INSERT is `INSERT OR FAIL`, which with no foreign keys needs no statement
-//!    journal (the batch's transaction is rolled back on any error anyway). The ledger's only
-//!    secondary index is `ledger_account_idx` (account, id), which usage pages by; the index on
-//!    `key_id` was dropped in `000051_ledger_key_index` on both backends, since nothing reads the
-//!    ledger by key and keys are never deleted. The two implementations of the rule are held
-//!    together by `credits/tests/ledger.rs::one_batch_decides_each_debit_in_order` and the
-//!    concurrency tests, which run on both backends.
-//!    On SQLite, under concurrent load (the previous batch carried more than one call), a batch of
-//!    fewer than 16 debits waits 100 µs for more before it commits (`TERRACE_LEDGER_LINGER_US`, `0`
-//!    = no wait), so a batch's fixed cost is shared by more calls; the SQLite ledger rows are
-//!    written NULL-for-None (`treat_none_as_default_value = false`), so a batch is one multi-row
-//!    INSERT rather than one INSERT per row in a savepoint.
-//!    On SQLite a second thread (`terrace-checkpoint`) runs `PRAGMA wal_checkpoint(PASSIVE)` on its
-//!    own connection every 50 ms (`TERRACE_SQLITE_CHECKPOINT_MS`; `0` leaves checkpoints to
-//!    SQLite), so the log stays short and no commit of the writer's crosses `wal_autocheckpoint`
-//!    and runs a checkpoint inside the commit, which stalled every caller of that batch (measured
-//!    in `docs/BENCHMARKS.md`). Each commit's time and batch size are the
-//!    `terrace_ledger_commit_seconds` and `terrace_ledger_batch_size` histograms on `/metrics`; a
-//!    commit over 50 ms is logged at warn.
-//!    This is group commit: one commit (one fsync, one write lock) serves many calls, and each
-//!    caller still waits for its own commit, so nothing answered as charged is ever lost; if the
-//!    commit fails, every call of the batch is 503 and none is charged.
-//!    What a commit survives: on PostgreSQL, with the server's default `synchronous_commit = on`,
-//!    the commit returns once its WAL is flushed to disk, so it survives a crash of the server or
-//!    of the machine; on SQLite, `journal_mode = WAL` with `synchronous = NORMAL` (set on every
-//!    connection), the commit is in the WAL file when it returns, so it survives a crash of the
-//!    process, but the WAL is only synced to disk at checkpoints (every 50 ms with the checkpoint
-//!    thread), so a power cut or an OS crash can lose the commits since the last one.
-//!    A debit the running balance cannot cover writes nothing and its caller gets 402 with the
-//!    balance as it then is: this is how concurrent calls racing for the last credits end, some 200
-//!    and the rest 402, never a negative balance (the `CHECK (balance >= 0)` backs the rule).
-//!    A free call goes through the same debit with 0 credits, so it is logged in usage at 0.
+//! **Charge.** The call hands its debit to the process's `credits::LedgerWriter` and waits for the
+//! reply.
+//!
+//! The writer (a thread of its own with a small runtime and a connection of its own,
+//! `Db::own_pool(1)`, so nothing else in the process delays a commit) takes every debit waiting
+//! (up to 512) and runs them, in arrival order, in ONE transaction
+//! (`store::accounts::debit_batch_on`). It holds its connection from batch to batch while they
+//! succeed (no pool checkout, so on PostgreSQL no verifying `SELECT 1` per batch); after a
+//! failed batch the connection goes back to the pool, which checks it before its next use, so a
+//! connection the server ended costs that batch's callers a 503 (not charged) and the next batch
+//! a fresh connection.
+//! On SQLite (`BEGIN IMMEDIATE`, `COMMIT` and `ROLLBACK` themselves run as statements diesel
+//! keeps prepared, `prepared_immediate_transaction`, where diesel's own transactions parse them
+//! at every batch) every statement keeps its prepared form from batch to batch: one look-up per
+//! distinct key (is it revoked?) and per distinct account (its balance; SQLite's write lock
+//! covers them), since diesel prepares an `IN (...)` list afresh at every call, then, once
+//! `decide` has walked the debits in order (a debit is charged when the running balance covers
+//! it and its key is live), one `UPDATE accounts SET balance = balance - <total>` per account
+//! charged and the ledger rows (`kind = 'charge'`, the operation id, `credits = -2`,
+//! `balance_after`, the request id, surface `http`, the key id, the batch's time, whose text is
+//! formatted once per batch: `RowTime`) in multi-row INSERTs of fixed sizes (64, 16, 4 and 1
+//! rows), each a hand-written statement (`SqliteChargeRows<N>`: seven values a row bound by
+//! reference to the batch's debits, `'charge'` written as a literal) whose query id is its row
+//! count, so diesel keeps one prepared form per size, where a slice of any length is parsed
+//! again at every batch (the idempotent charge on PostgreSQL, a batch of its one debit, inserts
+//! an owned `ChargeRow` through diesel).
+//! On PostgreSQL the batch is one statement in autocommit, `SELECT ... FROM
+//! terrace_debit_batch(<arrays of the debits>)` (`DebitBatchCall`, a statement of fixed text
+//! with a static query id, so diesel keeps it prepared on the writer's connection; through
+//! `sql_query` it was parsed and described in a round trip of its own at every batch), a
+//! PL/pgSQL function (migration `000042_debit_batch_function`) that locks the batch's accounts
+//! `FOR UPDATE` in id order, reads the revoked keys, applies the same rule in the same order,
+//! inserts the batch's ledger rows in one `INSERT ... SELECT FROM unnest(...)` and updates the
+//! balances: one round trip and one commit per batch, where the statement-by-statement
+//! transaction took six and set the writer's pace. Since migration `000050_debit_batch_set`
+//! PostgreSQL's ledger has no foreign keys (each row ran two referential checks, more than the
+//! row itself cost): the function writes a row only for an account it holds locked, and accounts
+//! and keys are never deleted; `store::accounts::ledger_unowned` counts rows naming a missing
+//! account or key, and the ledger tests assert it is 0. SQLite's ledger has had no foreign keys
+//! either since `000052_ledger_rowid`, for the same reason, and no `AUTOINCREMENT` (a table
+//! rebuild that kept every id): `sqlite_sequence` was a page every commit wrote, one WAL frame
+//! in about seven, and a new row's id is now the largest id plus one, so ids still grow with
+//! time and an id comes back only after every row above it was rolled up. The writer's SQLite
+//! connection has a page cache of 8 MiB (`store::accounts::ready_ledger_writer`; the pool's is
+//! 64 MiB, which the writer filled by allocating a page for each page the ledger grew by), and
+//! its multi-row INSERT is `INSERT OR FAIL`, which with no foreign keys needs no statement
+//! journal (the batch's transaction is rolled back on any error anyway). The ledger's only
+//! secondary index is `ledger_account_idx` (account, id), which usage pages by; the index on
+//! `key_id` was dropped in `000051_ledger_key_index` on both backends, since nothing reads the
+//! ledger by key and keys are never deleted. The two implementations of the rule are held
+//! together by `credits/tests/ledger.rs::one_batch_decides_each_debit_in_order` and the
+//! concurrency tests, which run on both backends.
+//! On SQLite, under concurrent load (the previous batch carried more than one call), a batch of
+//! fewer than 16 debits waits 100 µs for more before it commits (`TERRACE_LEDGER_LINGER_US`, `0`
+//! = no wait), so a batch's fixed cost is shared by more calls; the SQLite ledger rows are
+//! written NULL-for-None (`treat_none_as_default_value = false`), so a batch is one multi-row
+//! INSERT rather than one INSERT per row in a savepoint.
+//! On SQLite a second thread (`terrace-checkpoint`) runs `PRAGMA wal_checkpoint(PASSIVE)` on its
+//! own connection every 50 ms (`TERRACE_SQLITE_CHECKPOINT_MS`; `0` leaves checkpoints to
+//! SQLite), so the log stays short and no commit of the writer's crosses `wal_autocheckpoint`
+//! and runs a checkpoint inside the commit, which stalled every caller of that batch (measured
+//! in `docs/BENCHMARKS.md`). Each commit's time and batch size are the
+//! `terrace_ledger_commit_seconds` and `terrace_ledger_batch_size` histograms on `/metrics`; a
+//! commit over 50 ms is logged at warn.
+//! This is group commit: one commit (one fsync, one write lock) serves many calls, and each
+//! caller still waits for its own commit, so nothing answered as charged is ever lost; if the
+//! commit fails, every call of the batch is 503 and none is charged.
+//! What a commit survives: on PostgreSQL, with the server's default `synchronous_commit = on`,
+//! the commit returns once its WAL is flushed to disk, so it survives a crash of the server or
+//! of the machine; on SQLite, `journal_mode = WAL` with `synchronous = NORMAL` (set on every
+//! connection), the commit is in the WAL file when it returns, so it survives a crash of the
+//! process, but the WAL is only synced to disk at checkpoints (every 50 ms with the checkpoint
+//! thread), so a power cut or an OS crash can lose the commits since the last one.
+//! A debit the running balance cannot cover writes nothing and its caller gets 402 with the
+//! balance as it then is: this is how concurrent calls racing for the last credits end, some 200
+//! and the rest 402, never a negative balance (the `CHECK (balance >= 0)` backs the rule).
+//! A free call goes through the same debit with 0 credits, so it is logged in usage at 0.
 
 mod writer;
 

@@ -58,7 +58,7 @@ async fn certificate_number_keys_typed_columns_and_recommendations() {
         (c.photo_supply, c.solar_water_heating.as_deref()),
         (Some(0.0), Some("N"))
     );
-    let e = epc::epc_elements_by_key(db, &[c.lmk_key.clone()])
+    let e = epc::epc_elements_by_key(db, std::slice::from_ref(&c.lmk_key))
         .await
         .unwrap();
     assert_eq!(
@@ -92,7 +92,7 @@ async fn certificate_number_keys_typed_columns_and_recommendations() {
     accounted(&recs);
     assert_eq!((recs.counts.loaded, recs.counts.rejected), (2, 1));
     assert_eq!(recs.rejections[0].line, 4);
-    let joined = epc::recommendations_of(db, &[c.lmk_key.clone()])
+    let joined = epc::recommendations_of(db, std::slice::from_ref(&c.lmk_key))
         .await
         .unwrap();
     assert_eq!(
@@ -139,7 +139,8 @@ nd-1,1 High Street,EX1 1AA,128,F,A1/A2 Retail and Financial/Professional service
     let certs = epc::certificates_for_uprn(db, 100_000_000_010)
         .await
         .unwrap();
-    let mut kinds: Vec<(String, Option<String>, Option<i32>, Option<f64>)> = certs
+    type KindRow = (String, Option<String>, Option<i32>, Option<f64>);
+    let mut kinds: Vec<KindRow> = certs
         .iter()
         .map(|c| {
             (
@@ -250,7 +251,7 @@ async fn exeter_certificates_every_row_accounted_for() {
             })
             .expect("the file's first certificate");
         assert_eq!(c.uprn_source.as_deref(), Some("Energy Assessor"));
-        let e = epc::epc_elements_by_key(db, &[c.lmk_key.clone()])
+        let e = epc::epc_elements_by_key(db, std::slice::from_ref(&c.lmk_key))
             .await
             .unwrap();
         assert!(
