@@ -104,9 +104,7 @@ impl CursorScope {
         }
         let payload = String::from_utf8(payload).ok();
         match payload {
-            Some(p) if check == self.check(&p) => {
-                Ok(p.split(SEP).map(str::to_string).collect())
-            }
+            Some(p) if check == self.check(&p) => Ok(p.split(SEP).map(str::to_string).collect()),
             Some(_) | None => Err(CursorError::NotThisQuery(format!(
                 "a page of {} at cursor {token:?}: this cursor was not written for this query \
                  (it was altered, or written for another operation or other filters); start \
@@ -226,7 +224,14 @@ mod tests {
             Err(CursorError::NotThisQuery(_))
         ));
         let re = regex::Regex::new(PATTERN).unwrap();
-        for bad in ["", "c1", "c1.zz.00", "c2.00.0000000000000000", "c1.6162.0", "c1.616.00"] {
+        for bad in [
+            "",
+            "c1",
+            "c1.zz.00",
+            "c2.00.0000000000000000",
+            "c1.6162.0",
+            "c1.616.00",
+        ] {
             assert!(!re.is_match(bad), "{bad}");
             let Err(CursorError::Malformed(v)) = s.decode(bad) else {
                 panic!("{bad} is malformed")
@@ -241,7 +246,10 @@ mod tests {
         let s = scope("RG30");
         let page = Page::from_overfetch(vec![1, 2, 3], 2, &s, |n| vec![n.to_string()]);
         assert_eq!(page.data, vec![1, 2]);
-        assert_eq!(s.decode(page.next_cursor.as_deref().unwrap()).unwrap(), vec!["2"]);
+        assert_eq!(
+            s.decode(page.next_cursor.as_deref().unwrap()).unwrap(),
+            vec!["2"]
+        );
         let last = Page::from_overfetch(vec![1, 2], 2, &s, |n| vec![n.to_string()]);
         assert_eq!(last.next_cursor, None);
     }
