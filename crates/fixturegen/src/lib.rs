@@ -1100,8 +1100,10 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
             ..entry(st, "", "")
         });
     }
-    for (year, st) in &smv_stats {
+    for (year, st, valuations) in &smv_stats {
+        // One record per valuation: its 01 line with the 02-07 lines that follow it.
         files.push(FileEntry {
+            rows: *valuations,
             dataset: "voa_summary_valuations".into(),
             format: format!(
                 "VOA {year} summary valuations: no header, * separated, a 01 record per valuation (29 fields, Total Area, Adopted RV, List Year, Unit of Measurement, Unadjusted Price) followed by its 02 floor-area lines and a 07 totals record; OTH units are counts, not square metres; CRLF"

@@ -74,6 +74,8 @@ pub struct Planning {
     cov_stat: FileStat,
     lists: Vec<LineFile>,
     smv: Vec<LineFile>,
+    /// Valuations (`01` records) written to each summary valuations file.
+    smv_valuations: [u64; 2],
     links: LineFile,
     rng: Rng,
     vrng: Rng,
@@ -128,6 +130,7 @@ impl Planning {
             cov_stat,
             lists,
             smv,
+            smv_valuations: [0; 2],
             links,
             rng: Rng::derive(seed ^ PLANNING_SEED_XOR, "applications", 0),
             vrng: Rng::derive(seed ^ PLANNING_SEED_XOR, "rating_lists", 0),
@@ -452,6 +455,7 @@ impl Planning {
             ]
             .join("*");
             self.smv[j].raw_row(&line)?;
+            self.smv_valuations[j] += 1;
             let floors = ["Ground", "First", "Second"];
             for k in 0..split {
                 let share = units / split as f64;
@@ -478,7 +482,7 @@ impl Planning {
         FileStat,
         FileStat,
         Vec<(i32, FileStat)>,
-        Vec<(i32, FileStat)>,
+        Vec<(i32, FileStat, u64)>,
         FileStat,
         PlanningCases,
     )> {
@@ -488,8 +492,8 @@ impl Planning {
             lists.push((*year, f.finish()?));
         }
         let mut smv = Vec::new();
-        for ((year, _), f) in SMV_FILES.iter().zip(self.smv) {
-            smv.push((*year, f.finish()?));
+        for (((year, _), f), n) in SMV_FILES.iter().zip(self.smv).zip(self.smv_valuations) {
+            smv.push((*year, f.finish()?, n));
         }
         let links = self.links.finish()?;
         Ok((apps, self.cov_stat, lists, smv, links, self.cases))

@@ -248,10 +248,12 @@ async fn market_and_sourcing_on_the_fixture_world() {
         stock["total_rateable_value"].as_i64().unwrap()
             >= stock["median_rateable_value"].as_i64().unwrap()
     );
-    assert_eq!(
-        stock["median_rateable_value_per_m2"]["status"],
-        "not_available"
-    );
+    // The fixture's summary valuations measure most units (never the per-unit OTH ones).
+    let m2 = &stock["median_rateable_value_per_m2"];
+    assert!(m2["value"].as_f64().unwrap() > 0.0, "{m2}");
+    assert!(m2["n_measured"].as_i64().unwrap() < count);
+    let per_m2 = &r.json["rent_index"]["rent_per_m2"]["points"];
+    assert_eq!(per_m2.as_array().unwrap().len(), 2, "{per_m2}");
     assert_eq!(r.json["rent_index"]["points"][0]["index"], 100.0);
     // The same by lad_code.
     let r2 = send(
@@ -305,7 +307,14 @@ async fn market_and_sourcing_on_the_fixture_world() {
     assert_eq!(first["sector"], "RETAIL");
     assert_eq!(first["history"].as_array().unwrap().len(), 4);
     assert_eq!(first["history"][0]["valuation_date"], "2008-04-01");
-    assert_eq!(first["floor_area"]["status"], "not_available");
+    // Its 2026 summary valuation: 66.10 m2 GIA at a rateable value of 57,300.
+    assert_eq!(
+        first["floor_area"]["list_year"], 2026,
+        "{}",
+        first["floor_area"]
+    );
+    assert_eq!(first["floor_area"]["floor_area_m2"], 66.1);
+    assert_eq!(first["floor_area"]["rateable_value_per_m2"], 866.87);
     assert_eq!(first["income_value"]["status"], "not_available");
     assert_eq!(first["auction_history"]["status"], "not_available");
     // The freeholder: a company title linked to the UPRN, or the reason it is not.
