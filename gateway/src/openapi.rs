@@ -139,6 +139,7 @@ pub fn document() -> Value {
             {"name": "address", "description": "Addresses and UPRNs"},
             {"name": "property", "description": "One property by UPRN"},
             {"name": "market", "description": "House price indices, forecasts, volumes and rankings by area"},
+            {"name": "commercial", "description": "Commercial property: the rent index of the rating lists, the commercial market of an authority, commercial sourcing"},
             {"name": "catalogue", "description": "The public directories: market areas, a district's postcodes, streets and properties, record previews (free)"},
             {"name": "planning", "description": "Planning checks at a location"},
             {"name": "valuation", "description": "Valuations from the latest AVM vintage, the forward-measured accuracy table, and equity"},

@@ -19,6 +19,17 @@ use terrace_store::rating::{self as rt, RatingEntryRow, UarnLinkRow};
 use terrace_ownership::LeaseResult;
 use terrace_store::LookupError;
 
+pub mod market;
+pub mod owner;
+pub mod rent_index;
+pub mod sector;
+pub mod sourcing;
+
+pub use market::{CommercialMarket, RatedStock, commercial_market};
+pub use rent_index::{RentIndex, RentPoint, rent_index};
+pub use sector::{AreaScope, Sector, resolve_authority};
+pub use sourcing::{SourcingAnswer, SourcingQuery, SourcingRow, sourcing, sourcing_scope};
+
 /// The four rating lists, oldest first.
 pub const LISTS: [i32; 4] = [2010, 2017, 2023, 2026];
 /// The fewest entries of a sector in a list for its median to be published.
@@ -119,6 +130,17 @@ pub struct UprnLink {
     pub source: String,
 }
 
+/// The registered owner block of the report.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct RegisteredOwner {
+    pub uprn: i64,
+    /// The company-owned titles linked to the UPRN, freeholds first.
+    pub titles: Vec<owner::OwnerTitle>,
+    pub note: &'static str,
+}
+
+const OWNER_NOTE: &str = "Company-owned titles from HM Land Registry's CCOD and OCOD files, linked to the UPRN by the address matcher on the title's property address; titles held only by private individuals or charities are not published in bulk.";
+
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct CommercialReport {
     pub country: &'static str,
@@ -138,12 +160,13 @@ pub struct CommercialReport {
     pub income_value: Block<IncomeValue>,
     pub auction_history: Block<serde_json::Value>,
     pub district_auction_market: Block<serde_json::Value>,
-    pub registered_owner: Block<serde_json::Value>,
+    /// The company-owned titles (CCOD/OCOD) linked to the UPRN, or why none is.
+    pub registered_owner: Block<RegisteredOwner>,
     pub lease: Block<LeaseResult>,
     pub as_of: NaiveDate,
 }
 
-fn median(mut v: Vec<i64>) -> Option<i64> {
+pub(crate) fn median(mut v: Vec<i64>) -> Option<i64> {
     if v.is_empty() {
         return None;
     }
@@ -258,6 +281,21 @@ async fn report(
             },
         },
     };
+    let registered_owner = {
+        let (mut by_uprn, loaded) =
+            owner::titles_by_uprn(db, &uprn.into_iter().collect::<Vec<_>>()).await?;
+        match uprn.and_then(|u| by_uprn.remove(&u).map(|t| (u, t))) {
+            Some((u, mut titles)) => {
+                titles.sort_by_key(|t| t.tenure.as_deref() != Some("Freehold"));
+                Block::Available(RegisteredOwner {
+                    uprn: u,
+                    titles,
+                    note: OWNER_NOTE,
+                })
+            }
+            None => na(owner::no_title_reason(uprn, loaded)),
+        }
+    };
     Ok(CommercialReport {
         country: "UK",
         uprn,
@@ -280,7 +318,7 @@ async fn report(
         ),
         auction_history: na("no auction results are loaded"),
         district_auction_market: na("no auction results are loaded"),
-        registered_owner: na("the registered ownership of titles (CCOD/OCOD) is not loaded"),
+        registered_owner,
         lease,
         as_of: today,
     })

@@ -45,6 +45,7 @@ sources! {
     OPERATOR_PLANNING_PORTALS = "operator_planning_portals", 0.5;
     VOA_RATING_LIST = "voa_rating_list", 0.5;
     VOA_UARN_UPRN_LOOKUP = "voa_uarn_uprn_lookup", 0.5;
+    VOA_SUMMARY_VALUATIONS = "voa_summary_valuations", 0.5;
     PLANNING_DATA_GOV_UK = "planning_data_gov_uk", 0.9;
     EA_FLOOD_ZONES = "ea_flood_zones", 0.9;
     EA_HISTORIC_FLOOD_MAP = "ea_historic_flood_map", 0.9;

@@ -858,7 +858,8 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let epc_stat = epc.finish()?;
     let ppd_stat = ppd.finish()?;
     let (lease_stat, ct_stat, lease_cases, council_tax_cases) = tenure.finish()?;
-    let (apps_stat, cov_stat, list_stats, links_stat, planning_cases) = planning.finish()?;
+    let (apps_stat, cov_stat, list_stats, smv_stats, links_stat, planning_cases) =
+        planning.finish()?;
     let (ccod_stat, ocod_stat, ch_stat, ownership_cases) = ownership.finish(out_dir)?;
     let (gml_stat, buildings_stat, gml_bad_line, land_cases) = land.finish(out_dir)?;
     let (energy_stats, energy_cases) = energy.finish()?;
@@ -1111,6 +1112,17 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
             dataset: "voa_rating_list".into(),
             format: format!(
                 "VOA {year} non-domestic rating list entries: no header, 28 fields separated by *, DD-MON-YYYY dates; CRLF"
+            ),
+            ..entry(st, "", "")
+        });
+    }
+    for (year, st, valuations) in &smv_stats {
+        // One record per valuation: its 01 line with the 02-07 lines that follow it.
+        files.push(FileEntry {
+            rows: *valuations,
+            dataset: "voa_summary_valuations".into(),
+            format: format!(
+                "VOA {year} summary valuations: no header, * separated, a 01 record per valuation (29 fields, Total Area, Adopted RV, List Year, Unit of Measurement, Unadjusted Price) followed by its 02 floor-area lines and a 07 totals record; OTH units are counts, not square metres; CRLF"
             ),
             ..entry(st, "", "")
         });

@@ -31,6 +31,12 @@ pub const LIST_FILES: [(i32, &str); 4] = [
     (2023, "voa/list_entries_2023.txt"),
     (2026, "voa/list_entries_2026.txt"),
 ];
+/// The summary valuations of the 2023 and 2026 lists (the layout of the VOA's
+/// `uk-englandwales-ndr-YYYY-summaryvaluations-compiled-epoch-0001-baseline-csv` files).
+pub const SMV_FILES: [(i32, &str); 2] = [
+    (2023, "voa/summary_valuations_2023.txt"),
+    (2026, "voa/summary_valuations_2026.txt"),
+];
 pub const APPLICATIONS_HEADER: &str = "dataset,entity,reference,organisation,address-text,postcode,uprn,point,received-date,validated-date,decision-date,decision,appeal-decision,appeal-date,cil-liable,cil-amount,development-type,description";
 pub const COVERAGE_HEADER: &str =
     "entity,name,organisation,statistical-geography,start-date,end-date";
@@ -67,9 +73,14 @@ pub struct Planning {
     apps: LineFile,
     cov_stat: FileStat,
     lists: Vec<LineFile>,
+    smv: Vec<LineFile>,
+    /// Valuations (`01` records) written to each summary valuations file.
+    smv_valuations: [u64; 2],
     links: LineFile,
     rng: Rng,
     vrng: Rng,
+    /// The summary valuations' own stream (floor areas), apart from the lists' `vrng`.
+    srng: Rng,
     end: NaiveDate,
     covered: &'static str,
     next_entity: u64,
@@ -108,15 +119,22 @@ impl Planning {
         for (_, rel) in LIST_FILES {
             lists.push(LineFile::create(out_dir, rel, Eol::CrLf)?);
         }
+        let mut smv = Vec::new();
+        for (_, rel) in SMV_FILES {
+            smv.push(LineFile::create(out_dir, rel, Eol::CrLf)?);
+        }
         let mut links = LineFile::create(out_dir, UARN_FILE, Eol::Lf)?;
         links.header("UARN,UPRN")?;
         Ok(Planning {
             apps,
             cov_stat,
             lists,
+            smv,
+            smv_valuations: [0; 2],
             links,
             rng: Rng::derive(seed ^ PLANNING_SEED_XOR, "applications", 0),
             vrng: Rng::derive(seed ^ PLANNING_SEED_XOR, "rating_lists", 0),
+            srng: Rng::derive(seed ^ PLANNING_SEED_XOR, "summary_valuations", 0),
             end,
             covered: code,
             next_entity: 7_100_000,
@@ -291,6 +309,7 @@ impl Planning {
         let address = council_address(r).to_ascii_uppercase();
         let mut rv = (5_000 + rng.below(550) * 100) as f64;
         let from_2010 = rng.chance(0.85);
+        let mut written = Vec::new();
         for (i, (year, _)) in LIST_FILES.iter().enumerate() {
             if i > 0 {
                 let g = match year {
@@ -340,6 +359,7 @@ impl Planning {
             ]
             .join("*");
             self.lists[i].raw_row(&line)?;
+            written.push((*year, rounded));
         }
         self.cases.rated_units += 1;
         if rng.chance(0.75) {
@@ -351,6 +371,104 @@ impl Planning {
             }
         } else if self.cases.matcher_examples.len() < EXAMPLES {
             self.cases.matcher_examples.push((uarn, r.uprn));
+        }
+        self.summary(uarn, code, ba, r, &written)
+    }
+
+    /// The summary valuations of a rated unit in the 2023 and 2026 lists, from their own stream:
+    /// a `01` record, one to three `02` floor lines and a `07` totals record. One unit in twenty
+    /// has none (valued on another basis) and one in twenty is valued per unit (`OTH`), its total
+    /// a count that is never square metres.
+    fn summary(
+        &mut self,
+        uarn: u64,
+        code: &str,
+        ba: &str,
+        r: &AddressRecord,
+        written: &[(i32, u64)],
+    ) -> io::Result<()> {
+        let rng = &mut self.srng;
+        let area = if code == "CO" {
+            rng.range_f64(80.0, 900.0)
+        } else {
+            rng.range_f64(35.0, 400.0)
+        };
+        let area = (area * 100.0).round() / 100.0;
+        let kind = rng.below(20);
+        let split = 1 + rng.below(3);
+        if kind == 0 {
+            return Ok(());
+        }
+        let per_unit = kind == 1;
+        for (j, (year, _)) in SMV_FILES.iter().enumerate() {
+            let Some(&(_, rv)) = written.iter().find(|(y, _)| y == year) else {
+                continue;
+            };
+            let (unit, total) = if per_unit {
+                ("OTH".to_string(), format!("{}", 2 + uarn % 9))
+            } else {
+                (
+                    if code == "CO" { "NIA" } else { "GIA" }.to_string(),
+                    format!("{area:.2}"),
+                )
+            };
+            let units: f64 = total.parse().unwrap_or(1.0);
+            let price = rv as f64 / units;
+            let line = [
+                "01".to_string(),
+                format!("{}", 9_000_000 + uarn % 1_000_000),
+                uarn.to_string(),
+                ba.to_string(),
+                r.organisation
+                    .clone()
+                    .unwrap_or_default()
+                    .to_ascii_uppercase(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                r.street.to_ascii_uppercase(),
+                String::new(),
+                r.town.to_ascii_uppercase(),
+                String::new(),
+                r.postcode.clone(),
+                if code == "CO" { "203" } else { "249" }.to_string(),
+                if code == "CO" {
+                    "OFFICES AND PREMISES"
+                } else {
+                    "SHOP AND PREMISES"
+                }
+                .to_string(),
+                total.clone(),
+                rv.to_string(),
+                rv.to_string(),
+                rv.to_string(),
+                year.to_string(),
+                "FIXTURE COUNCIL".to_string(),
+                format!("{:011}", uarn % 100_000_000_000),
+                format!("{}", 9_000_000 + uarn % 1_000_000),
+                format!("01-APR-{year}"),
+                String::new(),
+                if code == "CO" { "203" } else { "249" }.to_string(),
+                unit,
+                format!("{price:.2}"),
+            ]
+            .join("*");
+            self.smv[j].raw_row(&line)?;
+            self.smv_valuations[j] += 1;
+            let floors = ["Ground", "First", "Second"];
+            for k in 0..split {
+                let share = units / split as f64;
+                let ku = usize::try_from(k).unwrap_or(0);
+                self.smv[j].raw_row(&format!(
+                    "02*{}*{}*{}*{share:.2}*{price:.2}*{:.0}",
+                    k + 1,
+                    floors[ku % 3],
+                    if code == "CO" { "Office" } else { "Retail" },
+                    share * price
+                ))?;
+            }
+            self.smv[j].raw_row(&format!("07*{rv}*0"))?;
         }
         Ok(())
     }
@@ -364,6 +482,7 @@ impl Planning {
         FileStat,
         FileStat,
         Vec<(i32, FileStat)>,
+        Vec<(i32, FileStat, u64)>,
         FileStat,
         PlanningCases,
     )> {
@@ -372,7 +491,11 @@ impl Planning {
         for ((year, _), f) in LIST_FILES.iter().zip(self.lists) {
             lists.push((*year, f.finish()?));
         }
+        let mut smv = Vec::new();
+        for (((year, _), f), n) in SMV_FILES.iter().zip(self.smv).zip(self.smv_valuations) {
+            smv.push((*year, f.finish()?, n));
+        }
         let links = self.links.finish()?;
-        Ok((apps, self.cov_stat, lists, links, self.cases))
+        Ok((apps, self.cov_stat, lists, smv, links, self.cases))
     }
 }

@@ -42,6 +42,7 @@ mod titles;
 mod uarn_uprn;
 mod uk_hpi;
 mod voa_rating_list;
+mod voa_smv;
 
 pub use crate::formats::layers::Layer;
 pub use council_tax::LIST_UPRN_METHOD;
@@ -80,6 +81,8 @@ pub enum Dataset {
     PlanningCoverage,
     VoaRatingList,
     UarnUprn,
+    /// The VOA summary valuations (floor areas) of the rating lists.
+    VoaSummaryValuations,
     /// planning.data.gov.uk designations (CSV or GeoJSON; the dataset is named in the file).
     PlanningData,
     /// An Environment Agency flood layer or the Coal Authority's high risk areas (GeoJSON).
@@ -167,6 +170,7 @@ pub static DATASETS: &[DatasetInfo] = &[
     row!(Dataset::PlanningApplications, "planning_applications", ["planning_application"], sources::PLANNING_DATA_APPLICATIONS, 15, planning_applications::PlanningApplications),
     row!(Dataset::PlanningCoverage, "planning_coverage", ["planning_authorities", "planning_data_coverage"], sources::PLANNING_DATA_COVERAGE, 14, planning_coverage::PlanningCoverage),
     row!(Dataset::VoaRatingList, "voa_rating_list", ["rating_list", "voa_list_entries", "ndr_rating_list"], sources::VOA_RATING_LIST, 16, voa_rating_list::VoaRatingList),
+    row!(Dataset::VoaSummaryValuations, "voa_summary_valuations", ["summary_valuations", "voa_smv", "smv"], sources::VOA_SUMMARY_VALUATIONS, 17, voa_smv::VoaSummaryValuations),
     row!(Dataset::UarnUprn, "uarn_uprn", ["uarn_uprn_lookup", "voa_uarn_uprn"], sources::VOA_UARN_UPRN_LOOKUP, 17, uarn_uprn::UarnUprn),
     row!(Dataset::PlanningData, "planning_data", ["planning", "planning_data_gov_uk"], sources::PLANNING_DATA_GOV_UK, 18, SpatialFile::PlanningData),
     row!(Dataset::Layer(Layer::FloodZones), "ea_flood_zones", ["flood_zones"], sources::EA_FLOOD_ZONES, 18, SpatialFile::Layer(Layer::FloodZones)),
@@ -273,6 +277,7 @@ mod tests {
             "addressbase",
             "planning_data",
             "voa_rating_list",
+            "voa_summary_valuations",
             "uarn_uprn",
             "planning_applications",
             "planning_coverage",

@@ -48,6 +48,7 @@ pub mod substations;
 pub mod uarn_uprn;
 pub mod uk_hpi;
 pub mod voa_list;
+pub mod voa_smv;
 
 mod csvio;
 mod value;
@@ -112,6 +113,9 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
         return Some("listings_blm");
     }
     let first_line = trimmed.lines().next()?;
+    if voa_smv::is_smv_line(first_line) {
+        return Some("voa_summary_valuations");
+    }
     if voa_list::is_entry_line(first_line) {
         return Some("voa_rating_list");
     }

@@ -257,6 +257,13 @@ async fn records(db: &Db, rows: Vec<TitleRow>) -> Result<Vec<TitleRecord>, Looku
         .collect())
 }
 
+/// The company-owned titles linked to any of these UPRNs (by UPRN, then title number), with
+/// their proprietors' companies.
+pub async fn titles_for_uprns(db: &Db, uprns: &[i64]) -> Result<Vec<TitleRecord>, LookupError> {
+    let rows = titles::titles_for_uprns(db, uprns).await?;
+    records(db, rows).await
+}
+
 /// The address link's coverage over every loaded title.
 pub async fn link_coverage(db: &Db) -> Result<LinkCoverage, LookupError> {
     let (loaded, linked) = titles::title_link_counts(db).await?;

@@ -2,7 +2,7 @@
 //! UPRN links.
 
 use crate::db::{Db, StoreResult};
-use crate::schema::{rating_list_entries, uarn_uprn_links};
+use crate::schema::{postcodes, rating_list_entries, summary_valuations, uarn_uprn_links};
 use crate::{keyed_ops, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
@@ -135,6 +135,183 @@ pub async fn links_for_uprn(db: &Db, uprn: i64) -> StoreResult<Vec<UarnLinkRow>>
             .filter(uarn_uprn_links::uprn.eq(uprn))
             .order(uarn_uprn_links::uarn)
             .select(UarnLinkRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// One entry reduced to what the rent index reads: (list year, UARN, description code, rateable
+/// value).
+pub type IndexEntry = (i32, i64, Option<String>, Option<i64>);
+
+/// Every entry of every list (or of the entries whose postcode lies in local authority `lad`),
+/// by list and UARN, for the rent index and the rated stock.
+pub async fn index_entries(db: &Db, lad: Option<&str>) -> StoreResult<Vec<IndexEntry>> {
+    let lad = lad.map(str::to_string);
+    Ok(with_conn!(db, |c| {
+        let mut q = rating_list_entries::table
+            .order((rating_list_entries::list_year, rating_list_entries::uarn))
+            .select((
+                rating_list_entries::list_year,
+                rating_list_entries::uarn,
+                rating_list_entries::description_code,
+                rating_list_entries::rateable_value,
+            ))
+            .into_boxed();
+        if let Some(l) = lad.clone() {
+            q = q.filter(
+                rating_list_entries::postcode.eq_any(
+                    postcodes::table
+                        .filter(postcodes::lad_code.eq(l))
+                        .select(postcodes::postcode.nullable()),
+                ),
+            );
+        }
+        q.load(c).await?
+    }))
+}
+
+/// The entries of list `list_year` whose postcode lies in local authority `lad`, with a UARN
+/// after `after`, with a rateable value within the bounds when given, in UARN order, at most
+/// `limit` (keyset pages for commercial sourcing).
+pub async fn entries_in_lad(
+    db: &Db,
+    list_year: i32,
+    lad: &str,
+    after: i64,
+    rv_bounds: (Option<i64>, Option<i64>),
+    limit: i64,
+) -> StoreResult<Vec<RatingEntryRow>> {
+    let lad = lad.to_string();
+    Ok(with_conn!(db, |c| {
+        let mut q = rating_list_entries::table
+            .filter(rating_list_entries::list_year.eq(list_year))
+            .filter(rating_list_entries::uarn.gt(after))
+            .filter(
+                rating_list_entries::postcode.eq_any(
+                    postcodes::table
+                        .filter(postcodes::lad_code.eq(lad.clone()))
+                        .select(postcodes::postcode.nullable()),
+                ),
+            )
+            .order(rating_list_entries::uarn)
+            .limit(limit)
+            .select(RatingEntryRow::as_select())
+            .into_boxed();
+        if let Some(lo) = rv_bounds.0 {
+            q = q.filter(rating_list_entries::rateable_value.ge(lo));
+        }
+        if let Some(hi) = rv_bounds.1 {
+            q = q.filter(rating_list_entries::rateable_value.le(hi));
+        }
+        q.load(c).await?
+    }))
+}
+
+/// The entries of these UARNs in every list, by UARN and list.
+pub async fn entries_for_uarns(db: &Db, uarns: &[i64]) -> StoreResult<Vec<RatingEntryRow>> {
+    if uarns.is_empty() {
+        return Ok(Vec::new());
+    }
+    let uarns = uarns.to_vec();
+    Ok(with_conn!(db, |c| {
+        rating_list_entries::table
+            .filter(rating_list_entries::uarn.eq_any(uarns.clone()))
+            .order((rating_list_entries::uarn, rating_list_entries::list_year))
+            .select(RatingEntryRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// One summary valuation: the measured floor area of a UARN in a list.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = summary_valuations)]
+pub struct SummaryValuationRow {
+    /// `<list_year>:<uarn>`.
+    pub valuation_key: String,
+    pub list_year: i32,
+    pub uarn: i64,
+    pub assessment_reference: Option<String>,
+    pub scheme_reference: Option<String>,
+    /// `NIA`, `GIA`, `GEA`, `EFA`, `RCA` (area bases) or another unit (`OTH`, ...).
+    pub unit_of_measurement: Option<String>,
+    /// `Total Area` as the file writes it (a count of units on a non-area basis).
+    pub total_area: Option<f64>,
+    /// Square metres: set only on an area basis.
+    pub floor_area_m2: Option<f64>,
+    /// The survey unit rate, pounds per unit.
+    pub unadjusted_price: Option<f64>,
+    pub adopted_rv: Option<i64>,
+    /// How many `02` floor-area lines the valuation has.
+    pub floor_lines: i32,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
+keyed_ops!(
+    SummaryValuationRow,
+    summary_valuations,
+    valuation_key,
+    String,
+    valuations_by_key,
+    replace_valuations
+);
+
+/// The measured floor areas (square metres) of these UARNs: (list_year, uarn, area), area basis
+/// only.
+pub async fn floor_areas_for_uarns(db: &Db, uarns: &[i64]) -> StoreResult<Vec<(i32, i64, f64)>> {
+    if uarns.is_empty() {
+        return Ok(Vec::new());
+    }
+    let uarns = uarns.to_vec();
+    let rows: Vec<(i32, i64, Option<f64>)> = with_conn!(db, |c| {
+        summary_valuations::table
+            .filter(summary_valuations::uarn.eq_any(uarns.clone()))
+            .filter(summary_valuations::floor_area_m2.is_not_null())
+            .order((summary_valuations::uarn, summary_valuations::list_year))
+            .select((
+                summary_valuations::list_year,
+                summary_valuations::uarn,
+                summary_valuations::floor_area_m2,
+            ))
+            .load(c)
+            .await?
+    });
+    Ok(rows
+        .into_iter()
+        .filter_map(|(y, u, a)| a.map(|a| (y, u, a)))
+        .collect())
+}
+
+/// Every measured floor area (square metres): (list_year, uarn, area), area basis only, for the
+/// indices (joined to the entries in memory).
+pub async fn floor_areas(db: &Db) -> StoreResult<Vec<(i32, i64, f64)>> {
+    let rows: Vec<(i32, i64, Option<f64>)> = with_conn!(db, |c| {
+        summary_valuations::table
+            .filter(summary_valuations::floor_area_m2.is_not_null())
+            .order((summary_valuations::list_year, summary_valuations::uarn))
+            .select((
+                summary_valuations::list_year,
+                summary_valuations::uarn,
+                summary_valuations::floor_area_m2,
+            ))
+            .load(c)
+            .await?
+    });
+    Ok(rows
+        .into_iter()
+        .filter_map(|(y, u, a)| a.map(|a| (y, u, a)))
+        .collect())
+}
+
+/// How many summary valuations each list holds: (list_year, valuations).
+pub async fn valuation_counts(db: &Db) -> StoreResult<Vec<(i32, i64)>> {
+    Ok(with_conn!(db, |c| {
+        summary_valuations::table
+            .group_by(summary_valuations::list_year)
+            .order(summary_valuations::list_year)
+            .select((summary_valuations::list_year, diesel::dsl::count_star()))
             .load(c)
             .await?
     }))

@@ -401,6 +401,24 @@ diesel::table! {
 }
 
 diesel::table! {
+    summary_valuations (valuation_key) {
+        valuation_key -> Text,
+        list_year -> Integer,
+        uarn -> BigInt,
+        assessment_reference -> Nullable<Text>,
+        scheme_reference -> Nullable<Text>,
+        unit_of_measurement -> Nullable<Text>,
+        total_area -> Nullable<Double>,
+        floor_area_m2 -> Nullable<Double>,
+        unadjusted_price -> Nullable<Double>,
+        adopted_rv -> Nullable<BigInt>,
+        floor_lines -> Integer,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     rating_list_entries (entry_key) {
         entry_key -> Text,
         list_year -> Integer,
@@ -650,6 +668,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     market_volume,
     hpi_reference,
     rating_list_entries,
+    summary_valuations,
     uarn_uprn_links,
     oauth_clients,
     oauth_grants,

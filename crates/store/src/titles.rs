@@ -200,3 +200,19 @@ pub async fn titles_for_uprn(db: &Db, uprn: i64) -> StoreResult<Vec<TitleRow>> {
             .await?
     }))
 }
+
+/// The titles linked to any of these UPRNs, by UPRN and title number.
+pub async fn titles_for_uprns(db: &Db, uprns: &[i64]) -> StoreResult<Vec<TitleRow>> {
+    if uprns.is_empty() {
+        return Ok(Vec::new());
+    }
+    let uprns = uprns.to_vec();
+    Ok(with_conn!(db, |c| {
+        titles::table
+            .filter(titles::uprn.eq_any(uprns.clone()))
+            .order((titles::uprn, titles::title_number))
+            .select(TitleRow::as_select())
+            .load(c)
+            .await?
+    }))
+}

@@ -7,6 +7,7 @@ pub mod address;
 pub mod areas;
 pub mod catalogue;
 pub mod changes;
+pub mod commercial;
 pub mod energy;
 pub mod land;
 pub mod listings_market;
@@ -24,6 +25,7 @@ pub static FAMILIES: &[&[&OpDecl]] = &[
     address::OPS,
     property::OPS,
     market::OPS,
+    commercial::OPS,
     listings_market::OPS,
     catalogue::OPS,
     planning::OPS,

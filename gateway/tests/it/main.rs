@@ -13,6 +13,7 @@ mod changes;
 mod charging;
 mod cli_mcp;
 mod commercial;
+mod commercial_market;
 mod comps;
 mod contract;
 mod council_tax;

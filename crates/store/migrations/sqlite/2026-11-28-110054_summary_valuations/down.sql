@@ -1,0 +1,3 @@
+DROP INDEX rating_list_entries_postcode_idx;
+DROP INDEX summary_valuations_uarn_idx;
+DROP TABLE summary_valuations;
