@@ -347,6 +347,18 @@ impl From<terrace_land::LandError> for ApiError {
     }
 }
 
+impl From<terrace_auctions::AuctionsError> for ApiError {
+    fn from(e: terrace_auctions::AuctionsError) -> Self {
+        match e {
+            terrace_auctions::AuctionsError::NotFound(what) => ApiError::NotFound(what),
+            terrace_auctions::AuctionsError::Invalid(v) => {
+                crate::input::invalid(crate::input::In::Query, v)
+            }
+            terrace_auctions::AuctionsError::Store(s) => s.into(),
+        }
+    }
+}
+
 impl From<terrace_valuation::ValuationError> for ApiError {
     fn from(e: terrace_valuation::ValuationError) -> Self {
         match e {

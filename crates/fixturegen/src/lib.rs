@@ -15,6 +15,7 @@
 //! in anything that reaches a file. Lat/lon come from `terrace_geo`.
 
 mod areas;
+pub mod auctions;
 mod epc;
 mod gazetteer;
 mod index;
@@ -246,6 +247,8 @@ pub struct Manifest {
     pub ownership_cases: OwnershipCases,
     /// Land parcels and buildings the land tests pin (`land/`).
     pub land_cases: land::LandCases,
+    /// Auction lots the auctions tests pin (`auctions/auction_lots.csv`).
+    pub auction_cases: auctions::AuctionCases,
 }
 
 pub const ABP_FILE: &str = "addressbase/addressbase_plus_fixture.csv";
@@ -918,7 +921,13 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         })
         .collect();
     let pipr_stat = pipr::write(out_dir, &pipr_lads, &base_prices, &index)?;
+    let auction_pool = listings.auction_candidates();
     let (listings_stat, listing_cases) = listings.write(out_dir, cfg.seed, &codes, &value_level)?;
+    // The auction lot feed, from its own stream, after the listings.
+    let (auctions_stat, auction_cases) =
+        auctions::write(out_dir, cfg.seed, auction_pool, end, &|d, date| {
+            base_prices[d] * index.level(d, date) / 100.0
+        })?;
     let (lha_stat, brma_stat, lha_cases) = lha::write(out_dir, &codes)?;
     // The spatial layers, from their own stream, after everything else.
     let lad_codes: Vec<&str> = plan.lads.iter().map(|l| l.code).collect();
@@ -1132,6 +1141,11 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         "companies_house",
         "Companies House BasicCompanyData CSV: 55 quoted columns, some header names with a leading space; DD/MM/YYYY dates; CRLF",
     ));
+    files.push(entry(
+        &auctions_stat,
+        "auction_lots",
+        "Operator auction lot feed (OF-S, docs/DATA.md) as CSV with header auction_house,auction_date,lot_number,address,postcode,uprn,lot_type,tenure,lease_years_remaining,vacant,rent_passing_pa,guide_price_low,guide_price_high,outcome,hammer_price,net_initial_yield_pct,source_url,description; ISO dates, whole pounds, hammer_price blank where not disclosed, uprn left to the address matcher; LF",
+    ));
     let manifest = Manifest {
         generator: format!("terrace-fixturegen {}", env!("CARGO_PKG_VERSION")),
         provenance: "fixture".into(),
@@ -1190,6 +1204,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         area_cases,
         ownership_cases,
         land_cases,
+        auction_cases,
     };
     let json = serde_json::to_string_pretty(&manifest).map_err(io::Error::other)? + "\n";
     out::write_whole(out_dir, MANIFEST_FILE, &json)?;

@@ -5,6 +5,7 @@
 pub mod account;
 pub mod address;
 pub mod areas;
+pub mod auctions;
 pub mod catalogue;
 pub mod changes;
 pub mod land;
@@ -28,6 +29,7 @@ pub static FAMILIES: &[&[&OpDecl]] = &[
     planning::OPS,
     valuation::OPS,
     land::OPS,
+    auctions::OPS,
     areas::OPS,
     ownership::OPS,
     account::OPS,
