@@ -104,7 +104,7 @@ fn write_feed(
         let sold = matches!(outcome, "sold" | "sold_prior" | "sold_after");
         let hammer =
             (sold && unit(&mut r) < 0.7).then(|| (low as f64 * (1.0 + 0.3 * unit(&mut r))) as i64);
-        let rent = commercial.then(|| (value * 0.07) as i64);
+        let rent = commercial.then_some((value * 0.07) as i64);
         let niy = commercial.then(|| (700.0 / (1.0 + unit(&mut r))).round() / 100.0);
         writeln!(
             out,
