@@ -281,6 +281,19 @@ fn read(loc: &[&str], schema: &Map<String, Value>, s: &str) -> Result<Value, Fie
         }
         return Ok(json!(v));
     }
+    if types.contains(&"boolean") {
+        // As FastAPI reads a boolean query parameter.
+        return match s.trim().to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" | "on" => Ok(json!(true)),
+            "false" | "0" | "no" | "off" => Ok(json!(false)),
+            _ => Err(FieldError::new(
+                loc,
+                "bool_parsing",
+                "Input should be a valid boolean, unable to interpret input",
+            )
+            .with_input(s)),
+        };
+    }
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         if values.iter().any(|v| v.as_str() == Some(s)) {
             return Ok(json!(s));

@@ -144,6 +144,7 @@ pub fn document() -> Value {
             {"name": "planning", "description": "Planning checks at a location"},
             {"name": "valuation", "description": "Valuations from the latest AVM vintage, the forward-measured accuracy table, and equity"},
             {"name": "land", "description": "Land parcels (INSPIRE index polygons) with the buildings and addresses on them"},
+            {"name": "auctions", "description": "Auction lots, quarterly statistics, comparables and the discount to valuation, distressed properties: from the operator's auction lot feed (free)"},
             {"name": "areas", "description": "Area ids, resolving names and codes, reverse geocoding, the coverage register"},
             {"name": "ownership", "description": "Company-owned titles, their proprietors and the companies behind them"},
             {"name": "account", "description": "Balance, usage and API keys (free)"},

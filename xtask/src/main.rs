@@ -14,6 +14,7 @@
 //!   cargo xtask bench areas [--addresses N] [--secs S] [--reuse]   benchmark areas resolve and reverse-geocode
 //!   cargo xtask bench land [--parcels N] [--secs S]   benchmark the INSPIRE load, the land build and plot utilisation
 //!   cargo xtask bench listings [--listings N] [--secs S]   benchmark the listings load, the listing indices and the asking index
+//!   cargo xtask bench auctions [--lots N] [--secs S]   benchmark the auction lot load, its UPRN links and auctions lots and stats
 //!   cargo xtask bench valuation [--addresses N] [--secs S]   benchmark the valuation vintage build and the estimate
 //!   cargo xtask bench resolve --real DIR [--postcodes FILE] [--held-out N] [--http [--secs S]]
 //!                                                 the matcher on real addresses (and the service
@@ -24,6 +25,7 @@
 mod backtest;
 mod bench;
 mod bench_areas;
+mod bench_auctions;
 mod bench_land;
 mod bench_listings;
 mod bench_market;
@@ -59,6 +61,8 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
   bench land [--parcels N] [--secs S]
                                        time the INSPIRE load (polygons/s, peak memory), the land build
                                        and plot utilisation on generated parcels
+  bench auctions [--lots N] [--secs S]
+                                       benchmark the auction lot load (rows/s, match rate) and auctions lots and stats
   bench listings [--listings N] [--secs S]
                                        time the listings load (snapshots/s), the listing indices' build
                                        and the asking index on a generated feed
@@ -352,6 +356,9 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
         }
         ["bench", "land", rest @ ..] => {
             bench_land::land(sized_bench(rest, "--parcels", 2_000_000)?).await
+        }
+        ["bench", "auctions", rest @ ..] => {
+            bench_auctions::auctions(sized_bench(rest, "--lots", 500_000)?).await
         }
         ["bench", "listings", rest @ ..] => {
             bench_listings::listings(sized_bench(rest, "--listings", 500_000)?).await

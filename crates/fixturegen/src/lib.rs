@@ -16,6 +16,7 @@
 
 mod areas;
 mod energy;
+pub mod auctions;
 mod epc;
 mod gazetteer;
 mod index;
@@ -249,6 +250,8 @@ pub struct Manifest {
     pub land_cases: land::LandCases,
     /// Recommendations and non-domestic and display certificates the energy tests pin (`epc/`).
     pub energy_cases: EnergyCases,
+    /// Auction lots the auctions tests pin (`auctions/auction_lots.csv`).
+    pub auction_cases: auctions::AuctionCases,
 }
 
 pub const ABP_FILE: &str = "addressbase/addressbase_plus_fixture.csv";
@@ -935,7 +938,13 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         })
         .collect();
     let pipr_stat = pipr::write(out_dir, &pipr_lads, &base_prices, &index)?;
+    let auction_pool = listings.auction_candidates();
     let (listings_stat, listing_cases) = listings.write(out_dir, cfg.seed, &codes, &value_level)?;
+    // The auction lot feed, from its own stream, after the listings.
+    let (auctions_stat, auction_cases) =
+        auctions::write(out_dir, cfg.seed, auction_pool, end, &|d, date| {
+            base_prices[d] * index.level(d, date) / 100.0
+        })?;
     let (lha_stat, brma_stat, lha_cases) = lha::write(out_dir, &codes)?;
     // The spatial layers, from their own stream, after everything else.
     let lad_codes: Vec<&str> = plan.lads.iter().map(|l| l.code).collect();
@@ -1169,6 +1178,11 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     ]).map(|(s, (d, f))| (s, d, f)) {
         files.push(entry(stat, dataset, format));
     }
+    files.push(entry(
+        &auctions_stat,
+        "auction_lots",
+        "Operator auction lot feed (OF-S, docs/DATA.md) as CSV with header auction_house,auction_date,lot_number,address,postcode,uprn,lot_type,tenure,lease_years_remaining,vacant,rent_passing_pa,guide_price_low,guide_price_high,outcome,hammer_price,net_initial_yield_pct,source_url,description; ISO dates, whole pounds, hammer_price blank where not disclosed, uprn left to the address matcher; LF",
+    ));
     let manifest = Manifest {
         generator: format!("terrace-fixturegen {}", env!("CARGO_PKG_VERSION")),
         provenance: "fixture".into(),
@@ -1228,6 +1242,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         ownership_cases,
         land_cases,
         energy_cases,
+        auction_cases,
     };
     let json = serde_json::to_string_pretty(&manifest).map_err(io::Error::other)? + "\n";
     out::write_whole(out_dir, MANIFEST_FILE, &json)?;

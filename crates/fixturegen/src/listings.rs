@@ -155,6 +155,19 @@ impl Default for Listings {
 }
 
 impl Listings {
+    /// The dwellings an auction lot can offer, in register order.
+    pub fn auction_candidates(&self) -> Vec<crate::auctions::Candidate> {
+        self.candidates
+            .iter()
+            .map(|c| crate::auctions::Candidate {
+                uprn: c.uprn,
+                address: c.address.clone(),
+                postcode: c.postcode.clone(),
+                district: c.district,
+            })
+            .collect()
+    }
+
     /// Takes a register dwelling in district `district` and its certificates' fields.
     pub fn dwelling(
         &mut self,

@@ -13,6 +13,7 @@ use spatial::SpatialFile;
 use terrace_core::sources;
 
 mod addressbase;
+mod auction_lots;
 mod boundaries;
 mod brma_lookup;
 mod codepoint;
@@ -45,6 +46,7 @@ mod voa_rating_list;
 mod voa_smv;
 
 pub use crate::formats::layers::Layer;
+pub use auction_lots::address_key as auction_address_key;
 pub use council_tax::LIST_UPRN_METHOD;
 pub use planning_applications::APPLICATION_UPRN_METHOD;
 pub use ppd_uprn::LOOKUP_METHOD;
@@ -111,6 +113,8 @@ pub enum Dataset {
     Inspire,
     /// OS Open Map Local building footprints (GeoJSON).
     OsBuildings,
+    /// The operator's auction lot feed (CSV or JSON lines).
+    AuctionLots,
 }
 
 /// One row of the dataset table.
@@ -191,6 +195,7 @@ pub static DATASETS: &[DatasetInfo] = &[
     row!(Dataset::Pipr, "ons_pipr", ["pipr", "private_rents", "price_index_of_private_rents"], sources::ONS_PIPR, 13, pipr::Pipr),
     row!(Dataset::Inspire, "inspire", ["inspire_index_polygons", "hmlr_inspire", "land_registry_cadastral_parcels"], sources::HMLR_INSPIRE, 1, inspire::Inspire),
     row!(Dataset::OsBuildings, "os_buildings", ["os_open_map_local", "open_map_local_buildings"], sources::OS_OPEN_MAP_LOCAL, 1, os_buildings::OsBuildings),
+    row!(Dataset::AuctionLots, "auction_lots", ["auctions", "auction_lot_feed"], sources::OPERATOR_AUCTION_LOTS, 10, auction_lots::AuctionLots),
 ];
 
 impl DatasetInfo {

@@ -24,6 +24,9 @@ pub type Step =
 /// The derived steps families add (one line each), in order.
 pub const FAMILY_STEPS: &[(&str, Step)] = &[
     ("listing UPRN links", |db, p| Box::pin(link_listings(db, p))),
+    ("auction lot links", |db, p| {
+        Box::pin(async move { link_auction_lots(db, p).await.map(|_| ()) })
+    }),
     ("listing indices", |db, p| Box::pin(listing_indices(db, p))),
     ("land links", |db, p| {
         Box::pin(async move { link_land(db, p).await.map(|_| ()) })
@@ -91,6 +94,128 @@ pub async fn link_listings(db: &Db, progress: &mut Progress) -> Result<(), Inges
         meta::bump(db, meta::Key::DataVersion, "link-listings").await?;
     }
     Ok(())
+}
+
+/// What [`link_auction_lots`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AuctionLinks {
+    /// Lots the address matcher linked to a UPRN in this run.
+    pub matched: usize,
+    /// Lots left without a UPRN (kept, and said so in every answer).
+    pub unmatched: usize,
+    /// Lots stored, and properties they are offers of (re-offers share one).
+    pub lots: usize,
+    pub properties: usize,
+    /// Lots whose property key changed in this run.
+    pub relinked: usize,
+}
+
+/// The auction lots' derived step: matches lots without a UPRN to the register with the address
+/// matcher from their address and postcode (only confident matches, score kept; the rest stay
+/// unmatched), then links the offers of one property across auctions: two lots are the same
+/// property when they share a UPRN or their normalised address and postcode (so an unmatched
+/// re-offer still joins its matched earlier offer). Each group's key is its smallest lot key.
+/// Running it twice changes nothing.
+pub async fn link_auction_lots(
+    db: &Db,
+    progress: &mut Progress,
+) -> Result<AuctionLinks, IngestError> {
+    use terrace_store::auctions;
+    let mut out = AuctionLinks::default();
+    if auctions::lot_count(db).await? == 0 {
+        return Ok(out);
+    }
+    let index = terrace_address::build_index(db).await?;
+    if !index.is_empty() {
+        let mut after = String::new();
+        loop {
+            let page = auctions::unmatched_lots(db, &after, PAGE).await?;
+            let Some(last) = page.last() else { break };
+            after = last.lot_key.clone();
+            let queries: Vec<(String, ResolveQuery)> = page
+                .into_iter()
+                .map(|l| {
+                    let q = ResolveQuery {
+                        address: Some(l.address),
+                        postcode: l.postcode,
+                        ..ResolveQuery::default()
+                    };
+                    (l.lot_key, q)
+                })
+                .collect();
+            let (matches, _) = match_all(&index, queries);
+            out.matched += auctions::set_lot_matches(db, MATCHER, matches).await?;
+        }
+    }
+    // Re-offers: union the lots sharing a UPRN or an address key.
+    let mut rows: Vec<auctions::LinkRow> = Vec::new();
+    let mut after = String::new();
+    loop {
+        let page = auctions::link_rows(db, &after, 50_000).await?;
+        let Some(last) = page.last() else { break };
+        after = last.0.clone();
+        rows.extend(page);
+    }
+    out.lots = rows.len();
+    out.unmatched = rows.iter().filter(|r| r.1.is_none()).count();
+    let mut parent: Vec<usize> = (0..rows.len()).collect();
+    fn find(p: &mut [usize], mut i: usize) -> usize {
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    let mut by_uprn: HashMap<i64, usize> = HashMap::new();
+    let mut by_addr: HashMap<&str, usize> = HashMap::new();
+    for (i, r) in rows.iter().enumerate() {
+        let join = |j: usize, p: &mut Vec<usize>| {
+            let (a, b) = (find(p, i), find(p, j));
+            // rows are in key order: the smaller index keeps the root, so the root is the
+            // group's smallest lot key
+            if a != b {
+                let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+                p[hi] = lo;
+            }
+        };
+        if let Some(u) = r.1 {
+            match by_uprn.get(&u) {
+                Some(&j) => join(j, &mut parent),
+                None => {
+                    by_uprn.insert(u, i);
+                }
+            }
+        }
+        match by_addr.get(r.2.as_str()) {
+            Some(&j) => join(j, &mut parent),
+            None => {
+                by_addr.insert(r.2.as_str(), i);
+            }
+        }
+    }
+    let mut writes = Vec::new();
+    let mut roots = std::collections::HashSet::new();
+    for i in 0..rows.len() {
+        let root = find(&mut parent, i);
+        roots.insert(root);
+        let key = &rows[root].0;
+        if rows[i].3.as_deref() != Some(key.as_str()) {
+            writes.push((rows[i].0.clone(), key.clone()));
+        }
+    }
+    out.properties = roots.len();
+    out.relinked = writes.len();
+    for chunk in writes.chunks(5_000) {
+        auctions::set_property_keys(db, chunk.to_vec()).await?;
+    }
+    progress.say_line(&format!(
+        "[derive] auction lots: {} ({} properties); linked to a UPRN in this run: {}; left without a UPRN: {}; re-offer links changed: {}",
+        out.lots, out.properties, out.matched, out.unmatched, out.relinked
+    ));
+    if out.matched + out.relinked > 0 {
+        meta::bump(db, meta::Key::DataVersion, "link-auction-lots").await?;
+    }
+    Ok(out)
 }
 
 /// What [`derive_all`] did that its callers report.

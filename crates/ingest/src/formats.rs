@@ -14,6 +14,7 @@
 //! crate links SQLite, but it is never the store's database.)
 
 pub mod addressbase;
+pub mod auction_lots;
 pub mod blm;
 pub mod boundaries;
 pub mod brma;

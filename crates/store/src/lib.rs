@@ -47,6 +47,7 @@
 pub mod accounts;
 pub mod address;
 pub mod areas;
+pub mod auctions;
 pub mod bulk;
 pub mod catalogue;
 pub mod companies;

@@ -1076,3 +1076,34 @@ diesel::allow_tables_to_appear_in_same_query!(
 );
 
 diesel::allow_columns_to_appear_in_same_group_by_clause!(address_h3::cell, addresses::class);
+
+diesel::table! {
+    auction_lots (lot_key) {
+        lot_key -> Text,
+        auction_house -> Text,
+        auction_date -> Date,
+        lot_number -> Text,
+        address -> Text,
+        postcode -> Nullable<Text>,
+        district -> Nullable<Text>,
+        lot_type -> Text,
+        tenure -> Nullable<Text>,
+        lease_years_remaining -> Nullable<Integer>,
+        vacant -> Nullable<Bool>,
+        rent_passing_pa -> Nullable<BigInt>,
+        guide_low -> Nullable<BigInt>,
+        guide_high -> Nullable<BigInt>,
+        outcome -> Text,
+        hammer_price -> Nullable<BigInt>,
+        net_initial_yield_pct -> Nullable<Double>,
+        source_url -> Nullable<Text>,
+        description -> Nullable<Text>,
+        uprn -> Nullable<BigInt>,
+        match_method -> Nullable<Text>,
+        match_score -> Nullable<Double>,
+        address_key -> Text,
+        property_key -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}

@@ -314,3 +314,93 @@ pub async fn full(
         estimate,
     })
 }
+
+/// The latest vintage's value of a property carried back to a past month by the published index,
+/// as the back-series carries it: constructed, not a valuation made at the time.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct CarriedValue {
+    /// The value at `month`, pounds (nearest 100).
+    pub value: i64,
+    /// `YYYY-MM`.
+    pub month: String,
+    /// The vintage's own value and month.
+    pub vintage_value: i64,
+    pub vintage: String,
+    pub model_version: String,
+    /// The index that carries the value (`district:PO30`, else `area:PO`, else `national:UK`).
+    pub geography: String,
+    /// The index month the vintage value is pinned to, and the levels at both months.
+    pub reference_period: String,
+    pub index_level_reference: f64,
+    pub index_level_month: f64,
+    /// Always `constructed`.
+    pub label: &'static str,
+}
+
+/// Carries the latest vintage's values back to past months, reading each index once.
+#[derive(Default)]
+pub struct Carrier {
+    indices: std::collections::HashMap<Option<String>, Option<Settled>>,
+}
+
+impl Carrier {
+    /// The value of `uprn` at `month` (`YYYY-MM`), or why there is none: no valuation in the
+    /// latest vintage, no published index, or a month the index does not hold (before its first
+    /// settled month, or after the vintage's reference month: the vintage is not carried forward).
+    pub async fn value_at(
+        &mut self,
+        db: &Db,
+        uprn: i64,
+        month: &str,
+    ) -> Result<Result<CarriedValue, Unavailable>, ValuationError> {
+        let Some(row) = vs::valuation(db, uprn).await? else {
+            return Ok(Err(Unavailable::new(
+                "no valuation of this UPRN in the latest vintage",
+            )));
+        };
+        let Some(value) = row.value else {
+            return Ok(Err(Unavailable::new(format!(
+                "the latest vintage refused a valuation ({})",
+                row.refusal.as_deref().unwrap_or("refused")
+            ))));
+        };
+        if !self.indices.contains_key(&row.district) {
+            let idx = settled_index(db, row.district.as_deref(), &row.as_of).await?;
+            self.indices.insert(row.district.clone(), idx);
+        }
+        let Some(Some((key, _, points))) = self.indices.get(&row.district) else {
+            return Ok(Err(Unavailable::new(
+                "no published index (district, area or national) to carry the value back",
+            )));
+        };
+        let Some((ref_period, ref_level)) = points
+            .iter()
+            .rev()
+            .find(|(p, _)| p.as_str() <= row.as_of.as_str())
+        else {
+            return Ok(Err(Unavailable::new("the index has no settled month")));
+        };
+        if month > ref_period.as_str() {
+            return Ok(Err(Unavailable::new(format!(
+                "{month} is after the index month {ref_period} the vintage is pinned to: values are carried back, never forward"
+            ))));
+        }
+        let Some((_, level)) = points.iter().find(|(p, _)| p == month) else {
+            return Ok(Err(Unavailable::new(format!(
+                "the {key} index has no settled level for {month}"
+            ))));
+        };
+        Ok(Ok(CarriedValue {
+            value: round(value * level / ref_level),
+            month: month.to_string(),
+            vintage_value: round(value),
+            vintage: row.as_of.clone(),
+            model_version: row.model_version.clone(),
+            geography: key.clone(),
+            reference_period: ref_period.clone(),
+            index_level_reference: *ref_level,
+            index_level_month: *level,
+            label: "constructed",
+        }))
+    }
+}

@@ -5,6 +5,7 @@
 pub mod account;
 pub mod address;
 pub mod areas;
+pub mod auctions;
 pub mod catalogue;
 pub mod changes;
 pub mod commercial;
@@ -32,6 +33,7 @@ pub static FAMILIES: &[&[&OpDecl]] = &[
     valuation::OPS,
     land::OPS,
     energy::OPS,
+    auctions::OPS,
     areas::OPS,
     ownership::OPS,
     account::OPS,

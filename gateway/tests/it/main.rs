@@ -7,6 +7,7 @@ mod support;
 
 mod address;
 mod areas;
+mod auctions;
 mod auth;
 mod catalogue;
 mod changes;
