@@ -355,6 +355,10 @@ impl From<terrace_energy::EnergyError> for ApiError {
                 crate::input::invalid(crate::input::In::Body, v)
             }
             terrace_energy::EnergyError::Store(s) => s.into(),
+        }
+    }
+}
+
 impl From<terrace_auctions::AuctionsError> for ApiError {
     fn from(e: terrace_auctions::AuctionsError) -> Self {
         match e {
