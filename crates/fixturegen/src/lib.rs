@@ -15,8 +15,8 @@
 //! in anything that reaches a file. Lat/lon come from `terrace_geo`.
 
 mod areas;
-mod energy;
 pub mod auctions;
+mod energy;
 mod epc;
 mod gazetteer;
 mod index;
