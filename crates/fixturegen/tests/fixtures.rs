@@ -137,7 +137,7 @@ fn manifest_row_counts_match_the_files() {
         assert_eq!(v["seed"], 1);
         m.clone()
     };
-    assert_eq!(on_disk.files.len(), 74);
+    assert_eq!(on_disk.files.len(), 77);
     for f in &m.files {
         let text = read(dir, &f.path);
         assert_eq!(text.len() as u64, f.bytes, "{}", f.path);
@@ -182,6 +182,11 @@ fn manifest_row_counts_match_the_files() {
                 .lines()
                 .filter(|l| l.ends_with('~'))
                 .count() as u64,
+            // Summary valuations: one row a valuation (its `01` record; floor lines and the other
+            // records belong to it), headerless.
+            p if p.starts_with("voa/summary_valuations") => {
+                text.lines().filter(|l| l.starts_with("01*")).count() as u64
+            }
             _ => lines - 1,
         };
         assert_eq!(rows, f.rows, "{}", f.path);
@@ -353,14 +358,16 @@ fn council_tax_lists_the_dwellings_with_a_few_gaps() {
 }
 
 /// The fixture world is committed and loaded on every first start, so its size is bounded; five
-/// years of weekly listing history (the RTDF file, about 3 MB) took it past the earlier 8 MB.
+/// years of weekly listing history (the RTDF file, about 3 MB) took it past the earlier 8 MB, and
+/// the energy registers with their recommendations, the summary valuations and the auction lot
+/// feed (session 22) past 12 MB.
 #[test]
-fn default_output_stays_under_12_mb() {
+fn default_output_stays_under_13_mb() {
     let (dir, m) = default_fixture();
     let total: usize = all_files(dir).values().map(Vec::len).sum();
     let listed: u64 = m.files.iter().map(|f| f.bytes).sum();
     println!("total {total} bytes ({listed} in listed files)");
-    assert!(total < 12_000_000, "{total} bytes");
+    assert!(total < 13_000_000, "{total} bytes");
 }
 
 #[test]

@@ -154,9 +154,14 @@ impl Linked {
 /// of `linked` (with a value in its column, when it names one).
 pub async fn linked_counts(db: &Db, linked: Linked) -> StoreResult<Vec<KeyCount>> {
     let (table, column) = linked.table_and_column();
-    let extra = column
+    let mut extra = column
         .map(|c| format!(" AND t.{c} IS NOT NULL"))
         .unwrap_or_default();
+    // The record's energy fields are the domestic register's: non-domestic and display
+    // certificates are answered by the energy family, not counted as the record's coverage.
+    if table == "epc_certificates" {
+        extra.push_str(" AND t.kind = 'domestic'");
+    }
     let sql = format!(
         "SELECT a.lad_code AS key, t.source AS source, CAST(COUNT(DISTINCT a.uprn) AS BIGINT) AS n \
          FROM addresses a JOIN {table} t ON t.uprn = a.uprn \

@@ -165,6 +165,18 @@ async fn the_mcp_python_sdk_drives_every_tool_and_signs_in_like_the_common_hosts
     valid["ownership_by_title"] = json!({"title_number": "XT100001"});
     valid["ownership_by_company"] = json!({"company_number": "09900001", "limit": 5});
     valid["ownership_proprietor"] = json!({"company_number": "09900001"});
+    valid["market_commercial_rent_index"] = json!({});
+    valid["market_commercial_market"] = json!({"lad_code": "E06009901"});
+    valid["sourcing_commercial"] = json!({"lad_code": "E06009901", "limit": 5});
+    valid["energy_epc"] = by_uprn.clone();
+    valid["energy_profile"] = json!({"area_id": "lad:E06009901"});
+    valid["energy_retrofit_candidates"] = json!({"area_id": "lad:E06009901", "limit": 5});
+    valid["energy_solar_potential"] = json!({"uprns": few});
+    valid["auctions_lots"] = json!({"limit": 5});
+    valid["auctions_stats"] = json!({"postcode_district": "XT1"});
+    valid["auctions_comps"] = json!({"postcode_district": "XT1", "limit": 5});
+    valid["auctions_discount"] = json!({"postcode_district": "XT1"});
+    valid["auctions_distressed"] = json!({"limit": 5});
     let hosts: Vec<Value> = crate::oauth::host_registrations()
         .into_iter()
         .map(|(name, body)| json!([name, body]))
