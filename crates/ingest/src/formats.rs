@@ -52,6 +52,7 @@ pub mod voa_list;
 pub mod voa_smv;
 
 mod csvio;
+mod jsonl;
 mod value;
 
 use std::fmt;

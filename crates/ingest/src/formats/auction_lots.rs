@@ -28,14 +28,14 @@
 //! rent, a guide whose high is below its low, a hammer price on a lot that did not sell, a
 //! yield outside 0-100, a URL that is not http(s), and (CSV) a wrong column count.
 
+use super::Parsed;
 use super::csvio::{Header, Opened, field};
 use super::value::{self, decode};
-use super::{Parsed, Rejection};
 use chrono::NaiveDate;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufReader, Read};
 use std::path::Path;
 
 /// The lot types, canonical spelling.
@@ -128,13 +128,7 @@ pub fn read(path: &Path) -> io::Result<Box<dyn Iterator<Item = Parsed<LotRow>> +
         .read_to_end(&mut head)?;
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
     if decode(head).trim_start().starts_with('{') {
-        return Ok(Box::new(Lines {
-            file: path.display().to_string(),
-            reader: BufReader::new(File::open(path)?),
-            line: 0,
-            buf: Vec::new(),
-            finished: false,
-        }));
+        return Ok(Box::new(super::jsonl::JsonLines::open(path, json_line)?));
     }
     let mut source = Opened::open(path)?.into_source();
     let Some(names) = source.header()? else {
@@ -163,58 +157,6 @@ fn aliases(name: &str) -> &'static [&'static str] {
         .iter()
         .find(|(n, _)| *n == name)
         .map_or(&[], |(_, a)| a)
-}
-
-/// The non-blank lines of a JSON-lines feed, each parsed into a row or a rejection.
-struct Lines {
-    file: String,
-    reader: BufReader<File>,
-    line: u64,
-    buf: Vec<u8>,
-    finished: bool,
-}
-
-impl Iterator for Lines {
-    type Item = Parsed<LotRow>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        while !self.finished {
-            self.buf.clear();
-            match self.reader.read_until(b'\n', &mut self.buf) {
-                Ok(0) => self.finished = true,
-                Ok(_) => {
-                    self.line += 1;
-                    let mut bytes = self.buf.as_slice();
-                    if self.line == 1 {
-                        bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-                    }
-                    let text = decode(bytes);
-                    if text.trim().is_empty() {
-                        continue;
-                    }
-                    let line = self.line;
-                    return Some(
-                        json_line(&text)
-                            .map(|r| (line, r))
-                            .map_err(|reason| Rejection {
-                                file: self.file.clone(),
-                                line,
-                                reason,
-                            }),
-                    );
-                }
-                Err(e) => {
-                    self.finished = true;
-                    return Some(Err(Rejection {
-                        file: self.file.clone(),
-                        line: self.line + 1,
-                        reason: format!("unreadable: {e}"),
-                    }));
-                }
-            }
-        }
-        None
-    }
 }
 
 fn json_line(text: &str) -> Result<LotRow, String> {

@@ -22,12 +22,11 @@
 //! bedrooms that are negative or not a whole number, and an optional text field that is not a
 //! string. A read error ends the stream after one rejection.
 
-use super::value::{self, decode};
-use super::{Parsed, Rejection};
+use super::Parsed;
+use super::value;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::{Map, Value};
-use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io;
 use std::path::Path;
 
 /// One state of a listing as the feed saw it at `time`.
@@ -98,70 +97,7 @@ pub const STATUSES: &[&str] = &[
 
 /// Opens a listings JSON-lines feed (see the module documentation for the fields).
 pub fn read(path: &Path) -> io::Result<impl Iterator<Item = Parsed<ListingRow>> + Send> {
-    let reader = BufReader::new(File::open(path)?);
-    Ok(Lines {
-        file: path.display().to_string(),
-        reader,
-        line: 0,
-        buf: Vec::new(),
-        finished: false,
-    })
-}
-
-/// The non-blank lines of the feed, each parsed into a row or a rejection.
-struct Lines {
-    file: String,
-    reader: BufReader<File>,
-    /// Physical lines consumed so far.
-    line: u64,
-    buf: Vec<u8>,
-    finished: bool,
-}
-
-impl Lines {
-    fn reject(&self, line: u64, reason: String) -> Rejection {
-        Rejection {
-            file: self.file.clone(),
-            line,
-            reason,
-        }
-    }
-}
-
-impl Iterator for Lines {
-    type Item = Parsed<ListingRow>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        while !self.finished {
-            self.buf.clear();
-            match self.reader.read_until(b'\n', &mut self.buf) {
-                Ok(0) => self.finished = true,
-                Ok(_) => {
-                    self.line += 1;
-                    let mut bytes = self.buf.as_slice();
-                    if self.line == 1 {
-                        bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-                    }
-                    let text = decode(bytes);
-                    if text.trim().is_empty() {
-                        continue;
-                    }
-                    let line = self.line;
-                    return Some(
-                        parse_line(&text)
-                            .map(|row| (line, row))
-                            .map_err(|reason| self.reject(line, reason)),
-                    );
-                }
-                Err(e) => {
-                    // an I/O error mid-file: nothing after it can be trusted, so stop here
-                    self.finished = true;
-                    return Some(Err(self.reject(self.line + 1, format!("unreadable: {e}"))));
-                }
-            }
-        }
-        None
-    }
+    super::jsonl::JsonLines::open(path, parse_line)
 }
 
 fn parse_line(text: &str) -> Result<ListingRow, String> {
@@ -343,6 +279,7 @@ pub(crate) fn parse_time(s: &str) -> Option<DateTime<Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::Rejection;
     use crate::formats::testutil::{split, temp_file};
     use chrono::TimeZone;
 
