@@ -42,20 +42,12 @@ KEY=$("$BIN" accounts create --name schemathesis --credits 100000000 2>/dev/null
 # - market_listing_stock and market_agents: the form of `area_code` depends on `area_type` (a
 #   district or a GSS code; none for national) and the kinds an `area_id` may have for listings
 #   are a subset of the area-id grammar; each rule is tested in gateway/tests/it/listings_market.rs.
-# - session 22, a known defect to mend next: eight operations of the three new families check
-#   rules their schemas do not state yet (auction dates and quarters are patterns where they
-#   should be `format: date`; commercial-market's exactly one of `area` and `lad_code`; the rent
-#   index's list years, an enum; retrofit bands, an enum; sourcing's rateable-value bounds in
-#   order). Each rule's 422 is tested in gateway/tests/it (auctions.rs, commercial_market.rs,
-#   energy.rs); they are left out here until their schemas say what the server enforces.
+# - auctions_comps and market_commercial_market have an `x-exactly-one-of` (uprn or
+#   postcode_district; area or lad_code): their coverage phase is off (.ci/schemathesis.toml).
 PYTHONPATH=.ci SCHEMATHESIS_HOOKS=schemathesis_hooks "$ST" --config-file .ci/schemathesis.toml \
   run "http://127.0.0.1:$PORT/openapi.json" \
   -H "Authorization: Bearer $KEY" \
   --checks all --exclude-checks missing_required_header \
   --max-examples "${TERRACE_ST_EXAMPLES:-25}" --seed 13 --no-color \
   --exclude-operation-id account_create_key --exclude-operation-id account_revoke_key \
-  --exclude-operation-id market_listing_stock --exclude-operation-id market_agents \
-  --exclude-operation-id auctions_lots --exclude-operation-id auctions_stats \
-  --exclude-operation-id auctions_comps --exclude-operation-id auctions_discount \
-  --exclude-operation-id market_commercial_market --exclude-operation-id market_commercial_rent_index \
-  --exclude-operation-id energy_retrofit_candidates --exclude-operation-id sourcing_commercial
+  --exclude-operation-id market_listing_stock --exclude-operation-id market_agents

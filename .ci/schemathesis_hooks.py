@@ -8,9 +8,11 @@
    `x-exactly-one-of` (the groups of parameters of which exactly one is given). Generated
    queries that break it are left out (the server's 422 for them is tested in
    gateway/tests/it/market.rs).
-3. One rule JSON Schema cannot state: a period range's first month is not after its last
-   (`start`/`end`, `from`/`to`; 422 otherwise). Generated cases that break only that rule are
-   left out; the rule has its own tests (crates/market, gateway/tests/it/market.rs).
+3. One rule JSON Schema cannot state: a range's first is not after its last (months
+   `start`/`end` and `from`/`to`, days `date_from`/`date_to`, quarters
+   `quarter_from`/`quarter_to`, list years `start`/`end`, bounds `min_*`/`max_*`; 422
+   otherwise). Generated cases that break only that rule are left out; the rule has its own
+   tests (crates/market, gateway/tests/it/market.rs, auctions.rs, commercial_market.rs).
 4. The rules of a polygon (`area_geojson` of planning designations) that JSON Schema cannot
    state: each ring closed (its first position repeated as its last), every position inside
    Great Britain, at most 1,000 vertices over all rings, an area above zero and at most
@@ -35,14 +37,33 @@ def before_call(ctx, case, kwargs):
         case.headers["Idempotency-Key"] = str(uuid.uuid4())
 
 
+# The pairs of parameters whose first may not come after its last: months (`start`/`end`,
+# `from`/`to`, compared by their month), days and quarters (`date_from`/`date_to`,
+# `quarter_from`/`quarter_to`, ISO days compare as text), list years (`start`/`end` as integers)
+# and bounds (`min_*`/`max_*`).
+ORDERED = (("start", "end"), ("from", "to"), ("date_from", "date_to"), ("quarter_from", "quarter_to"))
+DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 def _ordered(values) -> bool:
     if not isinstance(values, dict):
         return True
-    for first, last in (("start", "end"), ("from", "to")):
+    pairs = list(ORDERED)
+    pairs += [(k, "max_" + k[4:]) for k in values if isinstance(k, str) and k.startswith("min_")]
+    for first, last in pairs:
         a, b = values.get(first), values.get(last)
-        if isinstance(a, str) and isinstance(b, str) and MONTH.match(a) and MONTH.match(b):
-            if a[:7] > b[:7]:
+        if isinstance(a, str) and isinstance(b, str):
+            if DAY.fullmatch(a) and DAY.fullmatch(b):
+                if a > b:
+                    return False
+            elif MONTH.match(a) and MONTH.match(b) and a[:7] > b[:7]:
                 return False
+        elif _number(a) and _number(b) and a > b:
+            return False
     return True
 
 

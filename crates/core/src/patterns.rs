@@ -39,17 +39,30 @@ macro_rules! leap_year {
     };
 }
 
+/// A real calendar day, `YYYY-MM-DD` (29 February only in a leap year).
+macro_rules! real_day {
+    () => {
+        concat!(
+            "[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])",
+            "|[0-9]{4}-(?:0[13-9]|1[0-2])-(?:29|30)",
+            "|[0-9]{4}-(?:0[13578]|1[02])-31",
+            "|",
+            leap_year!(),
+            "-02-29"
+        )
+    };
+}
+
 /// A month, `YYYY-MM`, or a date of it, `YYYY-MM-DD` (a real day of that month; the day is then
 /// dropped): the market crate's `parse_month`.
-pub const MONTH: &str = concat!(
-    "^(?:[0-9]{4}-(?:0[1-9]|1[0-2])",
-    "|[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])",
-    "|[0-9]{4}-(?:0[13-9]|1[0-2])-(?:29|30)",
-    "|[0-9]{4}-(?:0[13578]|1[02])-31",
-    "|",
-    leap_year!(),
-    "-02-29)$"
-);
+pub const MONTH: &str = concat!("^(?:[0-9]{4}-(?:0[1-9]|1[0-2])|", real_day!(), ")$");
+
+/// A real calendar day, `YYYY-MM-DD`, as `chrono::NaiveDate` parses it with `%Y-%m-%d` (four
+/// digits of year).
+pub const DATE: &str = concat!("^(?:", real_day!(), ")$");
+
+/// The first day of a calendar quarter, `YYYY-01-01`, `YYYY-04-01`, `YYYY-07-01` or `YYYY-10-01`.
+pub const QUARTER_START: &str = "^[0-9]{4}-(?:01|04|07|10)-01$";
 
 /// A string that is not blank: it holds a character other than a space, a tab, a line feed or a
 /// carriage return ([`is_blank`]); searched, not anchored.
@@ -312,5 +325,15 @@ mod tests {
         );
         agree(MONTH, &cases, is_month);
         agree(MONTH, &cases, |s| crate::Month::parse(s).is_ok());
+        let days: Vec<String> = cases.iter().filter(|c| c.len() != 7).cloned().collect();
+        agree(DATE, &days, |s| {
+            s.len() == 10 && chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok()
+        });
+        agree(QUARTER_START, &days, |s| {
+            chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok_and(|d| {
+                use chrono::Datelike;
+                s.len() == 10 && d.day() == 1 && d.month0() % 3 == 0
+            })
+        });
     }
 }

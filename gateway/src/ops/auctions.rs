@@ -20,7 +20,7 @@ const TAG: &str = "auctions";
 /// The auctions family's operations, in the order of the specification.
 pub static OPS: &[&OpDecl] = &[&COMPS, &DISCOUNT, &DISTRESSED, &LOTS, &STATS];
 
-const DAY: &str = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$";
+use terrace_core::patterns::{DATE, QUARTER_START};
 
 fn day(field: &str, given: Option<&str>, found: &mut Vec<Violation>) -> Option<NaiveDate> {
     let s = given?;
@@ -89,10 +89,10 @@ pub struct LotsParams {
     #[schemars(regex(pattern = terrace_core::cursor::PATTERN))]
     pub cursor: Option<String>,
     /// Auctions on or after this day, YYYY-MM-DD
-    #[schemars(regex(pattern = DAY))]
+    #[schemars(regex(pattern = DATE), extend("format" = "date"))]
     pub date_from: Option<String>,
     /// Auctions on or before this day, YYYY-MM-DD, not before `date_from`
-    #[schemars(regex(pattern = DAY))]
+    #[schemars(regex(pattern = DATE), extend("format" = "date"))]
     pub date_to: Option<String>,
     /// Only lots sold at, before or after the auction (default false)
     #[serde(default)]
@@ -178,10 +178,10 @@ pub struct StatsParams {
     #[schemars(regex(pattern = terrace_core::patterns::DISTRICT))]
     pub postcode_district: Option<String>,
     /// First quarter: the first day of a quarter, YYYY-MM-DD (2024-01-01, 2024-04-01, ...)
-    #[schemars(regex(pattern = DAY))]
+    #[schemars(regex(pattern = QUARTER_START), extend("format" = "date"))]
     pub quarter_from: Option<String>,
     /// Last quarter: the first day of a quarter, not before `quarter_from`
-    #[schemars(regex(pattern = DAY))]
+    #[schemars(regex(pattern = QUARTER_START), extend("format" = "date"))]
     pub quarter_to: Option<String>,
     /// `true`: commercial and mixed lots only; `false`: residential, land and ground rent only;
     /// absent: all
@@ -272,10 +272,10 @@ pub struct CompsParams {
     /// The lot type of the comparables (default `residential`)
     pub lot_type: Option<LotType>,
     /// Auctions on or after this day, YYYY-MM-DD
-    #[schemars(regex(pattern = DAY))]
+    #[schemars(regex(pattern = DATE), extend("format" = "date"))]
     pub date_from: Option<String>,
     /// Auctions on or before this day, YYYY-MM-DD
-    #[schemars(regex(pattern = DAY))]
+    #[schemars(regex(pattern = DATE), extend("format" = "date"))]
     pub date_to: Option<String>,
     /// Comparables, newest first (default 20)
     #[serde(default = "default_comps_limit")]
@@ -353,10 +353,10 @@ pub struct DiscountParams {
     #[schemars(regex(pattern = terrace_core::patterns::DISTRICT))]
     pub postcode_district: Option<String>,
     /// Auctions on or after this day, YYYY-MM-DD
-    #[schemars(regex(pattern = DAY))]
+    #[schemars(regex(pattern = DATE), extend("format" = "date"))]
     pub date_from: Option<String>,
     /// Auctions on or before this day, YYYY-MM-DD
-    #[schemars(regex(pattern = DAY))]
+    #[schemars(regex(pattern = DATE), extend("format" = "date"))]
     pub date_to: Option<String>,
     /// Only lots of this type (all when absent)
     pub lot_type: Option<LotType>,

@@ -68,8 +68,10 @@ pub struct RentIndexParams {
     #[schemars(regex(pattern = terrace_core::patterns::NON_BLANK))]
     pub area: Option<String>,
     /// The first list shown (2010, 2017, 2023 or 2026); the base stays the 2010 list
+    #[schemars(extend("enum" = commercial::LISTS))]
     pub start: Option<i32>,
     /// The last list shown (2010, 2017, 2023 or 2026); not before `start`
+    #[schemars(extend("enum" = commercial::LISTS))]
     pub end: Option<i32>,
 }
 

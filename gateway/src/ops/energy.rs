@@ -99,7 +99,14 @@ impl Operation for Profile {
     }
 
     async fn run(ctx: &Ctx, area_id: AreaId) -> Result<EnergyProfile, ApiError> {
-        Ok(terrace_energy::profile::profile(&energy_ctx(ctx), area_id).await?)
+        // The area id is the path's: a rule it breaks is reported there, not in a body.
+        terrace_energy::profile::profile(&energy_ctx(ctx), area_id)
+            .await
+            .map_err(|e| match e {
+                terrace_energy::EnergyError::Invalid(v) => invalid(In::Path, v),
+                e @ (terrace_energy::EnergyError::NotFound(_)
+                | terrace_energy::EnergyError::Store(_)) => e.into(),
+            })
     }
 }
 
@@ -119,6 +126,11 @@ fn default_retrofit_limit() -> usize {
     50
 }
 
+/// The bands a retrofit query may name, in either case.
+const BAND_LETTERS: [&str; 14] = [
+    "A", "B", "C", "D", "E", "F", "G", "a", "b", "c", "d", "e", "f", "g",
+];
+
 /// The body of `POST /v1/energy/retrofit-candidates`.
 #[derive(Debug, Deserialize, Validate, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -127,9 +139,11 @@ pub struct RetrofitBody {
     #[validate(length(min = 1, max = 40))]
     #[schemars(regex(pattern = terrace_core::patterns::NON_BLANK))]
     pub area_id: String,
-    /// Current energy rating bands to keep, each one of A to G (default E, F, G)
+    /// Current energy rating bands to keep, each one of A to G in either case (default E, F, G);
+    /// a band given twice counts once
     #[serde(default = "default_bands")]
     #[validate(length(min = 1, max = 7))]
+    #[schemars(extend("items" = {"type": "string", "enum": BAND_LETTERS}))]
     pub bands: Vec<String>,
     /// Keep only certificates whose main fuel is of this class
     pub fuel: Option<Fuel>,
@@ -156,23 +170,12 @@ impl Operation for RetrofitCandidatesOp {
         let mut bands: Vec<char> = Vec::new();
         let mut violations = Vec::new();
         for (i, raw) in b.bands.iter().enumerate() {
-            let t = raw.trim();
-            let mut chars = t.chars();
-            let letter = match (chars.next(), chars.next()) {
-                (Some(c), None) if ('A'..='G').contains(&c.to_ascii_uppercase()) => {
-                    Some(c.to_ascii_uppercase())
-                }
-                _ => None,
-            };
+            let letter = BAND_LETTERS
+                .contains(&raw.as_str())
+                .then(|| raw.chars().next().map(|c| c.to_ascii_uppercase()))
+                .flatten();
             match letter {
-                Some(c) if bands.contains(&c) => violations.push(
-                    Violation::new(
-                        &["bands", &i.to_string()],
-                        "value_error",
-                        format!("Value error, band {c} is given twice"),
-                    )
-                    .with_input(raw.clone()),
-                ),
+                Some(c) if bands.contains(&c) => {}
                 Some(c) => bands.push(c),
                 None => violations.push(
                     Violation::new(

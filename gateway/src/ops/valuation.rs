@@ -293,31 +293,39 @@ impl Operation for LongHeld {
         if blank {
             violations.push(value_error("area_id", "area_id is blank", &b.area_id));
         }
-        let scope = valuation::cursor_scope(
-            &area
-                .as_ref()
-                .map_or(String::new(), |(id, _)| id.to_string()),
-            b.min_years_held,
-            b.min_gain_pct,
-        );
-        let after = match scope.decode_opt(b.cursor.as_deref()) {
-            Err(CursorError::Malformed(v)) => {
-                violations.push(v);
+        // The cursor is read against the query only once the area is known; until then only
+        // its form is checked (a malformed one is a 422 beside the other violations).
+        let after = match (&area, b.cursor.as_deref()) {
+            (_, None) => None,
+            (None, Some(c)) => {
+                if let Err(v) = terrace_core::cursor::check_form(c) {
+                    violations.push(v);
+                }
                 None
             }
-            Err(e @ CursorError::NotThisQuery(_)) if violations.is_empty() && area.is_some() => {
-                return Err(cursor_refused(In::Body, e));
-            }
-            Err(CursorError::NotThisQuery(_)) | Ok(None) => None,
-            Ok(Some(parts)) => match valuation::key_of_cursor(&parts) {
-                Some(key) => Some(key),
-                None => {
-                    return Err(ApiError::NotFound(format!(
-                        "a page of equity_long_held at cursor {:?}",
-                        b.cursor.as_deref().unwrap_or_default()
-                    )));
+            (Some((id, _)), Some(c)) => {
+                let scope =
+                    valuation::cursor_scope(&id.to_string(), b.min_years_held, b.min_gain_pct);
+                match scope.decode(c) {
+                    Err(CursorError::Malformed(v)) => {
+                        violations.push(v);
+                        None
+                    }
+                    Err(e @ CursorError::NotThisQuery(_)) if violations.is_empty() => {
+                        return Err(cursor_refused(In::Body, e));
+                    }
+                    Err(CursorError::NotThisQuery(_)) => None,
+                    Ok(parts) => match valuation::key_of_cursor(&parts) {
+                        Some(key) if violations.is_empty() => Some(key),
+                        Some(_) => None,
+                        None => {
+                            return Err(ApiError::NotFound(format!(
+                                "a page of equity_long_held at cursor {c:?}"
+                            )));
+                        }
+                    },
                 }
-            },
+            }
         };
         match area {
             Some((id, area)) if violations.is_empty() => Ok((

@@ -325,12 +325,14 @@ async fn retrofit_candidates_rank_page_and_charge() {
         post_json(
             url,
             &key,
-            &json!({"area_id": "lad:E06000099", "bands": ["d", "G"]}),
+            &json!({"area_id": "lad:E06000099", "bands": ["d", "G", "D"]}),
         ),
     )
     .await;
     assert_eq!(r.status, 200, "{}", r.json);
     assert_eq!(uprns(&r.json), vec![990000000003, 990000000011]);
+    // A band given twice, in either case, counts once.
+    assert_eq!(r.json["bands"], json!(["D", "G"]));
     assert_eq!(balance(app.db(), acct).await, 100 - 4 * 6);
 
     // Every validation rule: 422 with the body, nothing charged.
@@ -346,7 +348,7 @@ async fn retrofit_candidates_rank_page_and_charge() {
             "value_error",
         ),
         (
-            json!({"area_id": "lad:E06000099", "bands": ["E", "e"]}),
+            json!({"area_id": "lad:E06000099", "bands": ["E", " F"]}),
             vec!["body", "bands", "1"],
             "value_error",
         ),

@@ -508,6 +508,11 @@ async fn long_held_orders_by_gain_filters_and_pages() {
         let same = json!({"area_id": area_id, "min_years_held": 0, "min_gain_pct": -100, "limit": 2, "cursor": forged});
         let r = send(&svc, post_json(path, &key, &same)).await;
         assert_eq!(r.status, 404, "{}", r.json);
+        // A blank area is a 422 whatever the cursor says: the cursor is read against the query
+        // only once the area is known.
+        let blank = json!({"area_id": " ", "min_years_held": 0, "min_gain_pct": -100, "limit": 2, "cursor": c});
+        let r = send(&svc, post_json(path, &key, &blank)).await;
+        assert_eq!(r.status, 422, "{}", r.json);
         assert_eq!(balance(w.db(), acct).await, before);
     }
     // The pages walk one ordered list with no repeat; the first page of 200 is its head.
