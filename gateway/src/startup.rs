@@ -22,7 +22,7 @@ pub async fn ensure_fixtures(db: &Db, config: &Config) -> anyhow::Result<()> {
         return Ok(());
     }
     tracing::info!(dir = %config.fixtures_dir.display(), "empty store: loading the fixtures");
-    let reports = terrace_ingest::load_manifest(
+    let reports = terrace_build::load_and_build(
         db,
         &config.fixtures_dir,
         &mut terrace_ingest::Progress::log(),

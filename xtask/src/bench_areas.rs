@@ -120,7 +120,7 @@ pub async fn areas(opts: AreasBench) -> anyhow::Result<()> {
             _ => outward.to_string(),
         });
         if i % 3 == 0
-            && let Some(cell) = terrace_ingest::derive::h3_cell(la, lo)
+            && let Some(cell) = terrace_build::derive::h3_cell(la, lo)
         {
             queries.push(format!("h3:{cell}"));
         }

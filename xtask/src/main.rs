@@ -244,7 +244,7 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
         }
         ["build"] => {
             let db = store().await?;
-            let derived = terrace_ingest::derive::derive_all(&db, &mut Progress::stderr()).await?;
+            let derived = terrace_build::derive::derive_all(&db, &mut Progress::stderr()).await?;
             if let Some(table) = derived.market.backtest {
                 eprintln!("[market] national backtest (log index, rolling origin):\n{table}");
             }

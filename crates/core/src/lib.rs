@@ -34,6 +34,7 @@ pub mod memo;
 mod month;
 pub mod patterns;
 mod postcode;
+pub mod registers;
 mod rng;
 pub mod sources;
 mod status;

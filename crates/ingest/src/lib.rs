@@ -6,8 +6,8 @@
 //! - [`formats`]: the parsers, one per file format.
 //! - [`merge`]: the one "key, fetch existing, map, replace" merge with row accounting.
 //! - [`load`]: a file through its dataset, chunk by chunk, with progress; the manifest loader.
-//! - [`derive`]: the derived steps after loading (areas, UPRN links, the market build), run by
-//!   [`derive::derive_all`]; [`catalogue`]: the coverage register and market area directory step.
+//! - The derived steps after loading (areas, UPRN links, the families' builds) are not here: they
+//!   are the `terrace-build` crate's, above the families. This crate depends on no family.
 //!
 //! Architecture Invariant: every input row is accounted for: `read = loaded + updated + deleted +
 //! rejected + unchanged`, and every rejection names its file, line and reason. Loading the same
@@ -28,9 +28,7 @@
 //! say `fixture:` followed by the dataset's source (`fixture:os_addressbase_plus`, ...).
 
 pub mod addresses;
-pub mod catalogue;
 pub mod datasets;
-pub mod derive;
 pub mod formats;
 pub mod load;
 pub mod merge;

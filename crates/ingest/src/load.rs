@@ -31,10 +31,6 @@ pub enum IngestError {
     Manifest { file: String, message: String },
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error(transparent)]
-    Market(#[from] terrace_market::MarketError),
-    #[error(transparent)]
-    Valuation(#[from] terrace_valuation::ValuationError),
 }
 
 /// One dataset's loader: its parser and its merge into the store. A dataset module implements
@@ -284,8 +280,8 @@ struct ManifestFile {
     dataset: String,
 }
 
-/// Loads every file a manifest lists (the fixture world), in the table's load order, then runs
-/// the derived steps ([`crate::derive::derive_all`]).
+/// Loads every file a manifest lists (the fixture world), in the table's load order. The derived
+/// steps are the build crate's (`terrace_build::load_and_build` runs both).
 pub async fn load_manifest(
     db: &Db,
     dir: &Path,
@@ -320,6 +316,5 @@ pub async fn load_manifest(
         let opts = LoadOptions { fixture: true };
         reports.push(load_file(db, ds.dataset, &path, opts, progress).await?);
     }
-    crate::derive::derive_all(db, progress).await?;
     Ok(reports)
 }

@@ -11,27 +11,14 @@
 use crate::ids::{edit_distance, name_key};
 use chrono::NaiveDate;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use terrace_core::{CursorScope, Unavailable};
 use terrace_store::companies::{self, CompanyRow};
 use terrace_store::titles::{self, TitleRow};
 use terrace_store::{Db, LookupError};
 
-/// One proprietor as the register lists it (also the stored `proprietors_json` item).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Proprietor {
-    pub name: String,
-    /// As Companies House writes it (eight characters, leading zeros restored); an overseas
-    /// company's own registry number as given.
-    pub company_number: Option<String>,
-    /// `Proprietorship Category`, e.g. `Limited Company or Public Limited Company`.
-    pub category: Option<String>,
-    /// Where an overseas company was incorporated (OCOD only).
-    pub country_incorporated: Option<String>,
-    /// The proprietor's address for service, as registered (up to three lines).
-    pub address: Vec<String>,
-}
+pub use terrace_core::registers::Proprietor;
 
 /// Which bulk register a title is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]

@@ -240,7 +240,7 @@ async fn resolve_reads_every_kind_of_id_and_name() {
     // The resolution-8 cell of the H3 reference implementation's cellToLatLng vector (the
     // centre of 8928342e20fffff, uber/h3 tests/cli/cellToLatLng.txt): centred near it, and no
     // loaded address in it (null, not 0).
-    let cell = terrace_ingest::derive::h3_cell(37.5012466151, -122.5003039349).unwrap();
+    let cell = terrace_build::derive::h3_cell(37.5012466151, -122.5003039349).unwrap();
     let r = send(&svc, resolve(&cell.to_uppercase())).await;
     assert_eq!(r.status, 200, "{}", r.json);
     assert_eq!(r.json["matched_as"], "h3");
@@ -493,7 +493,7 @@ async fn every_address_has_its_h3_cell_once() {
     let by_uprn: std::collections::HashMap<i64, &str> =
         cells.iter().map(|c| (c.uprn, c.cell.as_str())).collect();
     for a in &located {
-        let want = terrace_ingest::derive::h3_cell(a.lat.unwrap(), a.lon.unwrap()).unwrap();
+        let want = terrace_build::derive::h3_cell(a.lat.unwrap(), a.lon.unwrap()).unwrap();
         assert_eq!(by_uprn[&a.uprn], want, "{}", a.uprn);
         assert!(want.starts_with("88"), "{want}");
     }
@@ -503,7 +503,7 @@ async fn every_address_has_its_h3_cell_once() {
         located.len() as i64
     );
     assert!(counts.iter().all(|(_, n)| *n > 0));
-    let again = terrace_ingest::derive::derive_h3(&t.db, &mut Progress::quiet())
+    let again = terrace_build::derive::derive_h3(&t.db, &mut Progress::quiet())
         .await
         .unwrap();
     assert_eq!(again, 0, "a second run changes nothing");

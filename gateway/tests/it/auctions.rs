@@ -33,8 +33,8 @@ const JSONL: &str = r#"{"auction_house":"Barnett Ross","auction_date":"2024-05-1
 {"auction_house":"barnett_ross","auction_date":"2024-11-15","lot_number":"4","address":"Land at Kestrel Fields","postcode":"XT2 3BC","lot_type":"land","guide_price_low":20000,"outcome":"unsold"}
 "#;
 
-async fn link(db: &terrace_store::Db) -> terrace_ingest::derive::AuctionLinks {
-    terrace_ingest::derive::link_auction_lots(db, &mut Progress::quiet())
+async fn link(db: &terrace_store::Db) -> terrace_build::derive::AuctionLinks {
+    terrace_build::derive::link_auction_lots(db, &mut Progress::quiet())
         .await
         .unwrap()
 }

@@ -226,7 +226,7 @@ async fn coverage_gives_real_shares_and_lists_every_dataset_not_loaded() {
     let before = terrace_store::catalogue::catalogue_areas_page(&t.db, None, "", 1_000)
         .await
         .unwrap();
-    terrace_ingest::catalogue::derive_catalogue(&t.db, &mut Progress::quiet())
+    terrace_build::catalogue::derive_catalogue(&t.db, &mut Progress::quiet())
         .await
         .unwrap();
     let r = send(&svc, get("/v1/areas/coverage?area=Tamberley", &key)).await;

@@ -95,7 +95,7 @@ async fn commercial_world() -> TestApp {
     assert_eq!(r.counts.loaded, 1);
     load_text(w.db(), Dataset::Leases, LEASE).await;
     let mut q = Progress::quiet();
-    terrace_ingest::derive::link_to_uprns(w.db(), &mut q)
+    terrace_build::derive::link_to_uprns(w.db(), &mut q)
         .await
         .unwrap();
     // The same list again: every row unchanged.

@@ -32,10 +32,10 @@ async fn tax_world() -> TestApp {
         "band Z is rejected"
     );
     let mut q = Progress::quiet();
-    terrace_ingest::derive::derive_areas(w.db(), &mut q)
+    terrace_build::derive::derive_areas(w.db(), &mut q)
         .await
         .unwrap();
-    terrace_ingest::derive::link_to_uprns(w.db(), &mut q)
+    terrace_build::derive::link_to_uprns(w.db(), &mut q)
         .await
         .unwrap();
     let state = state_for(w.db(), Default::default()).await;
@@ -135,7 +135,7 @@ async fn a_list_loaded_while_serving_is_seen_within_a_second() {
 
     let r = load_text(w.db(), Dataset::CouncilTax, LIST).await;
     assert_eq!(r.counts.loaded, 3);
-    terrace_ingest::derive::link_to_uprns(w.db(), &mut Progress::quiet())
+    terrace_build::derive::link_to_uprns(w.db(), &mut Progress::quiet())
         .await
         .unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;

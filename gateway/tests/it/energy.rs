@@ -53,7 +53,7 @@ const FOOTPRINT: &str = r#"{"type":"FeatureCollection","name":"building","crs":{
 async fn energy_world() -> TestApp {
     let app = world().await;
     load_text(app.db(), Dataset::Boundaries, LADS).await;
-    terrace_ingest::derive::derive_areas(app.db(), &mut Progress::quiet())
+    terrace_build::derive::derive_areas(app.db(), &mut Progress::quiet())
         .await
         .unwrap();
     app

@@ -17,7 +17,7 @@ fn manifest() -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fixture_world_loads_resolves_and_is_honest() {
     let t = TestDb::new().await;
-    let reports = terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet())
+    let reports = terrace_build::load_and_build(&t.db, &fixtures(), &mut Progress::quiet())
         .await
         .unwrap();
     let m = manifest();
@@ -450,7 +450,7 @@ async fn the_fixture_world_loads_resolves_and_is_honest() {
 
     // Loading the same world again leaves the same state.
     let before = address::register_counts(&t.db).await.unwrap();
-    let again = terrace_ingest::load_manifest(&t.db, &fixtures(), &mut Progress::quiet())
+    let again = terrace_build::load_and_build(&t.db, &fixtures(), &mut Progress::quiet())
         .await
         .unwrap();
     for r in again.iter().filter(|r| r.dataset != "price_paid") {

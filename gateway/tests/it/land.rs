@@ -86,15 +86,15 @@ async fn land_world() -> TestApp {
     let app = world().await;
     let db = app.db();
     load_text(db, Dataset::Boundaries, LADS).await;
-    terrace_ingest::derive::derive_areas(db, &mut Progress::quiet())
+    terrace_build::derive::derive_areas(db, &mut Progress::quiet())
         .await
         .unwrap();
-    terrace_ingest::derive::derive_h3(db, &mut Progress::quiet())
+    terrace_build::derive::derive_h3(db, &mut Progress::quiet())
         .await
         .unwrap();
     load_text(db, Dataset::Inspire, &gml()).await;
     load_text(db, Dataset::OsBuildings, &buildings()).await;
-    terrace_ingest::derive::link_land(db, &mut Progress::quiet())
+    terrace_build::derive::link_land(db, &mut Progress::quiet())
         .await
         .unwrap();
     app
@@ -225,7 +225,7 @@ async fn the_build_links_buildings_addresses_and_titles_with_their_coverage() {
     )
     .await
     .unwrap();
-    let report = terrace_ingest::derive::link_land(db, &mut Progress::quiet())
+    let report = terrace_build::derive::link_land(db, &mut Progress::quiet())
         .await
         .unwrap();
     assert_eq!((report.titles_linked, report.titles_on_parcel), (2, 1));
@@ -258,7 +258,7 @@ async fn the_build_links_buildings_addresses_and_titles_with_their_coverage() {
     let before = terrace_store::land::parcels_of_title(db, "XT1")
         .await
         .unwrap();
-    terrace_ingest::derive::link_land(db, &mut Progress::quiet())
+    terrace_build::derive::link_land(db, &mut Progress::quiet())
         .await
         .unwrap();
     let after = terrace_store::land::parcels_of_title(db, "XT1")
@@ -440,7 +440,7 @@ async fn plot_utilisation_validation_is_422_and_an_unknown_area_404_both_free() 
 async fn the_fixture_world_links_titles_to_parcels_and_reports_its_coverage() {
     let t = terrace_store::testing::TestDb::new().await;
     let dir = crate::support::fixtures();
-    terrace_ingest::load_manifest(&t.db, &dir, &mut Progress::quiet())
+    terrace_build::load_and_build(&t.db, &dir, &mut Progress::quiet())
         .await
         .unwrap();
     let m: Value =

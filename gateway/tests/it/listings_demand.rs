@@ -142,7 +142,7 @@ async fn supply_demand_reads_live_stock_the_flow_and_months_of_inventory() {
     let w = world().await;
     let r = load_text(w.db(), Dataset::ListingsRtdf, &demand_feed()).await;
     assert_eq!(r.counts.rejected, 0, "{:?}", r.rejections);
-    terrace_ingest::derive::link_listings(w.db(), &mut Progress::quiet())
+    terrace_build::derive::link_listings(w.db(), &mut Progress::quiet())
         .await
         .unwrap();
     // Registered sales: XT1 category A on 2026-01-15 (1) and in February (2); a category B

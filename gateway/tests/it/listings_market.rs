@@ -25,7 +25,7 @@ const RTDF: &str = r#"{"received_at": "2026-01-05T09:00:00Z", "method": "sendpro
 const BLM: &str = "#HEADER#\nVersion : 3\nEOF : '^'\nEOR : '~'\nProperty Count : 3\nGenerated Date : 06-Apr-2026 10:00\n\n#DEFINITION#\nAGENT_REF^ADDRESS_1^ADDRESS_2^TOWN^POSTCODE1^POSTCODE2^BRANCH_ID^STATUS_ID^BEDROOMS^PRICE^PROP_SUB_ID^TRANS_TYPE_ID^LET_RENT_FREQUENCY^~\n\n#DATA#\n3301_X1^21^Station Road^Exampleton^XT2^3BC^3301^0^3^250000^3^1^^~\n3301_X2^12^Station Road^Exampleton^XT2^3BC^3301^0^2^950^3^2^1^~\n3301_X3^Rose Cottage^Church Lane^Exampleton^XT2^3BB^3301^7^2^950^3^2^1^~\n#END#\n";
 
 async fn link(db: &terrace_store::Db) {
-    terrace_ingest::derive::link_listings(db, &mut Progress::quiet())
+    terrace_build::derive::link_listings(db, &mut Progress::quiet())
         .await
         .unwrap();
 }

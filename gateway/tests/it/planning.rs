@@ -43,10 +43,10 @@ async fn planning_world() -> TestApp {
     );
     assert_eq!(r.rejections[0].line, 7);
     let mut q = Progress::quiet();
-    terrace_ingest::derive::derive_areas(w.db(), &mut q)
+    terrace_build::derive::derive_areas(w.db(), &mut q)
         .await
         .unwrap();
-    terrace_ingest::derive::link_to_uprns(w.db(), &mut q)
+    terrace_build::derive::link_to_uprns(w.db(), &mut q)
         .await
         .unwrap();
     // Loading the same file again changes nothing.

@@ -25,7 +25,7 @@ async fn world_with_sales() -> TestApp {
     terrace_ingest::load_file(w.db(), Dataset::PricePaid, &pp, Default::default(), &mut q)
         .await
         .unwrap();
-    terrace_ingest::derive::link_price_paid(w.db(), &mut q)
+    terrace_build::derive::link_price_paid(w.db(), &mut q)
         .await
         .unwrap();
     let r = terrace_ingest::load_file(w.db(), Dataset::PpdUprn, &lk, Default::default(), &mut q)

@@ -23,7 +23,7 @@ async fn every_field_present_has_provenance_and_nothing_is_invented() {
         let r = load_text(w.db(), ds, text).await;
         assert_eq!(r.counts.rejected, 0, "{ds:?}");
     }
-    terrace_ingest::derive::link_to_uprns(w.db(), &mut Progress::quiet())
+    terrace_build::derive::link_to_uprns(w.db(), &mut Progress::quiet())
         .await
         .unwrap();
     let (acct, key) = account(w.db(), 20).await;

@@ -20,7 +20,7 @@ async fn divergences_name_every_value_and_source() {
     let w = world().await;
     load_text(w.db(), Dataset::Epc, EPC).await;
     load_text(w.db(), Dataset::PricePaid, SALES).await;
-    terrace_ingest::derive::link_to_uprns(w.db(), &mut Progress::quiet())
+    terrace_build::derive::link_to_uprns(w.db(), &mut Progress::quiet())
         .await
         .unwrap();
     let (_, key) = account(w.db(), 10).await;

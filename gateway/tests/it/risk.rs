@@ -61,7 +61,7 @@ async fn risk_world() -> TestApp {
     let w = world().await;
     let r = load_text(w.db(), Dataset::Boundaries, &lads()).await;
     assert_eq!(r.counts.loaded, 2, "{:?}", r.rejections);
-    terrace_ingest::derive::derive_areas(w.db(), &mut Progress::quiet())
+    terrace_build::derive::derive_areas(w.db(), &mut Progress::quiet())
         .await
         .unwrap();
     // 990000000001 is at (260010, 80010): the area (259985-260015) holds it, not 002 at 260020.

@@ -185,7 +185,7 @@ async fn load_gpkg(app: &TestApp, script: &str) -> Result<LoadReport, terrace_in
 async fn gpkg_world() -> (TestApp, LoadReport) {
     let app = world().await;
     load_text(app.db(), Dataset::Boundaries, LADS).await;
-    terrace_ingest::derive::derive_areas(app.db(), &mut Progress::quiet())
+    terrace_build::derive::derive_areas(app.db(), &mut Progress::quiet())
         .await
         .unwrap();
     let report = load_gpkg(&app, &os_buildings_gpkg_sql(&gpkg_rows(), true))
@@ -340,7 +340,7 @@ async fn stock_profile_counts_units_mixed_use_and_solar_with_their_denominators(
     let db = app.db();
     load_text(db, Dataset::AddressBase, SHOP).await;
     load_text(db, Dataset::Boundaries, LADS).await;
-    terrace_ingest::derive::derive_areas(db, &mut Progress::quiet())
+    terrace_build::derive::derive_areas(db, &mut Progress::quiet())
         .await
         .unwrap();
     let epc = load_text(db, Dataset::Epc, EPC).await;

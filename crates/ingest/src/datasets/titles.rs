@@ -7,7 +7,7 @@ use crate::load::Load;
 use crate::merge::{Change, LoadCtx, merge, stored};
 use std::collections::HashMap;
 use std::path::Path;
-use terrace_ownership::{Proprietor, name_key};
+use terrace_core::registers::{Proprietor, name_key};
 use terrace_store::StoreError;
 use terrace_store::loads::RowCounts;
 use terrace_store::titles::{self, ProprietorRow, TitleRow};

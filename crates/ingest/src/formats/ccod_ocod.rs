@@ -5,7 +5,7 @@
 //! Columns are found by name. Each title lists up to four proprietors (`Proprietor Name (n)`,
 //! `Company Registration No. (n)`, `Proprietorship Category (n)`, `Country Incorporated (n)`,
 //! `Proprietor (n) Address (1..3)`); company numbers are normalised
-//! ([`terrace_ownership::normalise_company_number`]). Dates are `DD-MM-YYYY` or `DD/MM/YYYY`.
+//! ([`terrace_core::registers::normalise_company_number`]). Dates are `DD-MM-YYYY` or `DD/MM/YYYY`.
 //! The file ends with a trailer line `Row Count: N`, which is not a row: it is checked against
 //! the rows read, and a trailer that disagrees (a truncated file) is reported as a rejection at
 //! its line.
@@ -19,7 +19,7 @@ use super::{Parsed, Rejection, value};
 use chrono::NaiveDate;
 use std::io;
 use std::path::Path;
-use terrace_ownership::{Proprietor, normalise_company_number, parse_title_number};
+use terrace_core::registers::{Proprietor, normalise_company_number, parse_title_number};
 
 /// Which register a file is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

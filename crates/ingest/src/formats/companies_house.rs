@@ -17,7 +17,7 @@ use super::{Parsed, value};
 use chrono::NaiveDate;
 use std::io;
 use std::path::Path;
-use terrace_ownership::normalise_company_number;
+use terrace_core::registers::normalise_company_number;
 
 /// One company.
 #[derive(Debug, Clone, PartialEq)]

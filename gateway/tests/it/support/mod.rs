@@ -83,7 +83,7 @@ pub fn fixtures() -> std::path::PathBuf {
 /// loading itself load for themselves.
 pub async fn fixture_db() -> TestDb {
     TestDb::prepared("fixtures", |db| async move {
-        terrace_ingest::load_manifest(&db, &fixtures(), &mut Progress::quiet())
+        terrace_build::load_and_build(&db, &fixtures(), &mut Progress::quiet())
             .await
             .unwrap();
     })
@@ -95,7 +95,7 @@ pub async fn fixture_db() -> TestDb {
 pub async fn small_world_and_fixtures() -> TestApp {
     let t = TestDb::prepared("small_world_and_fixtures", |db| async move {
         load_small_world(&db).await;
-        terrace_ingest::load_manifest(&db, &fixtures(), &mut Progress::quiet())
+        terrace_build::load_and_build(&db, &fixtures(), &mut Progress::quiet())
             .await
             .unwrap();
     })

@@ -1,25 +1,23 @@
 //! The derived steps after loading: each address's local authority and LSOA, its
-//! resolution-8 H3 cell, the UPRN links
-//! the address matcher makes, the market tables and the valuation vintage. [`derive_all`] runs them all; it is called
-//! by `cargo xtask build` and by the manifest loader (which the embedded default's first start
-//! runs).
+//! resolution-8 H3 cell, the UPRN links the address matcher makes, the families' steps, the
+//! market tables and the valuation vintage. [`derive_all`] runs them all; it is called by
+//! `cargo xtask build` and by [`crate::load_and_build`] (which the embedded default's first
+//! start runs).
 
-use crate::load::{IngestError, Progress};
+use crate::BuildError;
+use crate::link::{self, MATCHER, link_unmatched};
 use std::collections::HashMap;
 use terrace_geo::PolygonIndex;
-use terrace_matcher::{ResolveQuery, is_confident};
-use terrace_store::{Db, planning, rating, titles};
-use terrace_store::{
-    address::{self, AddressRow},
-    council_tax, meta, sales,
-};
+use terrace_ingest::Progress;
+use terrace_store::address::{self, AddressRow};
+use terrace_store::{Db, meta, rating};
 
 /// A derived step a later family adds: it runs after the UPRN links, before the market build.
 pub type Step =
     for<'a> fn(
         &'a Db,
         &'a mut Progress,
-    ) -> std::pin::Pin<Box<dyn Future<Output = Result<(), IngestError>> + Send + 'a>>;
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<(), BuildError>> + Send + 'a>>;
 
 /// The derived steps families add (one line each), in order.
 pub const FAMILY_STEPS: &[(&str, Step)] = &[
@@ -35,7 +33,7 @@ pub const FAMILY_STEPS: &[(&str, Step)] = &[
 
 /// Builds the asking-price and rent indices from the listing snapshots, the rent index checked
 /// against the ONS private rents index (`terrace_listings::indices`).
-pub async fn listing_indices(db: &Db, progress: &mut Progress) -> Result<(), IngestError> {
+pub async fn listing_indices(db: &Db, progress: &mut Progress) -> Result<(), BuildError> {
     let now = chrono::Utc::now().naive_utc();
     for r in terrace_listings::indices::build(db, now).await? {
         progress.say_line(&r.summary());
@@ -48,7 +46,7 @@ pub async fn listing_indices(db: &Db, progress: &mut Progress) -> Result<(), Ing
 pub async fn link_land(
     db: &Db,
     progress: &mut Progress,
-) -> Result<terrace_land::build::BuildReport, IngestError> {
+) -> Result<terrace_land::build::BuildReport, BuildError> {
     let mut say = |s: &str| progress.say_line(s);
     Ok(terrace_land::build::build(db, chrono::Utc::now().naive_utc(), &mut say).await?)
 }
@@ -56,7 +54,7 @@ pub async fn link_land(
 /// Matches listings that came without a UPRN to the register with the address matcher from their
 /// address and postcode, keeping the score (`uprn_method` `address_matcher`); only confident
 /// matches are linked.
-pub async fn link_listings(db: &Db, progress: &mut Progress) -> Result<(), IngestError> {
+pub async fn link_listings(db: &Db, progress: &mut Progress) -> Result<(), BuildError> {
     use terrace_store::listings;
     let first = listings::unmatched_listings(db, "", 1).await?;
     if first.is_empty() {
@@ -66,30 +64,7 @@ pub async fn link_listings(db: &Db, progress: &mut Progress) -> Result<(), Inges
     if index.is_empty() {
         return Ok(());
     }
-    let (mut linked, mut unlinked) = (0usize, 0usize);
-    let mut after = String::new();
-    loop {
-        let page = listings::unmatched_listings(db, &after, PAGE).await?;
-        let Some(last) = page.last() else { break };
-        after = last.listing_id.clone();
-        let queries: Vec<(String, ResolveQuery)> = page
-            .into_iter()
-            .filter_map(|l| {
-                let q = ResolveQuery {
-                    address: Some(l.address?),
-                    postcode: l.postcode,
-                    ..ResolveQuery::default()
-                };
-                Some((l.listing_id, q))
-            })
-            .collect();
-        let (matches, missed) = match_all(&index, queries);
-        unlinked += missed;
-        linked += listings::set_listing_matches(db, MATCHER, matches).await?;
-    }
-    progress.say_line(&format!(
-        "[derive] listings linked to a UPRN: {linked}; left unlinked: {unlinked}"
-    ));
+    let (linked, _) = link_unmatched::<link::Listings>(db, &index, progress).await?;
     if linked > 0 {
         meta::bump(db, meta::Key::DataVersion, "link-listings").await?;
     }
@@ -119,7 +94,7 @@ pub struct AuctionLinks {
 pub async fn link_auction_lots(
     db: &Db,
     progress: &mut Progress,
-) -> Result<AuctionLinks, IngestError> {
+) -> Result<AuctionLinks, BuildError> {
     use terrace_store::auctions;
     let mut out = AuctionLinks::default();
     if auctions::lot_count(db).await? == 0 {
@@ -127,25 +102,9 @@ pub async fn link_auction_lots(
     }
     let index = terrace_address::build_index(db).await?;
     if !index.is_empty() {
-        let mut after = String::new();
-        loop {
-            let page = auctions::unmatched_lots(db, &after, PAGE).await?;
-            let Some(last) = page.last() else { break };
-            after = last.lot_key.clone();
-            let queries: Vec<(String, ResolveQuery)> = page
-                .into_iter()
-                .map(|l| {
-                    let q = ResolveQuery {
-                        address: Some(l.address),
-                        postcode: l.postcode,
-                        ..ResolveQuery::default()
-                    };
-                    (l.lot_key, q)
-                })
-                .collect();
-            let (matches, _) = match_all(&index, queries);
-            out.matched += auctions::set_lot_matches(db, MATCHER, matches).await?;
-        }
+        out.matched = link_unmatched::<link::AuctionLots>(db, &index, progress)
+            .await?
+            .0;
     }
     // Re-offers: union the lots sharing a UPRN or an address key.
     let mut rows: Vec<auctions::LinkRow> = Vec::new();
@@ -230,7 +189,7 @@ pub struct Derived {
 /// Runs every derived step, in order: areas, H3 cells, UPRN links, the families' steps, the
 /// market build, then the catalogue (coverage register and market area directory, which read the
 /// market tables).
-pub async fn derive_all(db: &Db, progress: &mut Progress) -> Result<Derived, IngestError> {
+pub async fn derive_all(db: &Db, progress: &mut Progress) -> Result<Derived, BuildError> {
     derive_areas(db, progress).await?;
     derive_h3(db, progress).await?;
     link_to_uprns(db, progress).await?;
@@ -250,7 +209,7 @@ pub async fn derive_all(db: &Db, progress: &mut Progress) -> Result<Derived, Ing
     Ok(Derived { market, valuation })
 }
 
-async fn polygon_index(db: &Db, kind: &str) -> Result<PolygonIndex<String>, IngestError> {
+async fn polygon_index(db: &Db, kind: &str) -> Result<PolygonIndex<String>, BuildError> {
     let mut items = Vec::new();
     for b in address::boundaries_of_kind(db, kind).await? {
         if let Ok(mp) = terrace_geo::multipolygon_from_wkb(&b.wkb) {
@@ -263,7 +222,7 @@ async fn polygon_index(db: &Db, kind: &str) -> Result<PolygonIndex<String>, Inge
 /// Sets `lad_code` and `lsoa_code` of every address from the boundaries its point falls in, or,
 /// without a point or a containing boundary, from its postcode in the postcode directory.
 /// Returns how many addresses changed.
-pub async fn derive_areas(db: &Db, progress: &mut Progress) -> Result<usize, IngestError> {
+pub async fn derive_areas(db: &Db, progress: &mut Progress) -> Result<usize, BuildError> {
     let lads = polygon_index(db, "lad").await?;
     let lsoas = polygon_index(db, "lsoa").await?;
     let mut changed = 0usize;
@@ -320,7 +279,7 @@ pub fn h3_cell(lat: f64, lon: f64) -> Option<String> {
 /// Stores the resolution-8 H3 cell of every address with a position (`address_h3`), and drops
 /// the cells of addresses that lost their position or left the register. Running it twice
 /// changes nothing. Returns how many cells were written or removed.
-pub async fn derive_h3(db: &Db, progress: &mut Progress) -> Result<usize, IngestError> {
+pub async fn derive_h3(db: &Db, progress: &mut Progress) -> Result<usize, BuildError> {
     use terrace_store::areas::{self, AddressH3Row};
     let now = chrono::Utc::now().naive_utc();
     let mut changed = 0usize;
@@ -384,41 +343,9 @@ pub async fn derive_h3(db: &Db, progress: &mut Progress) -> Result<usize, Ingest
     Ok(changed)
 }
 
-/// How a row linked by the address matcher says it was matched.
-pub const MATCHER: &str = "address_matcher";
-
-/// The top candidate of a query when it is a confident match: (UPRN, score).
-fn confident_match(index: &terrace_matcher::AddressIndex, q: &ResolveQuery) -> Option<(i64, f64)> {
-    let found = index.resolve(q, 2);
-    found
-        .first()
-        .filter(|_| is_confident(&found))
-        .map(|top| (top.uprn, top.score))
-}
-
-/// Rows read per page by the link passes.
-const PAGE: i64 = 5_000;
-
-/// Runs the matcher over `(key, query)` pairs on every core (the index is read-only), keeping
-/// the confident matches as `(key, UPRN, score)`. Returns the matches and how many missed.
-fn match_all(
-    index: &terrace_matcher::AddressIndex,
-    queries: Vec<(String, ResolveQuery)>,
-) -> (Vec<(String, i64, f64)>, usize) {
-    let n = queries.len();
-    let matches: Vec<(String, i64, f64)> = terrace_core::map_on_cores(&queries, |(key, q)| {
-        confident_match(index, q).map(|(uprn, score)| (key.clone(), uprn, score))
-    })
-    .into_iter()
-    .flatten()
-    .collect();
-    let missed = n - matches.len();
-    (matches, missed)
-}
-
 /// Links what the address matcher can link, with one index build: Price Paid sales and council
 /// tax entries.
-pub async fn link_to_uprns(db: &Db, progress: &mut Progress) -> Result<(), IngestError> {
+pub async fn link_to_uprns(db: &Db, progress: &mut Progress) -> Result<(), BuildError> {
     let index = terrace_address::build_index(db).await?;
     if index.is_empty() {
         progress.say_line(
@@ -426,101 +353,21 @@ pub async fn link_to_uprns(db: &Db, progress: &mut Progress) -> Result<(), Inges
         );
         return Ok(());
     }
-    let linked = link_price_paid_with(db, &index, progress).await?.0
-        + link_council_tax_with(db, &index, progress).await?.0
-        + link_applications_with(db, &index, progress).await?.0
+    let linked = link_unmatched::<link::Sales>(db, &index, progress).await?.0
+        + link_unmatched::<link::CouncilTax>(db, &index, progress)
+            .await?
+            .0
+        + link_unmatched::<link::Applications>(db, &index, progress)
+            .await?
+            .0
         + link_uarns_with(db, &index, progress).await?.0
-        + link_titles_with(db, &index, progress).await?.0;
+        + link_unmatched::<link::Titles>(db, &index, progress)
+            .await?
+            .0;
     if linked > 0 {
         meta::bump(db, meta::Key::DataVersion, "link").await?;
     }
     Ok(())
-}
-
-/// The property address of a CCOD/OCOD title without its bracketed postcode
-/// (`1 EXAMPLE STREET, MIDDLESBROUGH (TS1 2AB)` is `1 EXAMPLE STREET, MIDDLESBROUGH`).
-fn title_address(address: &str) -> String {
-    match address.rfind('(') {
-        Some(i) if address.trim_end().ends_with(')') => address[..i].trim().to_string(),
-        Some(_) | None => address.trim().to_string(),
-    }
-}
-
-/// Matches company-owned titles (CCOD/OCOD) with no UPRN to the register with the address
-/// matcher from their property address and postcode, keeping the score; only confident matches
-/// are linked, and a title with several addresses (Multiple Address Indicator `Y`) is never
-/// linked to one UPRN. Returns (linked, left unlinked).
-pub async fn link_titles_with(
-    db: &Db,
-    index: &terrace_matcher::AddressIndex,
-    progress: &mut Progress,
-) -> Result<(usize, usize), IngestError> {
-    let (mut linked, mut unlinked) = (0usize, 0usize);
-    let mut after = String::new();
-    loop {
-        let page = titles::unmatched_titles(db, &after, PAGE).await?;
-        let Some(last) = page.last() else { break };
-        after = last.title_number.clone();
-        let n = page.len();
-        let queries: Vec<(String, ResolveQuery)> = page
-            .into_iter()
-            .filter(|t| t.multiple_address != Some(true))
-            .filter_map(|t| {
-                let q = ResolveQuery {
-                    address: Some(title_address(t.property_address.as_deref()?)),
-                    postcode: t.postcode,
-                    ..ResolveQuery::default()
-                };
-                Some((t.title_number, q))
-            })
-            .collect();
-        unlinked += n - queries.len();
-        let (matches, missed) = match_all(index, queries);
-        unlinked += missed;
-        linked += titles::set_title_matches(db, MATCHER, matches).await?;
-    }
-    progress.say_line(&format!(
-        "[derive] company-owned titles linked to a UPRN: {linked}; left unlinked: {unlinked}"
-    ));
-    Ok((linked, unlinked))
-}
-
-/// Matches planning applications with no UPRN to the register with the address matcher from
-/// their address text and postcode, keeping the score; only confident matches are linked.
-/// Returns (linked, left unlinked).
-pub async fn link_applications_with(
-    db: &Db,
-    index: &terrace_matcher::AddressIndex,
-    progress: &mut Progress,
-) -> Result<(usize, usize), IngestError> {
-    let (mut linked, mut unlinked) = (0usize, 0usize);
-    let mut after = String::new();
-    loop {
-        let page = planning::unmatched_applications(db, &after, PAGE).await?;
-        let Some(last) = page.last() else { break };
-        after = last.application_id.clone();
-        let n = page.len();
-        let queries: Vec<(String, ResolveQuery)> = page
-            .into_iter()
-            .filter_map(|a| {
-                let q = ResolveQuery {
-                    address: Some(a.address?),
-                    postcode: a.postcode,
-                    ..ResolveQuery::default()
-                };
-                Some((a.application_id, q))
-            })
-            .collect();
-        // Applications without an address text are left unlinked without a query.
-        unlinked += n - queries.len();
-        let (matches, missed) = match_all(index, queries);
-        unlinked += missed;
-        linked += planning::set_application_matches(db, MATCHER, matches).await?;
-    }
-    progress.say_line(&format!(
-        "[derive] planning applications linked to a UPRN: {linked}; left unlinked: {unlinked}"
-    ));
-    Ok((linked, unlinked))
 }
 
 /// The provenance of a UARN link the address matcher made.
@@ -533,7 +380,7 @@ pub async fn link_uarns_with(
     db: &Db,
     index: &terrace_matcher::AddressIndex,
     progress: &mut Progress,
-) -> Result<(usize, usize), IngestError> {
+) -> Result<(usize, usize), BuildError> {
     let (mut linked, mut unlinked) = (0usize, 0usize);
     let mut after = 0i64;
     let now = chrono::Utc::now().naive_utc();
@@ -548,12 +395,12 @@ pub async fn link_uarns_with(
             if !seen.insert(e.uarn) {
                 continue;
             }
-            let q = ResolveQuery {
+            let q = terrace_matcher::ResolveQuery {
                 address: Some(e.address.clone()),
                 postcode: e.postcode.clone(),
-                ..ResolveQuery::default()
+                ..terrace_matcher::ResolveQuery::default()
             };
-            match confident_match(index, &q) {
+            match link::confident_match(index, &q) {
                 Some((uprn, score)) => {
                     writes.push(rating::UarnLinkRow {
                         uarn: e.uarn,
@@ -576,95 +423,16 @@ pub async fn link_uarns_with(
     Ok((linked, unlinked))
 }
 
-/// Matches council tax entries with no UPRN to the register with the address matcher from their
-/// address text and postcode, keeping the score; only confident matches are linked.
-/// Returns (linked, left unlinked).
-pub async fn link_council_tax_with(
-    db: &Db,
-    index: &terrace_matcher::AddressIndex,
-    progress: &mut Progress,
-) -> Result<(usize, usize), IngestError> {
-    let (mut linked, mut unlinked) = (0usize, 0usize);
-    let mut after = String::new();
-    loop {
-        let page = council_tax::unmatched_council_tax(db, &after, PAGE).await?;
-        let Some(last) = page.last() else { break };
-        after = last.reference.clone();
-        let queries: Vec<(String, ResolveQuery)> = page
-            .into_iter()
-            .map(|e| {
-                let q = ResolveQuery {
-                    address: Some(e.address),
-                    postcode: e.postcode,
-                    ..ResolveQuery::default()
-                };
-                (e.reference, q)
-            })
-            .collect();
-        let (matches, missed) = match_all(index, queries);
-        unlinked += missed;
-        linked += council_tax::set_council_tax_matches(db, MATCHER, matches).await?;
-    }
-    progress.say_line(&format!(
-        "[derive] council tax entries linked to a UPRN: {linked}; left unlinked: {unlinked}"
-    ));
-    Ok((linked, unlinked))
-}
-
 /// Matches Price Paid sales with no UPRN to the register with the address matcher, keeping the
 /// score; only confident matches are linked. Returns (linked, left unlinked).
 pub async fn link_price_paid(
     db: &Db,
     progress: &mut Progress,
-) -> Result<(usize, usize), IngestError> {
+) -> Result<(usize, usize), BuildError> {
     let index = terrace_address::build_index(db).await?;
-    let (linked, unlinked) = link_price_paid_with(db, &index, progress).await?;
+    let (linked, unlinked) = link_unmatched::<link::Sales>(db, &index, progress).await?;
     if linked > 0 {
         meta::bump(db, meta::Key::DataVersion, "link-price-paid").await?;
     }
-    Ok((linked, unlinked))
-}
-
-async fn link_price_paid_with(
-    db: &Db,
-    index: &terrace_matcher::AddressIndex,
-    progress: &mut Progress,
-) -> Result<(usize, usize), IngestError> {
-    let (mut linked, mut unlinked) = (0usize, 0usize);
-    let mut after = String::new();
-    let started = std::time::Instant::now();
-    loop {
-        let page = sales::unmatched_price_paid(db, &after, PAGE).await?;
-        let Some(last) = page.last() else { break };
-        after = last.transaction_id.clone();
-        let queries: Vec<(String, ResolveQuery)> = page
-            .into_iter()
-            .map(|s| {
-                let q = ResolveQuery {
-                    saon: s.saon,
-                    paon: s.paon,
-                    street: s.street,
-                    locality: s.locality,
-                    town: s.town,
-                    postcode: s.postcode,
-                    address: None,
-                };
-                (s.transaction_id, q)
-            })
-            .collect();
-        let (matches, missed) = match_all(index, queries);
-        unlinked += missed;
-        linked += sales::set_price_paid_matches(db, MATCHER, matches).await?;
-        let done = linked + unlinked;
-        if done % (PAGE as usize * 20) == 0 {
-            progress.say_line(&format!(
-                "[derive] sales checked against the register: {done} ({:.0}/s)",
-                done as f64 / started.elapsed().as_secs_f64().max(1e-3)
-            ));
-        }
-    }
-    progress.say_line(&format!(
-        "[derive] sales linked to a UPRN: {linked}; left unlinked: {unlinked}"
-    ));
     Ok((linked, unlinked))
 }

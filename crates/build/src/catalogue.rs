@@ -7,10 +7,10 @@
 //! this module says how each dataset's rows are attributed to an authority. A dataset it does not
 //! name (a new row of the table) is attributed nationally, from the load runs, until it is named.
 
-use crate::datasets::{DATASETS, Dataset};
-use crate::formats::{layers::Layer, planning_data, repd, substations};
-use crate::load::{IngestError, Progress};
+use crate::BuildError;
 use terrace_areas::coverage::{Attribution, KnownDataset};
+use terrace_ingest::formats::{layers::Layer, planning_data, repd, substations};
+use terrace_ingest::{DATASETS, Dataset, Progress};
 use terrace_store::Db;
 use terrace_store::catalogue::Linked;
 
@@ -79,7 +79,7 @@ pub fn known_datasets() -> Vec<KnownDataset> {
 }
 
 /// Builds the coverage register and the market area directory.
-pub async fn derive_catalogue(db: &Db, progress: &mut Progress) -> Result<(), IngestError> {
+pub async fn derive_catalogue(db: &Db, progress: &mut Progress) -> Result<(), BuildError> {
     let now = chrono::Utc::now().naive_utc();
     let lads =
         terrace_areas::coverage::build(db, &known_datasets(), &spatial_datasets(), now).await?;

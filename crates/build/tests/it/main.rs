@@ -1,0 +1,4 @@
+//! The build crate's integration tests in one test binary: the derived steps over stores loaded
+//! through the operator's loaders.
+
+mod real_areas;
