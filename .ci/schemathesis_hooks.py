@@ -17,6 +17,13 @@
    100 km2. Generated bodies whose polygon may break them are left out, with margins (a
    conservative box for Great Britain, an approximate area); the server's 422 for each is
    tested in gateway/tests/it/planning_lookups.rs.
+5. Saved searches. A search's name is unique on the account (a second search of a name is 422 by
+   design), which JSON Schema cannot say, so a valid generated name is made unique, as the
+   idempotency key is. A saved search's `parameters` are the stored operation's own parameters,
+   and the body's `oneOf` states them operation by operation; bodies storing one of the
+   operations left out of this run (their schemas do not state every rule yet: `.ci/schemathesis.sh`)
+   are left out with them, and the period rule of item 3 applies inside `parameters` too. Their
+   422s through a saved search are tested in gateway/tests/it/saved_searches.rs.
 """
 
 import re
@@ -28,11 +35,25 @@ VALID_KEY = re.compile(r"[!-~]{1,255}")
 MONTH = re.compile(r"[0-9]{4}-[0-9]{2}")
 
 
+NON_BLANK = re.compile(r"[^ \t\n\r]")
+SAVED_SEARCH_NAMED = {"saved_searches_create", "saved_searches_update"}
+# Operations left out of the run in .ci/schemathesis.sh: a saved search storing one is left out too.
+NOT_FUZZED = {"auctions_lots", "sourcing_commercial", "energy_retrofit_candidates"}
+
+
 @schemathesis.hook
 def before_call(ctx, case, kwargs):
     key = (case.headers or {}).get("Idempotency-Key")
     if isinstance(key, str) and VALID_KEY.fullmatch(key):
         case.headers["Idempotency-Key"] = str(uuid.uuid4())
+    operation = getattr(case, "operation", None)
+    raw = getattr(getattr(operation, "definition", None), "raw", None) or {}
+    operation_id = raw.get("operationId")
+    body = case.body if isinstance(getattr(case, "body", None), dict) else None
+    if operation_id in SAVED_SEARCH_NAMED and body is not None:
+        name = body.get("name")
+        if isinstance(name, str) and NON_BLANK.search(name) and 1 <= len(name) <= 100:
+            body["name"] = (name[:60] + " " + uuid.uuid4().hex)[:100]
 
 
 def _ordered(values) -> bool:
@@ -92,10 +113,18 @@ def _polygon_ok(area) -> bool:
     return vertices <= 1000 and 0.01 < km2 < 90
 
 
+def _saved_search_ok(body) -> bool:
+    if not isinstance(body, dict) or "parameters" not in body:
+        return True
+    if body.get("operation") in NOT_FUZZED:
+        return False
+    return _ordered(body.get("parameters"))
+
+
 @schemathesis.hook
 def filter_body(ctx, body):
     polygon = body.get("area_geojson") if isinstance(body, dict) else None
-    return _ordered(body) and _polygon_ok(polygon)
+    return _ordered(body) and _polygon_ok(polygon) and _saved_search_ok(body)
 
 
 def _one_group(ctx, query) -> bool:
