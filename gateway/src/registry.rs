@@ -44,7 +44,9 @@ pub enum Price {
     PerItem(i64),
     /// A saved search's run: exactly what the stored operation charges for the answer it gives
     /// (its own price rule), never more than `at_most`, the dearest searchable operation's price.
-    OfStoredOperation { at_most: i64 },
+    OfStoredOperation {
+        at_most: i64,
+    },
 }
 
 impl Price {

@@ -97,7 +97,11 @@ const PARAMETERS: [&str; 2] = ["body", "parameters"];
 fn types_of(s: &Value) -> Vec<String> {
     let mut out: Vec<String> = match &s["type"] {
         Value::String(t) => vec![t.clone()],
-        Value::Array(a) => a.iter().filter_map(Value::as_str).map(String::from).collect(),
+        Value::Array(a) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .map(String::from)
+            .collect(),
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => Vec::new(),
     };
     for k in ["anyOf", "oneOf"] {
@@ -152,7 +156,9 @@ fn type_errors(decl: &OpDecl, parameters: &Map<String, Value>) -> Vec<FieldError
         };
         let mut loc = PARAMETERS.to_vec();
         loc.push(name);
-        errors.push(FieldError::new(&loc, kind, format!("Input should be {what}")).with_input(v.clone()));
+        errors.push(
+            FieldError::new(&loc, kind, format!("Input should be {what}")).with_input(v.clone()),
+        );
     }
     errors
 }
@@ -564,15 +570,14 @@ impl Operation for UpdateOp {
             validate(op, p)?;
         }
         let parameters = b.parameters.map(|p| Value::Object(p).to_string());
-        let changed = match st::update(db, account, &id, b.name.clone(), parameters, stamp(ctx))
-            .await
-        {
-            Ok(n) => n,
-            Err(StoreError::Conflict(_)) => {
-                return Err(name_taken(b.name.as_deref().unwrap_or_default()));
-            }
-            Err(e) => return Err(e.into()),
-        };
+        let changed =
+            match st::update(db, account, &id, b.name.clone(), parameters, stamp(ctx)).await {
+                Ok(n) => n,
+                Err(StoreError::Conflict(_)) => {
+                    return Err(name_taken(b.name.as_deref().unwrap_or_default()));
+                }
+                Err(e) => return Err(e.into()),
+            };
         // Deleted between the read and the write: the delete stands.
         if changed == 0 {
             return Err(not_found(&id));
