@@ -22,7 +22,10 @@
    idempotency key is. A saved search's `parameters` are the stored operation's own parameters,
    and the body's `oneOf` states them operation by operation; bodies storing one of the
    operations left out of this run (their schemas do not state every rule yet: `.ci/schemathesis.sh`)
-   are left out with them, and the period rule of item 3 applies inside `parameters` too. Their
+   are left out with them, and the period rule of item 3 applies inside `parameters` too. A
+   PATCH's new `parameters` must be those of the operation the search named in the path stores,
+   which no schema of the PATCH body can state: generated PATCH bodies with `parameters` are left
+   out (renames are fuzzed). Their
    422s through a saved search are tested in gateway/tests/it/saved_searches.rs.
 """
 
@@ -113,9 +116,18 @@ def _polygon_ok(area) -> bool:
     return vertices <= 1000 and 0.01 < km2 < 90
 
 
-def _saved_search_ok(body) -> bool:
+def _operation_id(ctx):
+    raw = getattr(getattr(getattr(ctx, "operation", None), "definition", None), "raw", None) or {}
+    return raw.get("operationId")
+
+
+def _saved_search_ok(ctx, body) -> bool:
     if not isinstance(body, dict) or "parameters" not in body:
         return True
+    # New parameters of a PATCH are the stored operation's, which depends on the search named in
+    # the path: no schema of the PATCH body can state them (tested in saved_searches.rs).
+    if _operation_id(ctx) == "saved_searches_update":
+        return False
     if body.get("operation") in NOT_FUZZED:
         return False
     return _ordered(body.get("parameters"))
@@ -124,7 +136,7 @@ def _saved_search_ok(body) -> bool:
 @schemathesis.hook
 def filter_body(ctx, body):
     polygon = body.get("area_geojson") if isinstance(body, dict) else None
-    return _ordered(body) and _polygon_ok(polygon) and _saved_search_ok(body)
+    return _ordered(body) and _polygon_ok(polygon) and _saved_search_ok(ctx, body)
 
 
 def _one_group(ctx, query) -> bool:
