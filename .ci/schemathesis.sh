@@ -44,6 +44,9 @@ KEY=$("$BIN" accounts create --name schemathesis --credits 100000000 2>/dev/null
 #   are a subset of the area-id grammar; each rule is tested in gateway/tests/it/listings_market.rs.
 # - auctions_comps and market_commercial_market have an `x-exactly-one-of` (uprn or
 #   postcode_district; area or lad_code): their coverage phase is off (.ci/schemathesis.toml).
+# - the five saved-search operations are fuzzed: a generated search name is made unique by the
+#   hook (names are unique per account, by design), and the order rules apply inside a stored
+#   operation's `parameters` (.ci/schemathesis_hooks.py, item 5; .ci/schemathesis.toml).
 PYTHONPATH=.ci SCHEMATHESIS_HOOKS=schemathesis_hooks "$ST" --config-file .ci/schemathesis.toml \
   run "http://127.0.0.1:$PORT/openapi.json" \
   -H "Authorization: Bearer $KEY" \

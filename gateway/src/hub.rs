@@ -348,6 +348,9 @@ async fn render(
             crate::registry::Price::Free => "free".to_string(),
             crate::registry::Price::PerCall(n) => n.to_string(),
             crate::registry::Price::PerItem(n) => format!("{n} per answered item"),
+            crate::registry::Price::OfStoredOperation { at_most } => {
+                format!("the stored operation's price (at most {at_most})")
+            }
         };
         html.push_str(&format!(
             "<tr><td><code>{}</code><br><span class=\"mute\">{}</span></td><td><code>{} {}</code></td><td class=\"n\">{}</td></tr>",

@@ -147,6 +147,7 @@ pub fn document() -> Value {
             {"name": "auctions", "description": "Auction lots, quarterly statistics, comparables and the discount to valuation, distressed properties: from the operator's auction lot feed (free)"},
             {"name": "areas", "description": "Area ids, resolving names and codes, reverse geocoding, the coverage register"},
             {"name": "ownership", "description": "Company-owned titles, their proprietors and the companies behind them"},
+            {"name": "saved_searches", "description": "Saved searches: an account's named searches over the searchable operations, run at the stored operation's price"},
             {"name": "account", "description": "Balance, usage and API keys (free)"},
         ],
         "paths": paths,

@@ -42,6 +42,11 @@ pub enum Price {
     PerCall(i64),
     /// A batch: the unit price per answered item (never more than the single calls).
     PerItem(i64),
+    /// A saved search's run: exactly what the stored operation charges for the answer it gives
+    /// (its own price rule), never more than `at_most`, the dearest searchable operation's price.
+    OfStoredOperation {
+        at_most: i64,
+    },
 }
 
 impl Price {
@@ -50,6 +55,7 @@ impl Price {
         match self {
             Price::Free => 0,
             Price::PerCall(n) | Price::PerItem(n) => n,
+            Price::OfStoredOperation { at_most } => at_most,
         }
     }
 
@@ -58,6 +64,7 @@ impl Price {
             Price::Free => "free",
             Price::PerCall(_) => "per_call",
             Price::PerItem(_) => "per_answered_item",
+            Price::OfStoredOperation { .. } => "price_of_stored_operation",
         }
     }
 
@@ -68,12 +75,21 @@ impl Price {
             Price::Free => "Free (0 credits).".to_string(),
             Price::PerCall(n) => format!("Costs {n} credit{} per successful call.", plural(n)),
             Price::PerItem(n) => format!("Costs {n} credit{} per answered item.", plural(n)),
+            Price::OfStoredOperation { at_most } => format!(
+                "Costs the price of the stored operation: exactly what a direct call of it with the saved parameters would charge for the answer it gives (at most {at_most} credit{}).",
+                plural(at_most)
+            ),
         }
     }
 
     /// The most a call can cost before it runs (for the early 402): a batch's minimum is one item.
+    /// A saved search's run asks nothing up front here: it applies the stored operation's own
+    /// early 402 once it knows which operation that is.
     pub fn upfront(self) -> i64 {
-        self.credits()
+        match self {
+            Price::Free | Price::PerCall(_) | Price::PerItem(_) => self.credits(),
+            Price::OfStoredOperation { .. } => 0,
+        }
     }
 }
 
@@ -403,6 +419,8 @@ impl Answer {
             Price::Free => 0,
             Price::PerCall(n) => n * self.charged_items.map_or(1, |c| c.min(1)),
             Price::PerItem(n) => n * self.charged_items.unwrap_or(0),
+            // The run states the stored operation's charge for its answer in `charged_items`.
+            Price::OfStoredOperation { at_most } => self.charged_items.unwrap_or(0).min(at_most),
         }
     }
 }

@@ -19,6 +19,7 @@
 //! - [`valuation`]: the valuation vintage, the vintages built and the accuracy rows;
 //! - [`catalogue`]: the coverage register, the market area directory and the district directories;
 //! - [`accounts`], [`oauth`]: accounts, keys, the credit ledger, OAuth clients and grants;
+//! - [`saved_searches`]: saved searches (an account's stored declarations of searchable operations);
 //! - [`loads`]: load accounting; [`meta`]: the typed key-value facts.
 //!
 //! - [`gpkg`]: reading a GeoPackage file (an SQLite file that is not the store) for a loader;
@@ -68,6 +69,7 @@ pub mod oauth;
 pub mod planning;
 pub mod rating;
 pub mod sales;
+pub mod saved_searches;
 pub mod schema;
 pub mod spatial;
 pub mod testing;

@@ -16,6 +16,7 @@ pub mod market;
 pub mod ownership;
 pub mod planning;
 pub mod property;
+pub mod saved_searches;
 pub mod valuation;
 
 use crate::registry::OpDecl;
@@ -36,6 +37,7 @@ pub static FAMILIES: &[&[&OpDecl]] = &[
     auctions::OPS,
     areas::OPS,
     ownership::OPS,
+    saved_searches::OPS,
     account::OPS,
 ];
 

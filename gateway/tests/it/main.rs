@@ -44,6 +44,7 @@ mod rental;
 mod report;
 mod retrofit;
 mod risk;
+mod saved_searches;
 mod security;
 mod stock;
 mod surface;

@@ -52,6 +52,12 @@ fn every_declared_operation_is_a_tool_with_its_price_and_limits() {
                     op.id
                 )
             }
+            Price::OfStoredOperation { at_most } => assert!(
+                description.contains("the price of the stored operation")
+                    && description.contains(&format!("at most {at_most} credit")),
+                "{}",
+                op.id
+            ),
         }
         assert_eq!(
             tool["annotations"]["readOnlyHint"],

@@ -177,6 +177,13 @@ async fn the_mcp_python_sdk_drives_every_tool_and_signs_in_like_the_common_hosts
     valid["auctions_comps"] = json!({"postcode_district": "XT1", "limit": 5});
     valid["auctions_discount"] = json!({"postcode_district": "XT1"});
     valid["auctions_distressed"] = json!({"limit": 5});
+    valid["saved_searches_create"] =
+        json!({"name": "sdk search", "operation": "auctions_lots", "parameters": {"limit": 5}});
+    valid["saved_searches_list"] = json!({"limit": 5});
+    // An id no search has: a 404 tool error, not a refusal of the arguments.
+    valid["saved_searches_update"] = json!({"search_id": "ss_none", "name": "renamed"});
+    valid["saved_searches_delete"] = json!({"search_id": "ss_none"});
+    valid["saved_searches_run"] = json!({"search_id": "ss_none"});
     let hosts: Vec<Value> = crate::oauth::host_registrations()
         .into_iter()
         .map(|(name, body)| json!([name, body]))

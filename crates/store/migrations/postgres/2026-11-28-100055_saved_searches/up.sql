@@ -4,7 +4,7 @@
 -- the last run".
 CREATE TABLE saved_searches (
     search_id TEXT PRIMARY KEY NOT NULL,
-    account_id BIGINT NOT NULL,
+    account_id BIGINT NOT NULL REFERENCES accounts (id),
     name TEXT NOT NULL,
     operation TEXT NOT NULL,
     parameters TEXT NOT NULL,

@@ -67,9 +67,11 @@ pub async fn page(
             .into_boxed();
         if let Some((t, id)) = &after {
             q = q.filter(
-                saved_searches::created_at.lt(*t).or(saved_searches::created_at
-                    .eq(*t)
-                    .and(saved_searches::search_id.lt(id.clone()))),
+                saved_searches::created_at
+                    .lt(*t)
+                    .or(saved_searches::created_at
+                        .eq(*t)
+                        .and(saved_searches::search_id.lt(id.clone()))),
             );
         }
         q.load(c).await?
@@ -91,30 +93,33 @@ pub async fn update(
         .filter(saved_searches::account_id.eq(account))
         .filter(saved_searches::search_id.eq(search_id.to_string()));
     Ok(with_conn!(db, |c| match (&name, &parameters) {
-        (Some(n), Some(p)) => diesel::update(target)
-            .set((
-                saved_searches::name.eq(n.clone()),
-                saved_searches::parameters.eq(p.clone()),
-                saved_searches::last_run_keys.eq(None::<String>),
-                saved_searches::updated_at.eq(now),
-            ))
-            .execute(c)
-            .await?,
-        (Some(n), None) => diesel::update(target)
-            .set((
-                saved_searches::name.eq(n.clone()),
-                saved_searches::updated_at.eq(now),
-            ))
-            .execute(c)
-            .await?,
-        (None, Some(p)) => diesel::update(target)
-            .set((
-                saved_searches::parameters.eq(p.clone()),
-                saved_searches::last_run_keys.eq(None::<String>),
-                saved_searches::updated_at.eq(now),
-            ))
-            .execute(c)
-            .await?,
+        (Some(n), Some(p)) =>
+            diesel::update(target)
+                .set((
+                    saved_searches::name.eq(n.clone()),
+                    saved_searches::parameters.eq(p.clone()),
+                    saved_searches::last_run_keys.eq(None::<String>),
+                    saved_searches::updated_at.eq(now),
+                ))
+                .execute(c)
+                .await?,
+        (Some(n), None) =>
+            diesel::update(target)
+                .set((
+                    saved_searches::name.eq(n.clone()),
+                    saved_searches::updated_at.eq(now),
+                ))
+                .execute(c)
+                .await?,
+        (None, Some(p)) =>
+            diesel::update(target)
+                .set((
+                    saved_searches::parameters.eq(p.clone()),
+                    saved_searches::last_run_keys.eq(None::<String>),
+                    saved_searches::updated_at.eq(now),
+                ))
+                .execute(c)
+                .await?,
         (None, None) => 0,
     }))
 }
@@ -130,24 +135,31 @@ pub async fn delete(db: &Db, account: i64, search_id: &str) -> StoreResult<usize
     .await?))
 }
 
-/// Records a run: when, and the row keys it returned. Returns the rows changed (0 when the
-/// search was deleted meanwhile).
+/// Records a run: when, and the row keys it returned (kept as they were when the answer had no
+/// rows). Returns the rows changed (0 when the search was deleted meanwhile).
 pub async fn record_run(
     db: &Db,
     account: i64,
     search_id: &str,
     at: NaiveDateTime,
-    keys: String,
+    keys: Option<String>,
 ) -> StoreResult<usize> {
-    Ok(with_conn!(db, |c| diesel::update(
-        saved_searches::table
-            .filter(saved_searches::account_id.eq(account))
-            .filter(saved_searches::search_id.eq(search_id.to_string()))
-    )
-    .set((
-        saved_searches::last_run_at.eq(Some(at)),
-        saved_searches::last_run_keys.eq(Some(keys)),
-    ))
-    .execute(c)
-    .await?))
+    let target = saved_searches::table
+        .filter(saved_searches::account_id.eq(account))
+        .filter(saved_searches::search_id.eq(search_id.to_string()));
+    Ok(with_conn!(db, |c| match &keys {
+        Some(k) =>
+            diesel::update(target)
+                .set((
+                    saved_searches::last_run_at.eq(Some(at)),
+                    saved_searches::last_run_keys.eq(Some(k.clone())),
+                ))
+                .execute(c)
+                .await?,
+        None =>
+            diesel::update(target)
+                .set(saved_searches::last_run_at.eq(Some(at)))
+                .execute(c)
+                .await?,
+    }))
 }
