@@ -17,6 +17,7 @@ pub mod addressbase;
 pub mod auction_lots;
 pub mod blm;
 pub mod boundaries;
+pub mod building_attributes;
 pub mod brma;
 pub mod ccod_ocod;
 pub mod codepoint;
