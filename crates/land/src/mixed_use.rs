@@ -17,8 +17,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use terrace_core::AreaId;
-use terrace_core::cursor::{CursorScope, Page};
 use terrace_core::Violation;
+use terrace_core::cursor::{CursorScope, Page};
 use terrace_store::buildings::{self, UnitEvidenceRow};
 
 /// What is asked.

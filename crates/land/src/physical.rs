@@ -111,12 +111,8 @@ pub fn outline_geojson(mp: &geo::MultiPolygon<f64>) -> Option<serde_json::Value>
     let ring = |r: &geo::LineString<f64>| -> Option<Vec<[f64; 2]>> {
         r.coords()
             .map(|c| {
-                terrace_geo::wgs84_from_bng(c.x, c.y).map(|(lon, lat)| {
-                    [
-                        (lon * 1e7).round() / 1e7,
-                        (lat * 1e7).round() / 1e7,
-                    ]
-                })
+                terrace_geo::wgs84_from_bng(c.x, c.y)
+                    .map(|(lon, lat)| [(lon * 1e7).round() / 1e7, (lat * 1e7).round() / 1e7])
             })
             .collect()
     };
@@ -340,15 +336,13 @@ impl Attributes {
 /// 0 is none).
 async fn solar(ctx: &LandCtx, uprn: i64) -> Result<Fact<bool>, LandError> {
     let certs = epc::epc_for_uprn(&ctx.db, uprn).await?;
-    let newest = certs
-        .iter()
-        .max_by(|a, b| {
-            a.lodgement_date
-                .is_some()
-                .cmp(&b.lodgement_date.is_some())
-                .then(a.lodgement_date.cmp(&b.lodgement_date))
-                .then(a.lmk_key.cmp(&b.lmk_key))
-        });
+    let newest = certs.iter().max_by(|a, b| {
+        a.lodgement_date
+            .is_some()
+            .cmp(&b.lodgement_date.is_some())
+            .then(a.lodgement_date.cmp(&b.lodgement_date))
+            .then(a.lmk_key.cmp(&b.lmk_key))
+    });
     Ok(match newest {
         Some(c) => match c.photo_supply {
             Some(p) => Fact::ok(

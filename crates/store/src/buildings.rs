@@ -116,7 +116,10 @@ pub async fn address_footprints_of(
 /// How many addresses are linked to a footprint.
 pub async fn address_footprint_count(db: &Db) -> StoreResult<i64> {
     Ok(with_conn!(db, |c| {
-        address_footprints::table.count().get_result::<i64>(c).await?
+        address_footprints::table
+            .count()
+            .get_result::<i64>(c)
+            .await?
     }))
 }
 
@@ -206,7 +209,9 @@ pub async fn building_unit_evidence(
         .map(i64::to_string)
         .collect::<Vec<_>>()
         .join(",");
-    let sql = evidence_sql(&format!("(a.uprn IN ({list}) OR a.parent_uprn IN ({list}))"));
+    let sql = evidence_sql(&format!(
+        "(a.uprn IN ({list}) OR a.parent_uprn IN ({list}))"
+    ));
     Ok(with_conn!(db, |c| {
         diesel::sql_query(sql.as_str()).load(c).await?
     }))

@@ -10,8 +10,8 @@
 
 use crate::db::{Db, StoreResult};
 use crate::schema::{epc_certificates, epc_elements, epc_recommendations};
-use crate::scope::placeholder;
 use crate::scope::AreaScope;
+use crate::scope::placeholder;
 use crate::{keyed_ops, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;

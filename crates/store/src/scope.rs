@@ -95,4 +95,3 @@ pub(crate) fn placeholder(db: &Db) -> &'static str {
         crate::db::Backend::Postgres => "$1",
     }
 }
-

@@ -2,11 +2,11 @@
 //! profile, the H3 density and plot utilisation.
 
 use crate::error::ApiError;
-use crate::input::{In, cursor_refused, invalid};
+use crate::input::{In, cursor_refused};
 use crate::registry::{Ctx, Json, OpDecl, Operation, Price};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use terrace_core::{AreaId, UprnEntry, Violation};
+use terrace_core::{AreaId, UprnEntry};
 use terrace_land::density::{DensityQuery, H3Density};
 use terrace_land::mixed_use::{MixedUseBuildings, MixedUseQuery};
 use terrace_land::physical::PhysicalBatch;
@@ -56,40 +56,14 @@ pub struct PlotBody {
 /// 422; any other that names no local authority or LSOA is a 404 saying which kinds are answered
 /// (the schema cannot state the kinds' forms, as for the catalogue; docs/API-DESIGN.md).
 fn land_area(raw: &str, at: In) -> Result<AreaId, ApiError> {
-    if terrace_core::patterns::is_blank(raw) {
-        return Err(invalid(
-            at,
-            vec![
-                Violation::new(&["area_id"], "value_error", "Value error, area_id is blank")
-                    .with_input(raw.to_string()),
-            ],
-        ));
-    }
-    let not_found =
-        |why: String| ApiError::NotFound(format!("land figures for the area {raw:?} ({why})"));
-    let id = AreaId::parse(raw.trim()).map_err(|e| not_found(e.to_string()))?;
-    terrace_land::scope_of(&id).map_err(|v| not_found(v.message))?;
-    Ok(id)
+    crate::input::area_id_for(raw, at, "land figures", terrace_land::scope_of)
 }
 
 /// An area id the address-based building operations answer for (every kind the one mapping
 /// names, `terrace_store::scope`). A blank one is a 422; any other that names no such area is a
 /// 404 saying which kinds are answered.
 fn building_area(raw: &str, at: In) -> Result<AreaId, ApiError> {
-    if terrace_core::patterns::is_blank(raw) {
-        return Err(invalid(
-            at,
-            vec![
-                Violation::new(&["area_id"], "value_error", "Value error, area_id is blank")
-                    .with_input(raw.to_string()),
-            ],
-        ));
-    }
-    let not_found =
-        |why: String| ApiError::NotFound(format!("building figures for the area {raw:?} ({why})"));
-    let id = AreaId::parse(raw.trim()).map_err(|e| not_found(e.to_string()))?;
-    terrace_land::area_scope(&id).map_err(|v| not_found(v.message))?;
-    Ok(id)
+    crate::input::area_id_for(raw, at, "building figures", terrace_land::area_scope)
 }
 
 fn one() -> i64 {

@@ -154,7 +154,11 @@ mod tests {
         );
         let lines: Vec<u64> = bad.iter().map(|b| b.line).collect();
         assert_eq!(lines, vec![3, 4, 5, 6, 8]);
-        assert!(bad[0].reason.contains("records no attribute"), "{:?}", bad[0]);
+        assert!(
+            bad[0].reason.contains("records no attribute"),
+            "{:?}",
+            bad[0]
+        );
         assert!(bad[1].reason.contains("floors"));
         assert!(bad[2].reason.contains("basement"));
         assert!(bad[3].reason.contains("UPRN"));
