@@ -513,6 +513,32 @@ pub fn month_param(
 
 /// A refused cursor: a malformed token is a 422 at `cursor` in `at`; a well-formed one the query
 /// did not write names no page, a 404 (`terrace_core::cursor`).
+/// An area id of a family's operations. A blank one is a 422; any other that does not parse, or
+/// that `accepts` refuses (a kind the family does not answer), is a 404 saying why (the schema
+/// cannot state the kinds' forms; docs/API-DESIGN.md).
+pub fn area_id_for<T>(
+    raw: &str,
+    at: In,
+    figures: &str,
+    accepts: impl Fn(&terrace_core::AreaId) -> Result<T, Violation>,
+) -> Result<terrace_core::AreaId, crate::error::ApiError> {
+    if terrace_core::patterns::is_blank(raw) {
+        return Err(invalid(
+            at,
+            vec![
+                Violation::new(&["area_id"], "value_error", "Value error, area_id is blank")
+                    .with_input(raw.to_string()),
+            ],
+        ));
+    }
+    let not_found = |why: String| {
+        crate::error::ApiError::NotFound(format!("{figures} for the area {raw:?} ({why})"))
+    };
+    let id = terrace_core::AreaId::parse(raw.trim()).map_err(|e| not_found(e.to_string()))?;
+    accepts(&id).map_err(|v| not_found(v.message))?;
+    Ok(id)
+}
+
 pub fn cursor_refused(at: In, e: terrace_core::CursorError) -> crate::error::ApiError {
     match e {
         terrace_core::CursorError::Malformed(v) => invalid(at, vec![v]),

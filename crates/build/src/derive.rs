@@ -29,6 +29,17 @@ pub const FAMILY_STEPS: &[(&str, Step)] = &[
     ("land links", |db, p| {
         Box::pin(async move { link_land(db, p).await.map(|_| ()) })
     }),
+    ("address footprints", |db, p| {
+        Box::pin(async move {
+            Ok(terrace_land::footprints::link_addresses(
+                db,
+                chrono::Utc::now().naive_utc(),
+                &mut |s| p.say_line(s),
+            )
+            .await
+            .map(|_| ())?)
+        })
+    }),
 ];
 
 /// Builds the asking-price and rent indices from the listing snapshots, the rent index checked

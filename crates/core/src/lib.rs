@@ -49,5 +49,5 @@ pub use ids::{GssCode, IdError, Nation, Uarn, Uprn, UprnEntry};
 pub use month::{Month, MonthError};
 pub use postcode::{Postcode, PostcodeError};
 pub use rng::SplitMix64;
-pub use status::{Flag, Provenance, Unavailable};
+pub use status::{Fact, FigureStatus, Flag, Provenance, Unavailable};
 pub use violation::Violation;

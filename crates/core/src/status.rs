@@ -68,3 +68,48 @@ mod tests {
         );
     }
 }
+
+/// Whether a figure could be read or computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FigureStatus {
+    Ok,
+    NotAvailable,
+}
+
+/// One fact with its source and confidence, or `not_available` with the reason.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct Fact<T> {
+    pub status: FigureStatus,
+    pub value: Option<T>,
+    pub source: Option<String>,
+    pub confidence: Option<f64>,
+    /// What the value is read from, or why there is none.
+    pub note: String,
+}
+
+impl<T> Fact<T> {
+    /// A value read from a stored row of `source`, at that source's confidence.
+    pub fn ok(value: T, source: &str, note: String) -> Fact<T> {
+        Fact {
+            status: FigureStatus::Ok,
+            value: Some(value),
+            confidence: Some(
+                crate::sources::confidence_of(source).unwrap_or(crate::sources::DEFAULT_CONFIDENCE),
+            ),
+            source: Some(source.to_string()),
+            note,
+        }
+    }
+
+    /// No value, with the reason.
+    pub fn not_available(reason: impl Into<String>) -> Fact<T> {
+        Fact {
+            status: FigureStatus::NotAvailable,
+            value: None,
+            source: None,
+            confidence: None,
+            note: reason.into(),
+        }
+    }
+}

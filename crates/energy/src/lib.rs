@@ -14,11 +14,9 @@ pub mod profile;
 pub mod retrofit;
 pub mod solar;
 
-use schemars::JsonSchema;
-use serde::Serialize;
 use terrace_areas::AreasCtx;
-use terrace_core::{AreaId, AreaKind, Violation};
-use terrace_store::epc::AreaScope;
+use terrace_core::{AreaId, Violation};
+use terrace_store::scope::{AREA_KINDS, AreaScope};
 use terrace_store::{Db, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -40,43 +38,20 @@ pub struct EnergyCtx {
     pub areas: AreasCtx,
 }
 
-/// Whether a figure could be read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FigureStatus {
-    Ok,
-    NotAvailable,
-}
+pub use terrace_core::FigureStatus;
 
-/// The area kinds the energy operations answer for.
-pub const AREA_KINDS: &str = "a local authority (lad:), an LSOA (lsoa:), an MSOA (msoa:), a ward (ward:), a county (county:), a region (region:), a country (country:), a postcode district (district:), sector (sector:) or unit (unit:), or an H3 resolution-8 cell (h3:)";
-
-/// The addresses an area id names, or the violation that says which kinds are answered.
-/// Every kind the areas family resolves whose addresses the store can name is answered: by the
-/// address's own codes (local authority, LSOA), its postcode's directory entry (MSOA, ward,
-/// county, region, country), its postcode (unit, sector, district) or its H3 cell. A postcode
-/// area, a built-up area, a planning authority and a place have no address list here.
+/// The addresses an area id names (the one mapping, `terrace_store::scope`), or the violation
+/// that says which kinds are answered: every kind the areas family resolves but a postcode area,
+/// a built-up area, a planning authority and a place.
 pub fn scope_of(id: &AreaId) -> Result<AreaScope, Violation> {
-    let code = id.code().to_string();
-    match id.kind() {
-        AreaKind::Lad => Ok(AreaScope::Lad(code)),
-        AreaKind::Lsoa => Ok(AreaScope::Lsoa(code)),
-        AreaKind::Msoa => Ok(AreaScope::Msoa(code)),
-        AreaKind::Ward => Ok(AreaScope::Ward(code)),
-        AreaKind::County => Ok(AreaScope::County(code)),
-        AreaKind::Region => Ok(AreaScope::Region(code)),
-        AreaKind::Country => Ok(AreaScope::Country(code)),
-        AreaKind::Unit => Ok(AreaScope::Unit(code)),
-        AreaKind::Sector => Ok(AreaScope::Sector(code)),
-        AreaKind::District => Ok(AreaScope::District(code)),
-        AreaKind::H3 => Ok(AreaScope::H3(code)),
-        AreaKind::Area | AreaKind::Bua | AreaKind::Lpa | AreaKind::Place => Err(Violation::new(
+    AreaScope::of(id).ok_or_else(|| {
+        Violation::new(
             &["area_id"],
             "value_error",
             format!("energy figures are answered for {AREA_KINDS}"),
         )
-        .with_input(id.to_string())),
-    }
+        .with_input(id.to_string())
+    })
 }
 
 /// Not found unless the area is loaded (the areas family's index knows it).

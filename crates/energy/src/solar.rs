@@ -10,49 +10,13 @@
 //! (roof area, pitch and orientation from a LIDAR surface, a stated yield per kWp) are loaded:
 //! none is, so the yield is `not_available` with that reason.
 
-use crate::{EnergyCtx, EnergyError, FigureStatus};
+use crate::{EnergyCtx, EnergyError};
 use geo::Contains;
 use schemars::JsonSchema;
 use serde::Serialize;
-use terrace_core::UprnEntry;
-use terrace_core::sources::confidence_of;
+use terrace_core::{Fact, UprnEntry};
 use terrace_store::epc::{self, EpcRow};
 use terrace_store::{address, land};
-
-/// One fact with its source, or `not_available` with the reason.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct Fact<T> {
-    pub status: FigureStatus,
-    pub value: Option<T>,
-    pub source: Option<String>,
-    pub confidence: Option<f64>,
-    /// What the value is read from, or why there is none.
-    pub note: String,
-}
-
-impl<T> Fact<T> {
-    fn ok(value: T, source: &str, note: String) -> Fact<T> {
-        Fact {
-            status: FigureStatus::Ok,
-            value: Some(value),
-            confidence: Some(
-                confidence_of(source).unwrap_or(terrace_core::sources::DEFAULT_CONFIDENCE),
-            ),
-            source: Some(source.to_string()),
-            note,
-        }
-    }
-
-    fn not_available(reason: impl Into<String>) -> Fact<T> {
-        Fact {
-            status: FigureStatus::NotAvailable,
-            value: None,
-            source: None,
-            confidence: None,
-            note: reason.into(),
-        }
-    }
-}
 
 /// What the data holds about one property's roof and panels.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]

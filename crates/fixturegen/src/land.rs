@@ -252,10 +252,25 @@ pub struct LandCases {
     /// A house's UPRN and the INSPIRE id of its plot.
     pub sample_uprn: u64,
     pub sample_land_id: i64,
+    /// The building-attributes operator feed: its file, rows written (the malformed one
+    /// included), and the sample house's attributes as written.
+    pub attributes_file: String,
+    pub attributes_rows: usize,
+    pub sample_floors: i32,
+    pub sample_roof_shape: String,
 }
+
+/// The building-attributes operator feed of the fixture world (docs/DATA.md).
+pub const ATTRIBUTES_FILE: &str = "buildings/building_attributes.csv";
+const ATTRIBUTES_HEADER: &str =
+    "uprn,floors,basement,green_roof,construction_material,roof_shape,roof_material,solar_panels";
+const MATERIALS: [&str; 4] = ["Brick", "Stone", "Timber frame", "Concrete"];
+const ROOF_SHAPES: [&str; 3] = ["gabled", "hipped", "flat"];
+const ROOF_MATERIALS: [&str; 3] = ["slate", "clay tiles", "concrete tiles"];
 
 struct Plot {
     id: i64,
+    uprn: u64,
     x: f64,
     y: f64,
     building: bool,
@@ -300,7 +315,13 @@ impl Land {
             self.cases.unmeasured_lad = code.to_string();
         }
         self.cases.parcels_with_building += usize::from(building);
-        self.plots.push(Plot { id, x, y, building });
+        self.plots.push(Plot {
+            id,
+            uprn,
+            x,
+            y,
+            building,
+        });
     }
 
     /// Writes the GML (the plots, then one member with an unclosed ring) and the buildings;
@@ -308,7 +329,14 @@ impl Land {
     pub fn finish(
         mut self,
         out_dir: &std::path::Path,
-    ) -> std::io::Result<(crate::out::FileStat, crate::out::FileStat, u64, LandCases)> {
+    ) -> std::io::Result<(
+        crate::out::FileStat,
+        crate::out::FileStat,
+        u64,
+        crate::out::FileStat,
+        u64,
+        LandCases,
+    )> {
         let mut gml = inspire_header(self.plots.len() + 1);
         let mut footprints = Vec::new();
         for p in &self.plots {
@@ -331,6 +359,38 @@ impl Land {
         let gml_bytes = crate::out::write_whole(out_dir, INSPIRE_FILE, &gml)?;
         let geojson = os_buildings_geojson(&footprints);
         let b_bytes = crate::out::write_whole(out_dir, BUILDINGS_FILE, &geojson)?;
+        // Attributes for every other building (the sample's first), then one malformed row.
+        let mut attrs = format!("{ATTRIBUTES_HEADER}\n");
+        let mut rows = 0usize;
+        for (i, p) in self.plots.iter().filter(|p| p.building).enumerate() {
+            if i % 2 != 0 {
+                continue;
+            }
+            let floors = 1 + (i % 3) as i32;
+            let yn = |b: bool| if b { "Y" } else { "N" };
+            // Solar panels: not recorded on every fourth row.
+            let solar = if i % 8 == 4 { "" } else { yn(i % 3 == 0) };
+            attrs.push_str(&format!(
+                "{},{floors},{},{},{},{},{},{solar}\n",
+                p.uprn,
+                yn(i % 5 == 0),
+                yn(i % 7 == 0),
+                MATERIALS[i % 4],
+                ROOF_SHAPES[i % 3],
+                ROOF_MATERIALS[i % 3],
+            ));
+            if p.uprn == self.cases.sample_uprn {
+                self.cases.sample_floors = floors;
+                self.cases.sample_roof_shape = ROOF_SHAPES[i % 3].to_string();
+            }
+            rows += 1;
+        }
+        let attrs_bad_line = rows as u64 + 2;
+        attrs.push_str(&format!("{},many,N,N,,,,\n", self.cases.sample_uprn));
+        rows += 1;
+        let a_bytes = crate::out::write_whole(out_dir, ATTRIBUTES_FILE, &attrs)?;
+        self.cases.attributes_file = ATTRIBUTES_FILE.into();
+        self.cases.attributes_rows = rows;
         self.cases.inspire_file = INSPIRE_FILE.into();
         self.cases.buildings_file = BUILDINGS_FILE.into();
         self.cases.parcels = self.plots.len();
@@ -346,6 +406,12 @@ impl Land {
                 bytes: b_bytes,
             },
             bad_line,
+            crate::out::FileStat {
+                rel: ATTRIBUTES_FILE.into(),
+                rows: rows as u64,
+                bytes: a_bytes,
+            },
+            attrs_bad_line,
             self.cases,
         ))
     }

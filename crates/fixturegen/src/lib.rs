@@ -864,7 +864,8 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let (apps_stat, cov_stat, list_stats, smv_stats, links_stat, planning_cases) =
         planning.finish()?;
     let (ccod_stat, ocod_stat, ch_stat, ownership_cases) = ownership.finish(out_dir)?;
-    let (gml_stat, buildings_stat, gml_bad_line, land_cases) = land.finish(out_dir)?;
+    let (gml_stat, buildings_stat, gml_bad_line, attrs_stat, attrs_bad_line, land_cases) =
+        land.finish(out_dir)?;
     let (energy_stats, energy_cases) = energy.finish()?;
     if let Some((file, line, reason)) = &energy_cases.rejected_recommendation {
         rejections.push(Rejection {
@@ -877,6 +878,11 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         file: land::INSPIRE_FILE.into(),
         line: gml_bad_line,
         reason: "unclosed ring".into(),
+    });
+    rejections.push(Rejection {
+        file: land::ATTRIBUTES_FILE.into(),
+        line: attrs_bad_line,
+        reason: "floors \"many\" is not a whole number from 0 to 200".into(),
     });
 
     // The report-builder export of a few recent sales (same transactions, other layout).
@@ -1163,6 +1169,11 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         &buildings_stat,
         "os_buildings",
         "OS Open Map Local building layer as GeoJSON (EPSG:27700; id, feature_code)",
+    ));
+    files.push(entry(
+        &attrs_stat,
+        "building_attributes",
+        "Operator building-attributes feed (OF-L, docs/DATA.md) as CSV with header uprn,floors,basement,green_roof,construction_material,roof_shape,roof_material,solar_panels; Y/N flags, blank where not recorded; every other fixture building, then one row whose floors are not a number; LF",
     ));
     files.push(entry(
         &ch_stat,

@@ -137,7 +137,7 @@ fn manifest_row_counts_match_the_files() {
         assert_eq!(v["seed"], 1);
         m.clone()
     };
-    assert_eq!(on_disk.files.len(), 77);
+    assert_eq!(on_disk.files.len(), 78);
     for f in &m.files {
         let text = read(dir, &f.path);
         assert_eq!(text.len() as u64, f.bytes, "{}", f.path);

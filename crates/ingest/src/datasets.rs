@@ -16,6 +16,7 @@ mod addressbase;
 mod auction_lots;
 mod boundaries;
 mod brma_lookup;
+mod building_attributes;
 mod codepoint;
 mod companies_house;
 mod council_tax;
@@ -97,6 +98,8 @@ pub enum Dataset {
     LpaBoundaries,
     /// The operator's planning-portal URL per local planning authority (CSV).
     PlanningPortals,
+    /// The operator's building-attributes feed (CSV, OF-L).
+    BuildingAttributes,
     /// HM Land Registry's UK companies that own property (CCOD).
     Ccod,
     /// HM Land Registry's overseas companies that own property (OCOD).
@@ -195,6 +198,7 @@ pub static DATASETS: &[DatasetInfo] = &[
     row!(Dataset::Pipr, "ons_pipr", ["pipr", "private_rents", "price_index_of_private_rents"], sources::ONS_PIPR, 13, pipr::Pipr),
     row!(Dataset::Inspire, "inspire", ["inspire_index_polygons", "hmlr_inspire", "land_registry_cadastral_parcels"], sources::HMLR_INSPIRE, 1, inspire::Inspire),
     row!(Dataset::OsBuildings, "os_buildings", ["os_open_map_local", "open_map_local_buildings"], sources::OS_OPEN_MAP_LOCAL, 1, os_buildings::OsBuildings),
+    row!(Dataset::BuildingAttributes, "building_attributes", ["building_attribute_feed", "buildings_attributes"], sources::OPERATOR_BUILDING_ATTRIBUTES, 10, building_attributes::BuildingAttributes),
     row!(Dataset::AuctionLots, "auction_lots", ["auctions", "auction_lot_feed"], sources::OPERATOR_AUCTION_LOTS, 10, auction_lots::AuctionLots),
 ];
 

@@ -18,6 +18,7 @@ pub mod auction_lots;
 pub mod blm;
 pub mod boundaries;
 pub mod brma;
+pub mod building_attributes;
 pub mod ccod_ocod;
 pub mod codepoint;
 pub mod companies_house;

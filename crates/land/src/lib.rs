@@ -1,7 +1,8 @@
 //! The land family: HM Land Registry's INSPIRE index polygons with the buildings and addresses
 //! standing on them. [`plot_utilisation`] answers `POST /v1/land/plot-utilisation` from the
 //! figures the land build ([`build`]) writes per parcel; [`classify`] is the land use of a parcel;
-//! [`density`] answers the H3 density and [`stock`] an area's stock profile.
+//! [`density`] answers the H3 density, [`stock`] an area's stock profile and [`mixed_use`] its
+//! buildings holding both residential and commercial units.
 //!
 //! Invariants: plain functions over a context, no HTTP or MCP types; decimals are text; a parcel
 //! whose built coverage is not measured (no footprint data for its local authority) has a null
@@ -10,13 +11,17 @@
 pub mod build;
 pub mod classify;
 pub mod density;
+pub mod footprints;
+pub mod mixed_use;
+pub mod physical;
 pub mod stock;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_areas::AreasCtx;
-use terrace_core::{AreaId, AreaKind, Violation};
+use terrace_core::{AreaId, Violation};
 use terrace_store::land::{self, ParcelStatsRow, PlotFilter, PlotScope};
+use terrace_store::scope::{AREA_KINDS, AreaScope};
 use terrace_store::{Db, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -122,30 +127,45 @@ fn parcel_use(r: ParcelStatsRow) -> ParcelUse {
     }
 }
 
-/// The scope of an area id, or the violation that says which kinds are answered.
+/// The parcel scope of an area id, or the violation that says which kinds are answered: the
+/// parcel figures (plot utilisation, H3 density, stock profile) are kept by local authority and
+/// LSOA, so the one mapping ([`AreaScope::of`]) is narrowed to those two kinds.
 pub fn scope_of(id: &AreaId) -> Result<PlotScope, Violation> {
-    match id.kind() {
-        AreaKind::Lad => Ok(PlotScope::Lad(id.code().to_string())),
-        AreaKind::Lsoa => Ok(PlotScope::Lsoa(id.code().to_string())),
-        AreaKind::Unit
-        | AreaKind::Sector
-        | AreaKind::District
-        | AreaKind::Area
-        | AreaKind::Msoa
-        | AreaKind::Ward
-        | AreaKind::County
-        | AreaKind::Region
-        | AreaKind::Country
-        | AreaKind::Bua
-        | AreaKind::Lpa
-        | AreaKind::H3
-        | AreaKind::Place => Err(Violation::new(
+    match AreaScope::of(id) {
+        Some(AreaScope::Lad(code)) => Ok(PlotScope::Lad(code)),
+        Some(AreaScope::Lsoa(code)) => Ok(PlotScope::Lsoa(code)),
+        Some(
+            AreaScope::Msoa(_)
+            | AreaScope::Ward(_)
+            | AreaScope::County(_)
+            | AreaScope::Region(_)
+            | AreaScope::Country(_)
+            | AreaScope::Unit(_)
+            | AreaScope::Sector(_)
+            | AreaScope::District(_)
+            | AreaScope::H3(_),
+        )
+        | None => Err(Violation::new(
             &["area_id"],
             "value_error",
             "land figures are answered for a local authority (lad:) or an LSOA (lsoa:)",
         )
         .with_input(id.to_string())),
     }
+}
+
+/// The addresses an area id names (the one mapping, [`AreaScope::of`]), for the operations that
+/// read addresses rather than parcels (mixed-use buildings), or the violation that says which
+/// kinds are answered.
+pub fn area_scope(id: &AreaId) -> Result<AreaScope, Violation> {
+    AreaScope::of(id).ok_or_else(|| {
+        Violation::new(
+            &["area_id"],
+            "value_error",
+            format!("building figures are answered for {AREA_KINDS}"),
+        )
+        .with_input(id.to_string())
+    })
 }
 
 /// Not found unless the area is loaded (the areas family's index knows it).

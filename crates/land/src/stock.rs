@@ -14,13 +14,7 @@ use std::collections::BTreeMap;
 use terrace_core::AreaId;
 use terrace_store::land::{self, StockUnit};
 
-/// Whether a figure could be computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FigureStatus {
-    Ok,
-    NotAvailable,
-}
+pub use terrace_core::FigureStatus;
 
 /// The area's addresses by AddressBase class (first letter).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
@@ -182,9 +176,9 @@ pub fn median(values: &mut [f64]) -> Option<f64> {
     })
 }
 
-/// What one address is.
+/// What one address is, by its AddressBase class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Residential,
     Commercial,
     DualUse,
@@ -193,7 +187,7 @@ enum Kind {
     Unclassified,
 }
 
-fn kind(class: Option<&str>) -> Kind {
+pub(crate) fn kind(class: Option<&str>) -> Kind {
     match class.map(str::trim).and_then(|c| c.as_bytes().first()) {
         None => Kind::Unclassified,
         Some(b'R') => Kind::Residential,
@@ -202,6 +196,11 @@ fn kind(class: Option<&str>) -> Kind {
         Some(b'P') => Kind::ParentShell,
         Some(_) => Kind::Other,
     }
+}
+
+/// The building a unit stands in: its parent UPRN, or itself when it has none.
+pub(crate) fn building_of(uprn: i64, parent: Option<i64>) -> i64 {
+    parent.unwrap_or(uprn)
 }
 
 /// The unit counts and the addressed buildings' counts, with the mixed-use numerator.
@@ -230,7 +229,7 @@ pub fn count_units(rows: &[StockUnit]) -> (UnitCounts, BuildingCounts, i64) {
             Kind::Unclassified => u.unclassified += 1,
         }
         u.units += 1;
-        let b = buildings.entry(parent.unwrap_or(*uprn)).or_default();
+        let b = buildings.entry(building_of(*uprn, *parent)).or_default();
         b.units += 1;
         b.residential |= k == Kind::Residential;
         b.commercial |= k == Kind::Commercial;

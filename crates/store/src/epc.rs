@@ -10,6 +10,8 @@
 
 use crate::db::{Db, StoreResult};
 use crate::schema::{epc_certificates, epc_elements, epc_recommendations};
+use crate::scope::AreaScope;
+use crate::scope::placeholder;
 use crate::{keyed_ops, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
@@ -198,70 +200,6 @@ pub async fn epc_for_uprn(db: &Db, uprn: i64) -> StoreResult<Vec<EpcRow>> {
             .load(c)
             .await?
     }))
-}
-
-/// The addresses an area-wide energy read looks at: an area id's kind and code, as the areas
-/// family resolves them. The postcode-directory kinds (MSOA, ward, county, region, country) go
-/// through each address's postcode; postcode units, sectors and districts through its postcode
-/// text; an H3 cell through the addresses' cells.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AreaScope {
-    Lad(String),
-    Lsoa(String),
-    Msoa(String),
-    Ward(String),
-    County(String),
-    Region(String),
-    Country(String),
-    /// A full postcode, canonical (`SW19 1AA`).
-    Unit(String),
-    /// A postcode sector (`SW19 1`).
-    Sector(String),
-    /// A postcode district (`SW19`).
-    District(String),
-    /// An H3 resolution-8 cell, as stored.
-    H3(String),
-}
-
-impl AreaScope {
-    /// The condition on `addresses a` and the one value it binds.
-    fn condition(&self, placeholder: &str) -> (String, String) {
-        let via_postcodes = |col: &str, code: &str| {
-            (
-                format!(
-                    "a.postcode IN (SELECT p.postcode FROM postcodes p WHERE p.{col} = {placeholder})"
-                ),
-                code.to_string(),
-            )
-        };
-        match self {
-            AreaScope::Lad(c) => (format!("a.lad_code = {placeholder}"), c.clone()),
-            AreaScope::Lsoa(c) => (format!("a.lsoa_code = {placeholder}"), c.clone()),
-            AreaScope::Msoa(c) => via_postcodes("msoa_code", c),
-            AreaScope::Ward(c) => via_postcodes("ward_code", c),
-            AreaScope::County(c) => via_postcodes("county_code", c),
-            AreaScope::Region(c) => via_postcodes("region_code", c),
-            AreaScope::Country(c) => via_postcodes("country_code", c),
-            AreaScope::Unit(c) => (format!("a.postcode = {placeholder}"), c.clone()),
-            // An inward code is a digit and two letters: the sector is followed by two
-            // characters, the district by a space and three.
-            AreaScope::Sector(c) => (format!("a.postcode LIKE {placeholder}"), format!("{c}__")),
-            AreaScope::District(c) => {
-                (format!("a.postcode LIKE {placeholder}"), format!("{c} ___"))
-            }
-            AreaScope::H3(c) => (
-                format!("a.uprn IN (SELECT h.uprn FROM address_h3 h WHERE h.cell = {placeholder})"),
-                c.clone(),
-            ),
-        }
-    }
-}
-
-fn placeholder(db: &Db) -> &'static str {
-    match db.backend() {
-        crate::db::Backend::Sqlite => "?",
-        crate::db::Backend::Postgres => "$1",
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, QueryableByName)]

@@ -1005,6 +1005,32 @@ diesel::table! {
 }
 
 diesel::table! {
+    building_attributes (uprn) {
+        uprn -> BigInt,
+        floors -> Nullable<Integer>,
+        basement -> Nullable<Bool>,
+        green_roof -> Nullable<Bool>,
+        construction_material -> Nullable<Text>,
+        roof_shape -> Nullable<Text>,
+        roof_material -> Nullable<Text>,
+        solar_panels -> Nullable<Bool>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    address_footprints (uprn) {
+        uprn -> BigInt,
+        building_id -> Text,
+        method -> Text,
+        score -> Double,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     parcel_addresses (uprn) {
         uprn -> BigInt,
         inspire_id -> BigInt,
@@ -1070,6 +1096,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     building_footprints,
     parcel_buildings,
     parcel_addresses,
+    address_footprints,
+    building_attributes,
     parcel_titles,
     parcel_stats,
     land_link_coverage,

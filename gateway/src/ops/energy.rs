@@ -34,20 +34,7 @@ fn energy_ctx(ctx: &Ctx) -> EnergyCtx {
 /// area of an answered kind is a 404 saying which kinds are answered (the schema cannot state
 /// the kinds' forms, as for the land operations; docs/API-DESIGN.md).
 fn energy_area(raw: &str, at: In) -> Result<AreaId, ApiError> {
-    if terrace_core::patterns::is_blank(raw) {
-        return Err(invalid(
-            at,
-            vec![
-                Violation::new(&["area_id"], "value_error", "Value error, area_id is blank")
-                    .with_input(raw.to_string()),
-            ],
-        ));
-    }
-    let not_found =
-        |why: String| ApiError::NotFound(format!("energy figures for the area {raw:?} ({why})"));
-    let id = AreaId::parse(raw.trim()).map_err(|e| not_found(e.to_string()))?;
-    terrace_energy::scope_of(&id).map_err(|v| not_found(v.message))?;
-    Ok(id)
+    crate::input::area_id_for(raw, at, "energy figures", terrace_energy::scope_of)
 }
 
 pub struct Epc;

@@ -1,13 +1,15 @@
-//! Land operations (specification part 4.5, buildings and land): the stock profile, the H3
-//! density and plot utilisation.
+//! Land operations (specification part 4.5, buildings and land): mixed-use buildings, the stock
+//! profile, the H3 density and plot utilisation.
 
 use crate::error::ApiError;
-use crate::input::{In, cursor_refused, invalid};
+use crate::input::{In, cursor_refused};
 use crate::registry::{Ctx, Json, OpDecl, Operation, Price};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use terrace_core::{AreaId, Violation};
+use terrace_core::{AreaId, UprnEntry};
 use terrace_land::density::{DensityQuery, H3Density};
+use terrace_land::mixed_use::{MixedUseBuildings, MixedUseQuery};
+use terrace_land::physical::PhysicalBatch;
 use terrace_land::stock::StockProfile;
 use terrace_land::{LandCtx, PlotQuery, PlotUtilisation};
 use validator::Validate;
@@ -15,7 +17,13 @@ use validator::Validate;
 const TAG: &str = "land";
 
 /// The land family's operations, in the order of the specification.
-pub static OPS: &[&OpDecl] = &[&STOCK_PROFILE, &H3_DENSITY, &PLOT_UTILISATION];
+pub static OPS: &[&OpDecl] = &[
+    &MIXED_USE,
+    &PHYSICAL,
+    &STOCK_PROFILE,
+    &H3_DENSITY,
+    &PLOT_UTILISATION,
+];
 
 fn default_limit() -> i64 {
     100
@@ -48,21 +56,142 @@ pub struct PlotBody {
 /// 422; any other that names no local authority or LSOA is a 404 saying which kinds are answered
 /// (the schema cannot state the kinds' forms, as for the catalogue; docs/API-DESIGN.md).
 fn land_area(raw: &str, at: In) -> Result<AreaId, ApiError> {
-    if terrace_core::patterns::is_blank(raw) {
-        return Err(invalid(
-            at,
-            vec![
-                Violation::new(&["area_id"], "value_error", "Value error, area_id is blank")
-                    .with_input(raw.to_string()),
-            ],
-        ));
-    }
-    let not_found =
-        |why: String| ApiError::NotFound(format!("land figures for the area {raw:?} ({why})"));
-    let id = AreaId::parse(raw.trim()).map_err(|e| not_found(e.to_string()))?;
-    terrace_land::scope_of(&id).map_err(|v| not_found(v.message))?;
-    Ok(id)
+    crate::input::area_id_for(raw, at, "land figures", terrace_land::scope_of)
 }
+
+/// An area id the address-based building operations answer for (every kind the one mapping
+/// names, `terrace_store::scope`). A blank one is a 422; any other that names no such area is a
+/// 404 saying which kinds are answered.
+fn building_area(raw: &str, at: In) -> Result<AreaId, ApiError> {
+    crate::input::area_id_for(raw, at, "building figures", terrace_land::area_scope)
+}
+
+fn one() -> i64 {
+    1
+}
+
+fn default_mixed_limit() -> usize {
+    50
+}
+
+/// The body of `POST /v1/buildings/mixed-use`.
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MixedUseBody {
+    /// An area id from area resolve: `lad:`, `lsoa:`, `msoa:`, `ward:`, `county:`, `region:`,
+    /// `country:`, `district:`, `sector:`, `unit:` or `h3:`
+    #[validate(length(min = 1, max = 40))]
+    #[schemars(regex(pattern = terrace_core::patterns::NON_BLANK))]
+    pub area_id: String,
+    /// Fewest residential units a building listed holds (default 1)
+    #[serde(default = "one")]
+    #[validate(range(min = 1, max = 10000))]
+    pub min_residential: i64,
+    /// Fewest commercial units a building listed holds (default 1)
+    #[serde(default = "one")]
+    #[validate(range(min = 1, max = 10000))]
+    pub min_commercial: i64,
+    /// Buildings per page (default 50)
+    #[serde(default = "default_mixed_limit")]
+    #[validate(range(min = 1, max = 200))]
+    pub limit: usize,
+    /// The `next_cursor` of the previous page, unchanged (one written for other filters names
+    /// no page of these: 404)
+    #[validate(length(min = 1, max = 504))]
+    #[schemars(regex(pattern = terrace_core::cursor::PATTERN))]
+    pub cursor: Option<String>,
+}
+
+pub struct MixedUseOp;
+
+impl Operation for MixedUseOp {
+    type Params = crate::registry::NoParams;
+    type Body = Json<MixedUseBody>;
+    type Input = MixedUseQuery;
+    type Output = MixedUseBuildings;
+
+    fn check(
+        _: crate::registry::NoParams,
+        Json(b): Json<MixedUseBody>,
+    ) -> Result<MixedUseQuery, ApiError> {
+        let area_id = building_area(&b.area_id, In::Body)?;
+        let after =
+            terrace_land::mixed_use::cursor_scope(&area_id, b.min_residential, b.min_commercial)
+                .decode_opt(b.cursor.as_deref())
+                .map_err(|e| cursor_refused(In::Body, e))?;
+        Ok(MixedUseQuery {
+            area_id,
+            min_residential: b.min_residential,
+            min_commercial: b.min_commercial,
+            limit: b.limit,
+            after,
+        })
+    }
+
+    async fn run(ctx: &Ctx, q: MixedUseQuery) -> Result<MixedUseBuildings, ApiError> {
+        let land = LandCtx {
+            db: ctx.state.db.clone(),
+            areas: ctx.state.areas.clone(),
+        };
+        Ok(terrace_land::mixed_use::mixed_use(&land, q).await?)
+    }
+}
+
+pub(crate) static MIXED_USE: OpDecl = OpDecl {
+    id: "buildings_mixed_use",
+    path: "/v1/buildings/mixed-use",
+    summary: "Buildings holding both residential and commercial units",
+    description: "The buildings of an area holding at least `min_residential` residential and `min_commercial` commercial units (default 1 each): units grouped by parent UPRN (a unit without one is its own building; parent shells are not units). A unit is residential when the address register classes it `R…` or `X…` (dual use) or the council tax list holds it, commercial when the register classes it `C…` or `X…` or a hereditament of the newest loaded rating list is linked to it; each side has its count by evidence, and each unit its class, council tax band, rating-list UARN and description. `evidence_sources` says which sources hold any unit of the area (one that holds none is `not_available` with the reason). Most units first, then building UPRN; `total` counts every page. Pages of `limit`; pass `next_cursor` as `cursor` with the same filters (a cursor of other filters is a 404). The area is any kind area resolve returns but a postcode area, built-up area, planning authority or place; an unknown area is a 404.",
+    price: Price::PerCall(6),
+    ..OpDecl::of::<MixedUseOp>(TAG)
+};
+
+/// The body of `POST /v1/buildings/physical`.
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PhysicalBody {
+    /// 1 to 100 UPRNs (integers; strings of digits are accepted). An entry that is not a UPRN
+    /// is answered as an `error` item and not charged.
+    #[validate(length(min = 1, max = 100))]
+    pub uprns: Vec<UprnEntry>,
+}
+
+pub struct PhysicalOp;
+
+impl Operation for PhysicalOp {
+    type Params = crate::registry::NoParams;
+    type Body = Json<PhysicalBody>;
+    type Input = Vec<UprnEntry>;
+    type Output = PhysicalBatch;
+
+    fn check(
+        _: crate::registry::NoParams,
+        Json(b): Json<PhysicalBody>,
+    ) -> Result<Vec<UprnEntry>, ApiError> {
+        Ok(b.uprns)
+    }
+
+    async fn run(ctx: &Ctx, uprns: Vec<UprnEntry>) -> Result<PhysicalBatch, ApiError> {
+        let land = LandCtx {
+            db: ctx.state.db.clone(),
+            areas: ctx.state.areas.clone(),
+        };
+        Ok(terrace_land::physical::physical(&land, &uprns).await)
+    }
+
+    fn charged_items(out: &PhysicalBatch) -> Option<i64> {
+        Some(out.answered as i64)
+    }
+}
+
+pub(crate) static PHYSICAL: OpDecl = OpDecl {
+    id: "buildings_physical",
+    path: "/v1/buildings/physical",
+    summary: "Height, volume, footprint, floors, roof, solar panels and unit mix of up to 100 properties",
+    description: "For each UPRN, in input order, the building its address point stands in (the address-to-footprint link of the build) and what the loaded data holds about it: footprint area and outline (GeoJSON MultiPolygon in WGS84, simplified at 0.5 m), height with its source and survey year, volume, floors only where a source records them (never estimated from height), roof shape and material, solar panels present (the newest domestic certificate's PHOTO_SUPPLY), and the unit mix of the addressed building (its units by parent UPRN, residential and commercial by class, council tax list and rating list). Each fact has its source and confidence, or is `not_available` with the reason; basement, green roof and construction material have no open source and are `not_available` without a licensed building-attributes feed. Outcomes: `ok` (the UPRN is in the register), `not_found`, `error` (not a UPRN). Charged per `ok` item; the others are free.",
+    price: Price::PerItem(3),
+    ..OpDecl::of::<PhysicalOp>(TAG)
+};
 
 pub struct PlotUtilisationOp;
 

@@ -9,6 +9,7 @@ mod address;
 mod areas;
 mod auctions;
 mod auth;
+mod buildings;
 mod catalogue;
 mod changes;
 mod charging;

@@ -159,6 +159,8 @@ async fn the_mcp_python_sdk_drives_every_tool_and_signs_in_like_the_common_hosts
     valid["valuation_comps_adjustments"] = by_uprn.clone();
     valid["valuation_full"] = by_uprn.clone();
     valid["equity_long_held"] = json!({"area_id": "district:XT1", "limit": 5});
+    valid["buildings_mixed_use"] = json!({"area_id": "lad:E06009901", "limit": 5});
+    valid["buildings_physical"] = json!({"uprns": few});
     valid["area_stock_profile"] = json!({"area_id": "lad:E06009901"});
     valid["h3_density"] = json!({"area_id": "lad:E06009901", "limit": 5});
     valid["land_plot_utilisation"] = json!({"area_id": "lad:E06009901", "max_built_coverage": 0.2});

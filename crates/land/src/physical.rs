@@ -1,0 +1,394 @@
+//! `POST /v1/buildings/physical`: for each UPRN, the building its address point stands in (the
+//! address-to-footprint link of the derive step) and what the loaded data holds about it: its
+//! footprint area and outline (WGS84 GeoJSON, simplified at 0.5 m), its height where a source
+//! gives one, floors only where a source records them, roof, solar panels, and the unit mix of
+//! the addressed building (its units by class and list, as the mixed-use buildings count them).
+//! Methods in docs/METHODS.md ("Physical building facts").
+//!
+//! Invariants: every fact has its source and confidence, or is `not_available` with the reason;
+//! floors are never estimated from height, and volume is never a height times an area; basement,
+//! green roof and construction material have no open source.
+
+use crate::mixed_use::{Side, group_buildings};
+use crate::stock::building_of;
+use crate::{LandCtx, LandError};
+use geo::Simplify;
+use schemars::JsonSchema;
+use serde::Serialize;
+use terrace_core::{Fact, UprnEntry};
+use terrace_store::{address, buildings, epc, land};
+
+/// The tolerance of the simplified outline, metres.
+pub const SIMPLIFY_M: f64 = 0.5;
+
+/// The units of the addressed building.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct UnitMix {
+    /// The parent UPRN the units share, or the UPRN itself when it has none.
+    pub building_uprn: i64,
+    /// Units of the building (parent shells are not units).
+    pub units: i64,
+    /// Units with residential evidence: class `R…`/`X…`, or on the council tax list.
+    pub residential: Side,
+    /// Units with commercial evidence: class `C…`/`X…`, or on the newest rating list.
+    pub commercial: Side,
+    /// Units with neither.
+    pub other: i64,
+    pub basis: &'static str,
+}
+
+/// What the data holds about one property's building.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct PhysicalFacts {
+    pub uprn: i64,
+    /// The OS id of the footprint the address point stands in (null: none).
+    pub building_id: Option<String>,
+    /// Planar area of the footprint, square metres.
+    pub footprint_area_m2: Fact<f64>,
+    /// The footprint outline, a GeoJSON MultiPolygon in WGS84, simplified at 0.5 m.
+    pub footprint_geojson: Fact<serde_json::Value>,
+    /// Height above ground, metres.
+    pub height_m: Fact<f64>,
+    /// The year the height was surveyed.
+    pub height_survey_year: Fact<i32>,
+    /// Volume above ground, cubic metres (measured from a surface model, never height × area).
+    pub volume_m3: Fact<f64>,
+    /// Floors above ground, only where a source records them (never estimated from height).
+    pub floors: Fact<i64>,
+    pub roof_shape: Fact<String>,
+    pub roof_material: Fact<String>,
+    /// Whether photovoltaic panels are present.
+    pub solar_panels_present: Fact<bool>,
+    pub basement: Fact<bool>,
+    pub green_roof: Fact<bool>,
+    pub construction_material: Fact<String>,
+    pub unit_mix: UnitMix,
+}
+
+/// The outcome of one item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PhysicalOutcome {
+    /// The UPRN is in the register: answered with what is held (charged).
+    Ok,
+    /// No address has the UPRN (free).
+    NotFound,
+    /// The entry is not a UPRN, or the item failed (free).
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct PhysicalItem {
+    /// The UPRN as given.
+    pub uprn: serde_json::Value,
+    pub outcome: PhysicalOutcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<PhysicalFacts>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct PhysicalBatch {
+    pub items: Vec<PhysicalItem>,
+    /// Items with an `ok` outcome: the call is charged for these only.
+    pub answered: usize,
+}
+
+pub const UNIT_MIX_BASIS: &str = "The addressed building's units (by parent UPRN; parent shells are not units). Residential: address class R or X, or on the council tax list; commercial: class C or X, or a hereditament of the newest loaded rating list; a unit can be both.";
+const FLOORS_REASON: &str = "no loaded source records the number of floors (an OpenStreetMap extract's building:levels, or a building-attributes feed); floors are never estimated from height";
+const VOLUME_REASON: &str = "volume is measured from a LIDAR surface model inside the footprint, and none is loaded for this building; it is never estimated as height times area";
+const ROOF_SHAPE_REASON: &str = "no loaded source records roof shape (an OpenStreetMap extract's roof:shape, or a building-attributes feed)";
+const ROOF_MATERIAL_REASON: &str = "no loaded source records roof material (an OpenStreetMap extract's roof:material, or a building-attributes feed)";
+const BASEMENT_REASON: &str = "no open source records basements: it needs a licensed building-attributes feed, none is loaded";
+const GREEN_ROOF_REASON: &str = "no open source records green roofs: it needs a licensed building-attributes feed, none is loaded";
+const MATERIAL_REASON: &str = "no open source records construction material: it needs a licensed building-attributes feed, none is loaded";
+
+/// A GeoJSON MultiPolygon in WGS84 of a BNG multipolygon, simplified at [`SIMPLIFY_M`];
+/// coordinates to 7 decimals (about 1 cm). None if a vertex is outside the transformation.
+pub fn outline_geojson(mp: &geo::MultiPolygon<f64>) -> Option<serde_json::Value> {
+    let simple = mp.simplify(SIMPLIFY_M);
+    let ring = |r: &geo::LineString<f64>| -> Option<Vec<[f64; 2]>> {
+        r.coords()
+            .map(|c| {
+                terrace_geo::wgs84_from_bng(c.x, c.y)
+                    .map(|(lon, lat)| [(lon * 1e7).round() / 1e7, (lat * 1e7).round() / 1e7])
+            })
+            .collect()
+    };
+    let mut polygons = Vec::new();
+    for p in simple.0.iter() {
+        let mut rings = vec![ring(p.exterior())?];
+        for i in p.interiors() {
+            rings.push(ring(i)?);
+        }
+        polygons.push(rings);
+    }
+    Some(serde_json::json!({"type": "MultiPolygon", "coordinates": polygons}))
+}
+
+fn unit_mix(rows: &[buildings::UnitEvidenceRow], building_uprn: i64) -> UnitMix {
+    let (all, _) = group_buildings(rows);
+    match all.into_iter().find(|b| b.building_uprn == building_uprn) {
+        Some(b) => {
+            let other = b
+                .unit_list
+                .iter()
+                .filter(|u| u.residential_evidence.is_empty() && u.commercial_evidence.is_empty())
+                .count() as i64;
+            UnitMix {
+                building_uprn,
+                units: b.units,
+                residential: b.residential,
+                commercial: b.commercial,
+                other,
+                basis: UNIT_MIX_BASIS,
+            }
+        }
+        // The UPRN is a parent shell with no unit loaded.
+        None => UnitMix {
+            building_uprn,
+            units: 0,
+            residential: Side::default(),
+            commercial: Side::default(),
+            other: 0,
+            basis: UNIT_MIX_BASIS,
+        },
+    }
+}
+
+async fn facts(ctx: &LandCtx, uprn: i64) -> Result<Option<PhysicalFacts>, LandError> {
+    let Some(addr) = address::address(&ctx.db, uprn).await? else {
+        return Ok(None);
+    };
+    let building_uprn = match crate::stock::kind(addr.class.as_deref()) {
+        crate::stock::Kind::ParentShell => uprn,
+        crate::stock::Kind::Residential
+        | crate::stock::Kind::Commercial
+        | crate::stock::Kind::DualUse
+        | crate::stock::Kind::Other
+        | crate::stock::Kind::Unclassified => building_of(uprn, addr.parent_uprn),
+    };
+    let rows = buildings::building_unit_evidence(&ctx.db, &[building_uprn]).await?;
+    let unit_mix = unit_mix(&rows, building_uprn);
+    // The footprint: the UPRN's own link, else its building record's.
+    let links = buildings::address_footprints_of(&ctx.db, &[uprn, building_uprn]).await?;
+    let link = links
+        .iter()
+        .find(|l| l.uprn == uprn)
+        .or_else(|| links.iter().find(|l| l.uprn == building_uprn));
+    let footprint = match link {
+        Some(l) => land::footprints_by_id(&ctx.db, std::slice::from_ref(&l.building_id))
+            .await?
+            .into_iter()
+            .next(),
+        None => None,
+    };
+    let no_footprint = if addr.x.is_none() {
+        "the address has no position, so no footprint can be found for it".to_string()
+    } else {
+        match &addr.lad_code {
+            Some(l) if land::authority_has_footprints(&ctx.db, l).await? => {
+                "the address point stands in no loaded building footprint".to_string()
+            }
+            Some(_) | None => {
+                "no building footprint is loaded for the property's local authority".to_string()
+            }
+        }
+    };
+    let (building_id, footprint_area_m2, footprint_geojson, height_m, height_survey_year) =
+        match &footprint {
+            Some(f) => {
+                let linked = format!(
+                    "footprint {} containing the address point ({})",
+                    f.building_id,
+                    link.map(|l| l.method.as_str()).unwrap_or_default()
+                );
+                let outline = terrace_geo::multipolygon_from_wkb(&f.wkb)
+                    .ok()
+                    .and_then(|mp| outline_geojson(&mp));
+                let (height, year) = match f.height_m {
+                    Some(h) => (
+                        Fact::ok(h, &f.source, format!("height given with {linked}")),
+                        Fact::not_available(
+                            "the footprint file gives its height without a survey year",
+                        ),
+                    ),
+                    None => {
+                        let why = "the footprint source gives no height, and no LIDAR surface model or OpenStreetMap extract is loaded for it";
+                        (Fact::not_available(why), Fact::not_available(why))
+                    }
+                };
+                (
+                    Some(f.building_id.clone()),
+                    Fact::ok(f.area_m2, &f.source, format!("planar area of {linked}")),
+                    match outline {
+                        Some(g) => Fact::ok(
+                            g,
+                            &f.source,
+                            format!("outline of {linked}, WGS84, simplified at {SIMPLIFY_M} m"),
+                        ),
+                        None => Fact::not_available(
+                            "the outline lies outside the BNG to WGS84 transformation",
+                        ),
+                    },
+                    height,
+                    year,
+                )
+            }
+            None => (
+                None,
+                Fact::not_available(no_footprint.clone()),
+                Fact::not_available(no_footprint.clone()),
+                Fact::not_available(no_footprint.clone()),
+                Fact::not_available(no_footprint.clone()),
+            ),
+        };
+    let attrs = Attributes::read(ctx, uprn, building_uprn).await?;
+    let solar_panels_present = match solar(ctx, uprn).await? {
+        f if f.status == terrace_core::FigureStatus::Ok => f,
+        f => attrs.fact(|a| a.solar_panels, "solar_panels").unwrap_or(f),
+    };
+    Ok(Some(PhysicalFacts {
+        uprn,
+        building_id,
+        footprint_area_m2,
+        footprint_geojson,
+        height_m,
+        height_survey_year,
+        volume_m3: Fact::not_available(VOLUME_REASON),
+        floors: attrs
+            .fact(|a| a.floors.map(i64::from), "floors")
+            .unwrap_or_else(|| attrs.not_available(FLOORS_REASON)),
+        roof_shape: attrs
+            .fact(|a| a.roof_shape.clone(), "roof_shape")
+            .unwrap_or_else(|| attrs.not_available(ROOF_SHAPE_REASON)),
+        roof_material: attrs
+            .fact(|a| a.roof_material.clone(), "roof_material")
+            .unwrap_or_else(|| attrs.not_available(ROOF_MATERIAL_REASON)),
+        solar_panels_present,
+        basement: attrs
+            .fact(|a| a.basement, "basement")
+            .unwrap_or_else(|| attrs.not_available(BASEMENT_REASON)),
+        green_roof: attrs
+            .fact(|a| a.green_roof, "green_roof")
+            .unwrap_or_else(|| attrs.not_available(GREEN_ROOF_REASON)),
+        construction_material: attrs
+            .fact(|a| a.construction_material.clone(), "construction_material")
+            .unwrap_or_else(|| attrs.not_available(MATERIAL_REASON)),
+        unit_mix,
+    }))
+}
+
+/// The building-attributes feed's row for the UPRN (else for its building record), and whether
+/// the feed is loaded at all.
+struct Attributes {
+    row: Option<buildings::BuildingAttributesRow>,
+    loaded: bool,
+}
+
+impl Attributes {
+    async fn read(ctx: &LandCtx, uprn: i64, building_uprn: i64) -> Result<Attributes, LandError> {
+        let rows = buildings::attributes_by_uprn(&ctx.db, &[uprn, building_uprn]).await?;
+        let row = rows
+            .iter()
+            .find(|r| r.uprn == uprn)
+            .or_else(|| rows.iter().find(|r| r.uprn == building_uprn))
+            .cloned();
+        let loaded = row.is_some() || buildings::attributes_loaded(&ctx.db).await?;
+        Ok(Attributes { row, loaded })
+    }
+
+    /// The feed's value of a column, when its row records one.
+    fn fact<T>(
+        &self,
+        get: impl Fn(&buildings::BuildingAttributesRow) -> Option<T>,
+        column: &str,
+    ) -> Option<Fact<T>> {
+        let r = self.row.as_ref()?;
+        let v = get(r)?;
+        Some(Fact::ok(
+            v,
+            &r.source,
+            format!(
+                "{column} of UPRN {} in the building-attributes feed",
+                r.uprn
+            ),
+        ))
+    }
+
+    /// Why there is no value: the feed holds nothing for the property, or no feed is loaded.
+    fn not_available<T>(&self, without_feed: &str) -> Fact<T> {
+        match (&self.row, self.loaded) {
+            (Some(r), _) => Fact::not_available(format!(
+                "the building-attributes feed does not record it for UPRN {}",
+                r.uprn
+            )),
+            (None, true) => Fact::not_available(
+                "the building-attributes feed holds no row for this property or its building",
+            ),
+            (None, false) => Fact::not_available(without_feed),
+        }
+    }
+}
+
+/// Panels present from the newest domestic certificate's `PHOTO_SUPPLY` (per cent of roof area;
+/// 0 is none).
+async fn solar(ctx: &LandCtx, uprn: i64) -> Result<Fact<bool>, LandError> {
+    let certs = epc::epc_for_uprn(&ctx.db, uprn).await?;
+    let newest = certs.iter().max_by(|a, b| {
+        a.lodgement_date
+            .is_some()
+            .cmp(&b.lodgement_date.is_some())
+            .then(a.lodgement_date.cmp(&b.lodgement_date))
+            .then(a.lmk_key.cmp(&b.lmk_key))
+    });
+    Ok(match newest {
+        Some(c) => match c.photo_supply {
+            Some(p) => Fact::ok(
+                p > 0.0,
+                &c.source,
+                format!(
+                    "PHOTO_SUPPLY {p}% of roof area on the newest domestic certificate {}",
+                    c.lmk_key
+                ),
+            ),
+            None => Fact::not_available(
+                "the newest domestic certificate does not state PHOTO_SUPPLY, and no OpenStreetMap extract is loaded",
+            ),
+        },
+        None => Fact::not_available(
+            "no domestic energy certificate is lodged for the UPRN in the loaded registers, and no OpenStreetMap extract is loaded",
+        ),
+    })
+}
+
+/// Answers each UPRN; one item's failure never fails the batch.
+pub async fn physical(ctx: &LandCtx, uprns: &[UprnEntry]) -> PhysicalBatch {
+    let mut items = Vec::with_capacity(uprns.len());
+    for UprnEntry { given, uprn } in uprns {
+        let item = |outcome, result, error| PhysicalItem {
+            uprn: given.clone(),
+            outcome,
+            result,
+            error,
+        };
+        items.push(match uprn {
+            None => item(
+                PhysicalOutcome::Error,
+                None,
+                Some("not a UPRN: a positive integer of at most 12 digits".to_string()),
+            ),
+            Some(u) => match facts(ctx, u.get()).await {
+                Ok(None) => item(PhysicalOutcome::NotFound, None, None),
+                Ok(Some(f)) => item(PhysicalOutcome::Ok, Some(f), None),
+                Err(e) => item(PhysicalOutcome::Error, None, Some(e.to_string())),
+            },
+        });
+    }
+    let answered = items
+        .iter()
+        .filter(|i| i.outcome == PhysicalOutcome::Ok)
+        .count();
+    PhysicalBatch { items, answered }
+}

@@ -1,0 +1,2 @@
+DROP TABLE building_attributes;
+DROP TABLE address_footprints;
