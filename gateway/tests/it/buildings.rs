@@ -66,7 +66,7 @@ async fn mixed_world() -> TestApp {
     let db = app.db();
     load_text(db, Dataset::AddressBase, SHOP).await;
     load_text(db, Dataset::Boundaries, LADS).await;
-    terrace_ingest::derive::derive_areas(db, &mut Progress::quiet())
+    terrace_build::derive::derive_areas(db, &mut Progress::quiet())
         .await
         .unwrap();
     let r = load_text(db, Dataset::CouncilTax, COUNCIL_TAX).await;
@@ -559,7 +559,7 @@ async fn each_address_point_is_linked_to_the_smallest_footprint_holding_it_and_r
         before
     );
     // The same step runs in the derive orchestration.
-    let (_, step) = terrace_ingest::derive::FAMILY_STEPS
+    let (_, step) = terrace_build::derive::FAMILY_STEPS
         .iter()
         .find(|(name, _)| *name == "address footprints")
         .unwrap();
