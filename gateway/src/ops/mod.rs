@@ -16,6 +16,7 @@ pub mod market;
 pub mod ownership;
 pub mod planning;
 pub mod property;
+pub mod site;
 pub mod valuation;
 
 use crate::registry::OpDecl;
@@ -30,6 +31,7 @@ pub static FAMILIES: &[&[&OpDecl]] = &[
     listings_market::OPS,
     catalogue::OPS,
     planning::OPS,
+    site::OPS,
     valuation::OPS,
     land::OPS,
     energy::OPS,

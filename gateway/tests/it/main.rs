@@ -45,6 +45,7 @@ mod report;
 mod retrofit;
 mod risk;
 mod security;
+mod site;
 mod stock;
 mod surface;
 mod validation;
