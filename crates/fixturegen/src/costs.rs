@@ -78,7 +78,9 @@ pub fn write(out_dir: &Path, seed: u64, end: NaiveDate) -> io::Result<(FileStat,
     let mut d = NaiveDate::from_ymd_opt(2015, 1, 1).unwrap_or_default();
     while d <= end {
         months.push(d);
-        d = d.checked_add_months(chrono::Months::new(1)).unwrap_or(NaiveDate::MAX);
+        d = d
+            .checked_add_months(chrono::Months::new(1))
+            .unwrap_or(NaiveDate::MAX);
     }
     let mut wb = Workbook::new();
     let created = ExcelDateTime::from_ymd(end.year() as u16, end.month() as u8, end.day() as u8)
@@ -124,14 +126,23 @@ pub fn write(out_dir: &Path, seed: u64, end: NaiveDate) -> io::Result<(FileStat,
     }
     let order: Vec<usize> = std::iter::once(9).chain(0..9).collect();
     let t1 = wb.add_worksheet().set_name("Table_1").map_err(xl)?;
-    t1.write_string(0, 0, "Table 1: Construction output price indices by work type, UK, monthly, 2015=100 [note 1]")
-        .map_err(xl)?;
-    t1.write_string(1, 0, "Source: synthetic fixture (terrace-fixturegen), not ONS")
-        .map_err(xl)?;
+    t1.write_string(
+        0,
+        0,
+        "Table 1: Construction output price indices by work type, UK, monthly, 2015=100 [note 1]",
+    )
+    .map_err(xl)?;
+    t1.write_string(
+        1,
+        0,
+        "Source: synthetic fixture (terrace-fixturegen), not ONS",
+    )
+    .map_err(xl)?;
     t1.write_string(3, 0, "Time period").map_err(xl)?;
     let mut cells = 0u64;
     for (c, &w) in order.iter().enumerate() {
-        t1.write_string(3, c as u16 + 1, WORK_TYPES[w].0).map_err(xl)?;
+        t1.write_string(3, c as u16 + 1, WORK_TYPES[w].0)
+            .map_err(xl)?;
     }
     for (i, m) in months.iter().enumerate() {
         let r = 4 + i as u32;
@@ -144,10 +155,15 @@ pub fn write(out_dir: &Path, seed: u64, end: NaiveDate) -> io::Result<(FileStat,
 
     // Table_2: the implied deflator, quarterly, from the all-work level with its own drift.
     let t2 = wb.add_worksheet().set_name("Table_2").map_err(xl)?;
-    t2.write_string(0, 0, "Table 2: Construction output implied deflator, Great Britain, quarterly")
-        .map_err(xl)?;
+    t2.write_string(
+        0,
+        0,
+        "Table 2: Construction output implied deflator, Great Britain, quarterly",
+    )
+    .map_err(xl)?;
     t2.write_string(2, 0, "Time period").map_err(xl)?;
-    t2.write_string(2, 1, "Implied deflator: all work (2019=100)").map_err(xl)?;
+    t2.write_string(2, 1, "Implied deflator: all work (2019=100)")
+        .map_err(xl)?;
     let mut r = 3u32;
     for q in months.chunks(3).filter(|q| q.len() == 3) {
         let i = months.iter().position(|m| *m == q[0]).unwrap_or(0);
@@ -165,7 +181,8 @@ pub fn write(out_dir: &Path, seed: u64, end: NaiveDate) -> io::Result<(FileStat,
     t3.write_string(0, 0, "Table 3: Average weekly earnings, construction (SIC 2007 section F), Great Britain, £ per week, seasonally adjusted")
         .map_err(xl)?;
     t3.write_string(2, 0, "Time period").map_err(xl)?;
-    t3.write_string(2, 1, "Average weekly earnings: construction (£)").map_err(xl)?;
+    t3.write_string(2, 1, "Average weekly earnings: construction (£)")
+        .map_err(xl)?;
     let mut pay = 610.0;
     for (i, m) in months.iter().enumerate() {
         let g = if m.year() >= 2021 { 0.055 } else { 0.028 };

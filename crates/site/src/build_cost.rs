@@ -230,7 +230,8 @@ async fn location_factor(ctx: &SiteCtx, region: Region) -> Result<LocationFactor
         out.status = Status::Ok;
         out.factor = Some(1.0);
         out.reason = None;
-        out.source = Some("definition: the national series is the base of every location factor".into());
+        out.source =
+            Some("definition: the national series is the base of every location factor".into());
         return Ok(out);
     }
     match rows.into_iter().find(|r| r.region == region.as_str()) {

@@ -57,12 +57,19 @@ impl Loaded {
 /// Reads the stored series of `basis` and `sector`; `None` when nothing is loaded. When points of
 /// several frequencies are stored, the finest is the series (the others are the publisher's own
 /// aggregates of it).
-pub async fn load(ctx: &SiteCtx, basis: Basis, sector: Sector) -> Result<Option<Loaded>, SiteError> {
+pub async fn load(
+    ctx: &SiteCtx,
+    basis: Basis,
+    sector: Sector,
+) -> Result<Option<Loaded>, SiteError> {
     let rows = costs::series(&ctx.db, basis.as_str(), sector.as_str()).await?;
     let Some(freq) = rows.iter().filter_map(|r| Freq::parse(&r.freq)).min() else {
         return Ok(None);
     };
-    let rows: Vec<_> = rows.into_iter().filter(|r| r.freq == freq.as_str()).collect();
+    let rows: Vec<_> = rows
+        .into_iter()
+        .filter(|r| r.freq == freq.as_str())
+        .collect();
     let mut points: Vec<(Period, f64)> = rows
         .iter()
         .filter_map(|r| Period::parse(&r.period).map(|p| (p, r.value)))
@@ -102,7 +109,10 @@ pub fn aggregate(
     let need = (from.per_year() / to.per_year()) as usize;
     let mut groups: BTreeMap<Period, Vec<f64>> = BTreeMap::new();
     for (p, v) in points {
-        groups.entry(Period::of(to, p.start())).or_default().push(*v);
+        groups
+            .entry(Period::of(to, p.start()))
+            .or_default()
+            .push(*v);
     }
     Ok(groups
         .into_iter()
@@ -228,7 +238,11 @@ pub async fn cost_index(ctx: &SiteCtx, q: CostIndexQuery) -> Result<CostIndex, S
         format!(
             "the mean of the published {} values of each {} period; periods not wholly published are left out",
             series.freq.as_str(),
-            if freq == Freq::Quarterly { "quarter" } else { "year" }
+            if freq == Freq::Quarterly {
+                "quarter"
+            } else {
+                "year"
+            }
         )
     };
     out.status = Status::Ok;
@@ -292,7 +306,10 @@ mod tests {
                 (Period::Quarter(2024, 2), 104.0)
             ]
         );
-        assert_eq!(aggregate(&pts, Freq::Monthly, Freq::Annual).unwrap(), vec![]);
+        assert_eq!(
+            aggregate(&pts, Freq::Monthly, Freq::Annual).unwrap(),
+            vec![]
+        );
         let whole = months(2023, &[1.0; 12]);
         assert_eq!(
             aggregate(&whole, Freq::Monthly, Freq::Annual).unwrap(),

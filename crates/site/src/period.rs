@@ -9,7 +9,9 @@ use std::fmt;
 pub const PERIOD_PATTERN: &str = "^(19|20)[0-9]{2}(M(0[1-9]|1[0-2])|Q[1-4])?$";
 
 /// A series' frequency.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Freq {
     Monthly,

@@ -8,7 +8,9 @@ use serde::Deserialize;
 use terrace_core::Violation;
 use terrace_site::build_cost::{BuildCost, BuildCostQuery};
 use terrace_site::cost_index::{CostIndex, CostIndexQuery};
-use terrace_site::{Basis, Freq, PERIOD_PATTERN, Period, Region, Sector, SiteCtx, SiteError, Status};
+use terrace_site::{
+    Basis, Freq, PERIOD_PATTERN, Period, Region, Sector, SiteCtx, SiteError, Status,
+};
 use validator::Validate;
 
 const TAG: &str = "site";

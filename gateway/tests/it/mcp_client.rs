@@ -178,8 +178,7 @@ async fn the_mcp_python_sdk_drives_every_tool_and_signs_in_like_the_common_hosts
     valid["auctions_discount"] = json!({"postcode_district": "XT1"});
     valid["auctions_distressed"] = json!({"limit": 5});
     valid["site_cost_index"] = json!({"basis": "output", "freq": "quarterly"});
-    valid["site_build_cost"] =
-        json!({"sector": "new_housing", "gia_m2": 500, "rate_gbp_m2": 2000, "rate_period": "2024Q1"});
+    valid["site_build_cost"] = json!({"sector": "new_housing", "gia_m2": 500, "rate_gbp_m2": 2000, "rate_period": "2024Q1"});
     let hosts: Vec<Value> = crate::oauth::host_registrations()
         .into_iter()
         .map(|(name, body)| json!([name, body]))

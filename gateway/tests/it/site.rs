@@ -66,7 +66,11 @@ async fn load_workbook(app: &TestApp, dir: &tempfile::TempDir) -> terrace_ingest
 fn months() -> Vec<(String, f64, f64)> {
     (0..18)
         .map(|i| {
-            let (y, m) = if i < 12 { (2023, i + 1) } else { (2024, i - 11) };
+            let (y, m) = if i < 12 {
+                (2023, i + 1)
+            } else {
+                (2024, i - 11)
+            };
             const M: [&str; 12] = [
                 "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
             ];
@@ -98,7 +102,12 @@ async fn columns_are_found_by_title_when_they_move_and_bad_cells_are_reported() 
         &["All work (2015=100)", "Notes", "New housing [note 2]"],
         &as_text
             .iter()
-            .map(|(l, a, b)| (l.as_str(), vec![Some(b.as_str()), Some("x"), Some(a.as_str())]))
+            .map(|(l, a, b)| {
+                (
+                    l.as_str(),
+                    vec![Some(b.as_str()), Some("x"), Some(a.as_str())],
+                )
+            })
             .collect::<Vec<_>>(),
     );
     let a = world().await;
@@ -129,7 +138,11 @@ async fn columns_are_found_by_title_when_they_move_and_bad_cells_are_reported() 
     // Loading again changes nothing.
     let again = load_workbook(&b, &moved).await;
     assert_eq!(
-        (again.counts.loaded, again.counts.updated, again.counts.unchanged),
+        (
+            again.counts.loaded,
+            again.counts.updated,
+            again.counts.unchanged
+        ),
         (0, 0, 36)
     );
 
@@ -159,12 +172,20 @@ async fn columns_are_found_by_title_when_they_move_and_bad_cells_are_reported() 
         .map(|j| (j.line, j.reason.clone()))
         .collect();
     assert_eq!(got[0].0, 5);
-    assert!(got[0].1.starts_with("(Table_1!B5) All work: value \"n/a\" is not a number"), "{got:?}");
+    assert!(
+        got[0]
+            .1
+            .starts_with("(Table_1!B5) All work: value \"n/a\" is not a number"),
+        "{got:?}"
+    );
     assert_eq!(got[1].0, 6);
     assert!(got[1].1.starts_with("(Table_1!B6)"), "{got:?}");
     assert!(got[1].1.contains("not above zero"), "{got:?}");
     assert_eq!(got[2].0, 7);
-    assert!(got[2].1.starts_with("(Table_1!A7) period \"Sometime\""), "{got:?}");
+    assert!(
+        got[2].1.starts_with("(Table_1!A7) period \"Sometime\""),
+        "{got:?}"
+    );
 
     // A workbook with no known series is refused whole.
     let none = workbook(&["Something else"], &[("2024 Jan", vec![Some("1")])]);
@@ -214,15 +235,29 @@ async fn cost_index_series_windows_frequencies_and_not_available() {
     assert_eq!(s["freq"], "monthly");
     assert_eq!(s["n_points"], 18);
     assert!(s["method"].as_str().unwrap().contains("mark-up"));
-    assert!(s["publisher"].as_str().unwrap().contains("Open Government Licence"));
+    assert!(
+        s["publisher"]
+            .as_str()
+            .unwrap()
+            .contains("Open Government Licence")
+    );
 
     // Quarterly: means of whole quarters (2024Q3 is not published whole, so absent).
-    let r = send(&svc, go("basis=output&sector=new_housing&freq=quarterly&from_period=2023Q4")).await;
+    let r = send(
+        &svc,
+        go("basis=output&sector=new_housing&freq=quarterly&from_period=2023Q4"),
+    )
+    .await;
     let pts: Vec<(String, f64)> = r.json["series"]["points"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| (p["period"].as_str().unwrap().into(), p["value"].as_f64().unwrap()))
+        .map(|p| {
+            (
+                p["period"].as_str().unwrap().into(),
+                p["value"].as_f64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         pts,
@@ -237,7 +272,11 @@ async fn cost_index_series_windows_frequencies_and_not_available() {
     assert_eq!(r.json["series"]["points"][0]["value"], 105.5);
     assert_eq!(r.json["series"]["n_points"], 1);
     // A month window in a default sector (all_work).
-    let r = send(&svc, go("basis=output&from_period=2024M02&to_period=2024M03")).await;
+    let r = send(
+        &svc,
+        go("basis=output&from_period=2024M02&to_period=2024M03"),
+    )
+    .await;
     assert_eq!(r.json["sector"], "all_work");
     assert_eq!(r.json["series"]["first_period"], "2024M02");
     assert_eq!(r.json["series"]["last_period"], "2024M03");
@@ -247,7 +286,10 @@ async fn cost_index_series_windows_frequencies_and_not_available() {
     // window.
     for (q, why) in [
         ("basis=tender", "no tender price index is loaded"),
-        ("basis=output&sector=infrastructure", "loaded: all_work, new_housing"),
+        (
+            "basis=output&sector=infrastructure",
+            "loaded: all_work, new_housing",
+        ),
         ("basis=labour", "no labour series is loaded"),
         ("basis=deflator", "no deflator series is loaded"),
         ("basis=output&from_period=2030", "no monthly point"),
@@ -255,7 +297,11 @@ async fn cost_index_series_windows_frequencies_and_not_available() {
         let r = send(&svc, go(q)).await;
         assert_eq!(r.status, 200, "{}", r.json);
         assert_eq!(r.json["status"], "not_available", "{q}");
-        assert!(r.json["reason"].as_str().unwrap().contains(why), "{q}: {}", r.json);
+        assert!(
+            r.json["reason"].as_str().unwrap().contains(why),
+            "{q}: {}",
+            r.json
+        );
         assert_eq!(r.json["credits_charged"], 0);
     }
     assert_eq!(balance(app.db(), acct).await, 6);
@@ -268,8 +314,12 @@ async fn a_finer_frequency_than_published_is_not_derived() {
     let mut wb = Workbook::new();
     let t = wb.add_worksheet().set_name("Table_2").unwrap();
     t.write_string(0, 0, "Time period").unwrap();
-    t.write_string(0, 1, "Implied deflator: all work (2019=100)").unwrap();
-    for (i, q) in ["2024 Q1", "2024 Q2", "2024 Q3", "2024 Q4"].iter().enumerate() {
+    t.write_string(0, 1, "Implied deflator: all work (2019=100)")
+        .unwrap();
+    for (i, q) in ["2024 Q1", "2024 Q2", "2024 Q3", "2024 Q4"]
+        .iter()
+        .enumerate()
+    {
         t.write_string(1 + i as u32, 0, *q).unwrap();
         t.write_number(1 + i as u32, 1, 120.0 + i as f64).unwrap();
     }
@@ -278,10 +328,23 @@ async fn a_finer_frequency_than_published_is_not_derived() {
     assert_eq!(r.counts.loaded, 4);
     let (_, key) = account(app.db(), 10).await;
     let svc = service(app.state.clone()).await;
-    let r = send(&svc, get("/v1/site/cost-index?basis=deflator&freq=monthly", &key)).await;
+    let r = send(
+        &svc,
+        get("/v1/site/cost-index?basis=deflator&freq=monthly", &key),
+    )
+    .await;
     assert_eq!(r.json["status"], "not_available");
-    assert!(r.json["reason"].as_str().unwrap().contains("published quarterly"));
-    let r = send(&svc, get("/v1/site/cost-index?basis=deflator&freq=annual", &key)).await;
+    assert!(
+        r.json["reason"]
+            .as_str()
+            .unwrap()
+            .contains("published quarterly")
+    );
+    let r = send(
+        &svc,
+        get("/v1/site/cost-index?basis=deflator&freq=annual", &key),
+    )
+    .await;
     assert_eq!(r.json["series"]["points"][0]["value"], 121.5);
     assert_eq!(r.json["series"]["base_period"], "2019");
 }
@@ -303,7 +366,10 @@ async fn build_cost_estimate_on_known_values_and_every_not_available() {
     assert_eq!(r.status, 200, "{}", r.json);
     assert_eq!(r.json["credits_charged"], 2);
     let i = &r.json["index"];
-    assert_eq!((i["basis"].as_str(), i["latest_period"].as_str()), (Some("output"), Some("2024M06")));
+    assert_eq!(
+        (i["basis"].as_str(), i["latest_period"].as_str()),
+        (Some("output"), Some("2024M06"))
+    );
     assert_eq!(i["one_year"]["from_period"], "2023M06");
     assert_eq!(i["one_year"]["change_pct"], 11.43);
     assert_eq!(i["five_year"]["status"], "not_available");
@@ -321,43 +387,98 @@ async fn build_cost_estimate_on_known_values_and_every_not_available() {
     assert_eq!(e["totals"]["mid_gbp"].as_f64(), Some(round2(base * 1.34)));
     assert_eq!(e["totals"]["high_gbp"].as_f64(), Some(round2(base * 1.46)));
     assert_eq!(r.json["benchmark"]["status"], "not_available");
-    assert!(r.json["benchmark"]["reason"].as_str().unwrap().contains("no rate is invented"));
+    assert!(
+        r.json["benchmark"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no rate is invented")
+    );
 
     // A region without a table: factor not_available, the estimate national and said so.
-    let r = send(&svc, go("sector=new_housing&region=LONDON&gia_m2=100&rate_gbp_m2=1000")).await;
+    let r = send(
+        &svc,
+        go("sector=new_housing&region=LONDON&gia_m2=100&rate_gbp_m2=1000"),
+    )
+    .await;
     assert_eq!(r.json["location_factor"]["status"], "not_available");
-    assert!(r.json["location_factor"]["reason"].as_str().unwrap().contains("no location-factor table"));
+    assert!(
+        r.json["location_factor"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no location-factor table")
+    );
     assert_eq!(r.json["estimate"]["localised"], false);
     assert_eq!(r.json["estimate"]["base_cost_gbp"], 100_000.0);
-    assert!(r.json["estimate"]["notes"].to_string().contains("not localised"));
+    assert!(
+        r.json["estimate"]["notes"]
+            .to_string()
+            .contains("not localised")
+    );
     // No area or no rate: no estimate, the rest answered.
-    for q in ["sector=new_housing", "sector=new_housing&gia_m2=100", "sector=new_housing&rate_gbp_m2=900"] {
+    for q in [
+        "sector=new_housing",
+        "sector=new_housing&gia_m2=100",
+        "sector=new_housing&rate_gbp_m2=900",
+    ] {
         let r = send(&svc, go(q)).await;
         assert_eq!(r.json["estimate"]["status"], "not_available", "{q}");
-        assert!(r.json["estimate"]["reason"].as_str().unwrap().contains("give both"));
+        assert!(
+            r.json["estimate"]["reason"]
+                .as_str()
+                .unwrap()
+                .contains("give both")
+        );
         assert_eq!(r.json["index"]["status"], "ok");
     }
     // A rate period the index does not cover.
-    let r = send(&svc, go("sector=new_housing&gia_m2=1&rate_gbp_m2=1&rate_period=2010Q1")).await;
+    let r = send(
+        &svc,
+        go("sector=new_housing&gia_m2=1&rate_gbp_m2=1&rate_period=2010Q1"),
+    )
+    .await;
     assert_eq!(r.json["estimate"]["status"], "not_available");
-    assert!(r.json["estimate"]["reason"].as_str().unwrap().contains("no value for rate_period 2010Q1"));
+    assert!(
+        r.json["estimate"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no value for rate_period 2010Q1")
+    );
     assert_eq!(balance(app.db(), acct).await, 20 - 2 * 6);
     // A sector with no index: not_available throughout, and free.
     let r = send(&svc, go("sector=infrastructure&gia_m2=1&rate_gbp_m2=1")).await;
     assert_eq!(r.json["index"]["status"], "not_available");
-    assert!(r.json["index"]["reason"].as_str().unwrap().contains("loaded: all_work, new_housing"));
+    assert!(
+        r.json["index"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("loaded: all_work, new_housing")
+    );
     assert_eq!(r.json["estimate"]["status"], "not_available");
     assert_eq!(r.json["credits_charged"], 0);
 
     // The operator feeds: a location factor table, a tender index and a benchmark.
-    let f = load_text(app.db(), Dataset::CostLocationFactors, "region,factor,period\nLONDON,1.2,2024Q2\nWales,0.9,\n").await;
+    let f = load_text(
+        app.db(),
+        Dataset::CostLocationFactors,
+        "region,factor,period\nLONDON,1.2,2024Q2\nWales,0.9,\n",
+    )
+    .await;
     assert_eq!(f.counts.loaded, 2);
-    let r = send(&svc, go("sector=new_housing&region=LONDON&gia_m2=100&rate_gbp_m2=1000")).await;
+    let r = send(
+        &svc,
+        go("sector=new_housing&region=LONDON&gia_m2=100&rate_gbp_m2=1000"),
+    )
+    .await;
     assert_eq!(r.json["location_factor"]["factor"], 1.2);
     assert_eq!(r.json["estimate"]["localised"], true);
     assert_eq!(r.json["estimate"]["base_cost_gbp"], 120_000.0);
     let r = send(&svc, go("sector=new_housing&region=SCOTLAND")).await;
-    assert!(r.json["location_factor"]["reason"].as_str().unwrap().contains("covers LONDON, WALES"));
+    assert!(
+        r.json["location_factor"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("covers LONDON, WALES")
+    );
     let b = load_text(
         app.db(),
         Dataset::TenderBenchmarks,
@@ -372,11 +493,19 @@ async fn build_cost_estimate_on_known_values_and_every_not_available() {
     )
     .await;
     assert_eq!(t.counts.loaded, 2);
-    let r = send(&svc, go("sector=new_housing&gia_m2=10&rate_gbp_m2=1000&rate_period=2024Q1")).await;
+    let r = send(
+        &svc,
+        go("sector=new_housing&gia_m2=10&rate_gbp_m2=1000&rate_period=2024Q1"),
+    )
+    .await;
     assert_eq!(r.json["benchmark"]["rate_mid_gbp_m2"], 1800.0);
     assert_eq!(r.json["index"]["basis"], "tender");
     assert_eq!(r.json["estimate"]["rebased_rate_gbp_m2"], 1020.0);
-    let r = send(&svc, get("/v1/site/cost-index?basis=tender&sector=new_housing", &key)).await;
+    let r = send(
+        &svc,
+        get("/v1/site/cost-index?basis=tender&sector=new_housing", &key),
+    )
+    .await;
     assert_eq!(r.json["status"], "ok");
     assert_eq!(r.json["series"]["freq"], "quarterly");
 }
@@ -388,22 +517,77 @@ async fn every_validation_rule_is_a_free_422() {
     let svc = service(app.state.clone()).await;
     for (path, loc, kind) in [
         ("/v1/site/cost-index", vec!["query", "basis"], "missing"),
-        ("/v1/site/cost-index?basis=bcis", vec!["query", "basis"], "literal_error"),
-        ("/v1/site/cost-index?basis=output&sector=housing", vec!["query", "sector"], "literal_error"),
-        ("/v1/site/cost-index?basis=output&freq=weekly", vec!["query", "freq"], "literal_error"),
-        ("/v1/site/cost-index?basis=output&from_period=2024M13", vec!["query", "from_period"], "value_error"),
-        ("/v1/site/cost-index?basis=output&to_period=24Q1", vec!["query", "to_period"], "value_error"),
-        ("/v1/site/cost-index?basis=output&from_period=2024Q2&to_period=2024M03", vec!["query", "to_period"], "value_error"),
-        ("/v1/site/cost-index?basis=output&colour=red", vec!["query", "colour"], "extra_forbidden"),
+        (
+            "/v1/site/cost-index?basis=bcis",
+            vec!["query", "basis"],
+            "literal_error",
+        ),
+        (
+            "/v1/site/cost-index?basis=output&sector=housing",
+            vec!["query", "sector"],
+            "literal_error",
+        ),
+        (
+            "/v1/site/cost-index?basis=output&freq=weekly",
+            vec!["query", "freq"],
+            "literal_error",
+        ),
+        (
+            "/v1/site/cost-index?basis=output&from_period=2024M13",
+            vec!["query", "from_period"],
+            "value_error",
+        ),
+        (
+            "/v1/site/cost-index?basis=output&to_period=24Q1",
+            vec!["query", "to_period"],
+            "value_error",
+        ),
+        (
+            "/v1/site/cost-index?basis=output&from_period=2024Q2&to_period=2024M03",
+            vec!["query", "to_period"],
+            "value_error",
+        ),
         ("/v1/site/build-cost", vec!["query", "sector"], "missing"),
-        ("/v1/site/build-cost?sector=offices", vec!["query", "sector"], "literal_error"),
-        ("/v1/site/build-cost?sector=all_work&region=MARS", vec!["query", "region"], "literal_error"),
-        ("/v1/site/build-cost?sector=all_work&gia_m2=0", vec!["query", "gia_m2"], "greater_than_equal"),
-        ("/v1/site/build-cost?sector=all_work&gia_m2=20000000", vec!["query", "gia_m2"], "less_than_equal"),
-        ("/v1/site/build-cost?sector=all_work&rate_gbp_m2=0.5", vec!["query", "rate_gbp_m2"], "greater_than_equal"),
-        ("/v1/site/build-cost?sector=all_work&rate_gbp_m2=100001", vec!["query", "rate_gbp_m2"], "less_than_equal"),
-        ("/v1/site/build-cost?sector=all_work&gia_m2=ten", vec!["query", "gia_m2"], "float_parsing"),
-        ("/v1/site/build-cost?sector=all_work&rate_period=2024-01", vec!["query", "rate_period"], "value_error"),
+        (
+            "/v1/site/build-cost?sector=offices",
+            vec!["query", "sector"],
+            "literal_error",
+        ),
+        (
+            "/v1/site/build-cost?sector=all_work&region=MARS",
+            vec!["query", "region"],
+            "literal_error",
+        ),
+        (
+            "/v1/site/build-cost?sector=all_work&gia_m2=0",
+            vec!["query", "gia_m2"],
+            "greater_than_equal",
+        ),
+        (
+            "/v1/site/build-cost?sector=all_work&gia_m2=20000000",
+            vec!["query", "gia_m2"],
+            "less_than_equal",
+        ),
+        (
+            "/v1/site/build-cost?sector=all_work&rate_gbp_m2=0.5",
+            vec!["query", "rate_gbp_m2"],
+            "greater_than_equal",
+        ),
+        (
+            "/v1/site/build-cost?sector=all_work&rate_gbp_m2=100001",
+            vec!["query", "rate_gbp_m2"],
+            "less_than_equal",
+        ),
+        (
+            "/v1/site/build-cost?sector=all_work&gia_m2=ten",
+            vec!["query", "gia_m2"],
+            "float_parsing",
+        ),
+        (
+            "/v1/site/build-cost?sector=all_work&rate_period=2024-01",
+            vec!["query", "rate_period"],
+            "value_error",
+        ),
     ] {
         let r = send(&svc, get(path, &key)).await;
         check_422(&r, &loc, kind);

@@ -145,7 +145,8 @@ pub fn period_of(c: &Data) -> Option<Period> {
             if !(1.0..2_958_466.0).contains(&serial) {
                 return None;
             }
-            let day = NaiveDate::from_ymd_opt(1899, 12, 30)?.checked_add_days(Days::new(serial as u64))?;
+            let day = NaiveDate::from_ymd_opt(1899, 12, 30)?
+                .checked_add_days(Days::new(serial as u64))?;
             Some(Period::of(terrace_site::Freq::Monthly, day))
         }
         Data::DateTimeIso(s) => {
@@ -180,11 +181,23 @@ fn period_label(s: &str) -> Option<Period> {
             .flatten()
     };
     const FULL: [&str; 12] = [
-        "january", "february", "march", "april", "may", "june", "july", "august", "september",
-        "october", "november", "december",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
     ];
     let month = |w: &str| {
-        (0..12).find(|&i| w == MONTHS[i] || (w.len() > 3 && FULL[i].starts_with(w)) || (i == 8 && w == "sept"))
+        (0..12).find(|&i| {
+            w == MONTHS[i] || (w.len() > 3 && FULL[i].starts_with(w)) || (i == 8 && w == "sept")
+        })
     };
     let quarter = |w: &str| {
         w.strip_prefix('q')
@@ -230,13 +243,19 @@ fn value_of(c: &Data) -> Result<Option<f64>, String> {
                 return Ok(None);
             }
             // ONS marks a provisional or revised value with a trailing note marker.
-            let t = t.trim_end_matches(|ch: char| ch == ']' || ch == '[' || ch.is_alphabetic() || ch.is_whitespace());
+            let t = t.trim_end_matches(|ch: char| {
+                ch == ']' || ch == '[' || ch.is_alphabetic() || ch.is_whitespace()
+            });
             t.replace(',', "")
                 .parse::<f64>()
                 .map_err(|_| format!("value {s:?} is not a number"))?
         }
         Data::Empty => return Ok(None),
-        Data::Bool(_) | Data::DateTime(_) | Data::DateTimeIso(_) | Data::DurationIso(_) | Data::Error(_) => {
+        Data::Bool(_)
+        | Data::DateTime(_)
+        | Data::DateTimeIso(_)
+        | Data::DurationIso(_)
+        | Data::Error(_) => {
             return Err(format!("value {:?} is not a number", text(c)));
         }
     };
@@ -289,9 +308,12 @@ pub fn read(path: &Path) -> io::Result<impl Iterator<Item = Parsed<CostPoint>> +
     let mut items: Vec<Parsed<CostPoint>> = Vec::new();
     let mut tables = 0;
     for sheet in book.sheet_names() {
-        let range = book
-            .worksheet_range(&sheet)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{file}: sheet {sheet}: {e}")))?;
+        let range = book.worksheet_range(&sheet).map_err(|e| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{file}: sheet {sheet}: {e}"),
+            )
+        })?;
         let (row0, col0) = range.start().unwrap_or((0, 0));
         let rows: Vec<&[Data]> = range.rows().collect();
         let Some(t) = find_table(&rows) else {
@@ -356,7 +378,9 @@ pub fn read(path: &Path) -> io::Result<impl Iterator<Item = Parsed<CostPoint>> +
     if tables == 0 {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("{file}: no sheet has a period column and a known construction price series title"),
+            format!(
+                "{file}: no sheet has a period column and a known construction price series title"
+            ),
         ));
     }
     Ok(items.into_iter())
@@ -369,27 +393,63 @@ mod tests {
     #[test]
     fn titles_name_their_series() {
         for (t, want) in [
-            ("New housing (2015=100)", Some((Basis::Output, Sector::NewHousing))),
-            ("Infrastructure [note 3]", Some((Basis::Output, Sector::Infrastructure))),
-            ("Public other new work", Some((Basis::Output, Sector::PublicNonHousing))),
-            ("PRIVATE INDUSTRIAL", Some((Basis::Output, Sector::PrivateIndustrial))),
-            ("Private commercial", Some((Basis::Output, Sector::PrivateCommercial))),
+            (
+                "New housing (2015=100)",
+                Some((Basis::Output, Sector::NewHousing)),
+            ),
+            (
+                "Infrastructure [note 3]",
+                Some((Basis::Output, Sector::Infrastructure)),
+            ),
+            (
+                "Public other new work",
+                Some((Basis::Output, Sector::PublicNonHousing)),
+            ),
+            (
+                "PRIVATE INDUSTRIAL",
+                Some((Basis::Output, Sector::PrivateIndustrial)),
+            ),
+            (
+                "Private commercial",
+                Some((Basis::Output, Sector::PrivateCommercial)),
+            ),
             ("All new work", Some((Basis::Output, Sector::AllNewWork))),
-            ("Housing repair and maintenance", Some((Basis::Output, Sector::HousingRepair))),
-            ("Non-housing repair and maintenance", Some((Basis::Output, Sector::NonHousingRepair))),
-            ("All repair and maintenance", Some((Basis::Output, Sector::AllRepair))),
+            (
+                "Housing repair and maintenance",
+                Some((Basis::Output, Sector::HousingRepair)),
+            ),
+            (
+                "Non-housing repair and maintenance",
+                Some((Basis::Output, Sector::NonHousingRepair)),
+            ),
+            (
+                "All repair and maintenance",
+                Some((Basis::Output, Sector::AllRepair)),
+            ),
             ("All construction", Some((Basis::Output, Sector::AllWork))),
             ("All work", Some((Basis::Output, Sector::AllWork))),
-            ("Implied deflator: all work (2019=100)", Some((Basis::Deflator, Sector::AllWork))),
-            ("Construction output implied deflator", Some((Basis::Deflator, Sector::AllWork))),
-            ("Average weekly earnings: construction (£)", Some((Basis::Labour, Sector::AllWork))),
+            (
+                "Implied deflator: all work (2019=100)",
+                Some((Basis::Deflator, Sector::AllWork)),
+            ),
+            (
+                "Construction output implied deflator",
+                Some((Basis::Deflator, Sector::AllWork)),
+            ),
+            (
+                "Average weekly earnings: construction (£)",
+                Some((Basis::Labour, Sector::AllWork)),
+            ),
             ("Time period", None),
             ("Notes", None),
             ("", None),
         ] {
             assert_eq!(classify(t).map(|(b, s, _)| (b, s)), want, "{t}");
         }
-        assert_eq!(base_period("New housing (2015 = 100)").as_deref(), Some("2015"));
+        assert_eq!(
+            base_period("New housing (2015 = 100)").as_deref(),
+            Some("2015")
+        );
         assert_eq!(base_period("Index"), None);
     }
 
@@ -414,7 +474,9 @@ mod tests {
             assert_eq!(s(v).as_deref(), want, "{v}");
         }
         assert_eq!(
-            period_of(&Data::Float(2019.0)).map(|p| p.to_string()).as_deref(),
+            period_of(&Data::Float(2019.0))
+                .map(|p| p.to_string())
+                .as_deref(),
             Some("2019")
         );
         assert_eq!(column_name(0), "A");
