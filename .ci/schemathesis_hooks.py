@@ -12,7 +12,10 @@
    `start`/`end` and `from`/`to`, days `date_from`/`date_to`, quarters
    `quarter_from`/`quarter_to`, list years `start`/`end`, bounds `min_*`/`max_*`; 422
    otherwise). Generated cases that break only that rule are left out; the rule has its own
-   tests (crates/market, gateway/tests/it/market.rs, auctions.rs, commercial_market.rs).
+   tests (crates/market, gateway/tests/it/market.rs, auctions.rs, commercial_market.rs). The same
+   for the cost index's `from_period`/`to_period` (a month 2024M01, quarter 2024Q1 or year
+   2024): the window is refused when `to_period` ends before `from_period` starts (tested in
+   gateway/tests/it/site.rs).
 4. The rules of a polygon (`area_geojson` of planning designations) that JSON Schema cannot
    state: each ring closed (its first position repeated as its last), every position inside
    Great Britain, at most 1,000 vertices over all rings, an area above zero and at most
@@ -37,6 +40,21 @@ import schemathesis
 
 VALID_KEY = re.compile(r"[!-~]{1,255}")
 MONTH = re.compile(r"[0-9]{4}-[0-9]{2}")
+PERIOD = re.compile(r"([0-9]{4})(?:M([0-9]{2})|Q([1-4]))?")
+
+
+def _months(period):
+    """The first and last month (year * 12 + month - 1) a cost period covers, or None."""
+    m = PERIOD.fullmatch(period)
+    if not m:
+        return None
+    year = int(m.group(1)) * 12
+    if m.group(2):
+        return (year + int(m.group(2)) - 1,) * 2
+    if m.group(3):
+        first = year + 3 * (int(m.group(3)) - 1)
+        return (first, first + 2)
+    return (year, year + 11)
 
 
 NON_BLANK = re.compile(r"[^ \t\n\r]")
@@ -84,6 +102,11 @@ def _ordered(values) -> bool:
             elif MONTH.match(a) and MONTH.match(b) and a[:7] > b[:7]:
                 return False
         elif _number(a) and _number(b) and a > b:
+            return False
+    a, b = values.get("from_period"), values.get("to_period")
+    if isinstance(a, str) and isinstance(b, str):
+        ma, mb = _months(a), _months(b)
+        if ma and mb and ma[0] > mb[1]:
             return False
     return True
 

@@ -45,6 +45,10 @@ sources! {
     OPERATOR_PLANNING_PORTALS = "operator_planning_portals", 0.5;
     OPERATOR_AUCTION_LOTS = "operator_auction_lots", 0.5;
     OPERATOR_BUILDING_ATTRIBUTES = "operator_building_attributes", 0.8;
+    ONS_CONSTRUCTION_PRICES = "ons_construction_prices", 0.9;
+    OPERATOR_COST_LOCATION_FACTORS = "operator_cost_location_factors", 0.5;
+    OPERATOR_TENDER_PRICES = "operator_tender_prices", 0.5;
+    OPERATOR_TENDER_BENCHMARKS = "operator_tender_benchmarks", 0.5;
     VOA_RATING_LIST = "voa_rating_list", 0.5;
     VOA_UARN_UPRN_LOOKUP = "voa_uarn_uprn_lookup", 0.5;
     VOA_SUMMARY_VALUATIONS = "voa_summary_valuations", 0.5;

@@ -16,6 +16,7 @@
 
 mod areas;
 pub mod auctions;
+pub mod costs;
 mod energy;
 mod epc;
 mod gazetteer;
@@ -252,6 +253,8 @@ pub struct Manifest {
     pub energy_cases: EnergyCases,
     /// Auction lots the auctions tests pin (`auctions/auction_lots.csv`).
     pub auction_cases: auctions::AuctionCases,
+    /// The construction cost workbook the site tests pin (`site/construction_price_indices.xlsx`).
+    pub cost_cases: costs::CostCases,
 }
 
 pub const ABP_FILE: &str = "addressbase/addressbase_plus_fixture.csv";
@@ -1194,6 +1197,12 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         "auction_lots",
         "Operator auction lot feed (OF-S, docs/DATA.md) as CSV with header auction_house,auction_date,lot_number,address,postcode,uprn,lot_type,tenure,lease_years_remaining,vacant,rent_passing_pa,guide_price_low,guide_price_high,outcome,hammer_price,net_initial_yield_pct,source_url,description; ISO dates, whole pounds, hammer_price blank where not disclosed, uprn left to the address matcher; LF",
     ));
+    let (costs_stat, cost_cases) = costs::write(out_dir, cfg.seed, end)?;
+    files.push(entry(
+        &costs_stat,
+        costs::DATASET,
+        "ONS construction price spreadsheet layout (xlsx): Cover sheet, Notes, then Table_1 (output price indices by work type, monthly, 2015=100), Table_2 (implied deflator, quarterly), Table_3 (average weekly earnings in construction, monthly); title rows, a header row starting `Time period`, one row per period labelled `2015 Jan` or `2015 Q1`; SYNTHETIC values; rows counts value cells",
+    ));
     let manifest = Manifest {
         generator: format!("terrace-fixturegen {}", env!("CARGO_PKG_VERSION")),
         provenance: "fixture".into(),
@@ -1254,6 +1263,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         land_cases,
         energy_cases,
         auction_cases,
+        cost_cases,
     };
     let json = serde_json::to_string_pretty(&manifest).map_err(io::Error::other)? + "\n";
     out::write_whole(out_dir, MANIFEST_FILE, &json)?;

@@ -19,6 +19,7 @@ mod brma_lookup;
 mod building_attributes;
 mod codepoint;
 mod companies_house;
+mod cost_tables;
 mod council_tax;
 mod epc;
 mod epc_recommendations;
@@ -28,6 +29,7 @@ mod lha_rates;
 mod listings;
 mod lpa_boundaries;
 mod names_codes;
+mod ons_construction;
 mod onspd;
 mod open_names;
 mod open_uprn;
@@ -118,6 +120,15 @@ pub enum Dataset {
     OsBuildings,
     /// The operator's auction lot feed (CSV or JSON lines).
     AuctionLots,
+    /// ONS construction price series (output price indices, implied deflator, construction
+    /// earnings) from the published spreadsheet (xlsx or ods).
+    OnsConstructionPrices,
+    /// The operator's tender price index (CSV).
+    TenderPrices,
+    /// The operator's regional construction location factors (CSV).
+    CostLocationFactors,
+    /// The operator's tender benchmarks per square metre (CSV).
+    TenderBenchmarks,
 }
 
 /// One row of the dataset table.
@@ -200,6 +211,10 @@ pub static DATASETS: &[DatasetInfo] = &[
     row!(Dataset::OsBuildings, "os_buildings", ["os_open_map_local", "open_map_local_buildings"], sources::OS_OPEN_MAP_LOCAL, 1, os_buildings::OsBuildings),
     row!(Dataset::BuildingAttributes, "building_attributes", ["building_attribute_feed", "buildings_attributes"], sources::OPERATOR_BUILDING_ATTRIBUTES, 10, building_attributes::BuildingAttributes),
     row!(Dataset::AuctionLots, "auction_lots", ["auctions", "auction_lot_feed"], sources::OPERATOR_AUCTION_LOTS, 10, auction_lots::AuctionLots),
+    row!(Dataset::OnsConstructionPrices, "ons_construction_prices", ["construction_output_price_indices", "ons_opi", "construction_prices"], sources::ONS_CONSTRUCTION_PRICES, 20, ons_construction::OnsConstructionPrices),
+    row!(Dataset::TenderPrices, "tender_prices", ["tender_price_index", "tpi"], sources::OPERATOR_TENDER_PRICES, 20, ons_construction::TenderPrices),
+    row!(Dataset::CostLocationFactors, "cost_location_factors", ["location_factors", "construction_location_factors"], sources::OPERATOR_COST_LOCATION_FACTORS, 20, cost_tables::LocationFactors),
+    row!(Dataset::TenderBenchmarks, "tender_benchmarks", ["cost_benchmarks", "build_cost_benchmarks"], sources::OPERATOR_TENDER_BENCHMARKS, 20, cost_tables::TenderBenchmarks),
 ];
 
 impl DatasetInfo {

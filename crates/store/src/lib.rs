@@ -13,6 +13,7 @@
 //! - [`listings`]: the listings feed, its snapshots and the change log;
 //! - [`lha`]: Local Housing Allowance rates and BRMA areas;
 //! - [`planning`]: planning applications and the coverage list;
+//! - [`costs`]: construction cost series, location factors and tender benchmarks;
 //! - [`rating`]: the VOA non-domestic rating lists and UARN links;
 //! - [`spatial`]: the spatial risk layers and their coverage;
 //! - [`market`]: the derived market tables and the UK HPI reference;
@@ -53,6 +54,7 @@ pub mod buildings;
 pub mod bulk;
 pub mod catalogue;
 pub mod companies;
+pub mod costs;
 pub mod council_tax;
 pub mod db;
 pub mod epc;

@@ -1149,3 +1149,44 @@ diesel::table! {
         last_run_keys -> Nullable<Text>,
     }
 }
+
+diesel::table! {
+    cost_series_points (point_key) {
+        point_key -> Text,
+        basis -> Text,
+        sector -> Text,
+        freq -> Text,
+        period -> Text,
+        period_start -> Date,
+        value -> Double,
+        unit -> Text,
+        base_period -> Nullable<Text>,
+        series_title -> Text,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    cost_location_factors (region) {
+        region -> Text,
+        factor -> Double,
+        period -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    cost_benchmarks (bench_key) {
+        bench_key -> Text,
+        sector -> Text,
+        period -> Text,
+        period_start -> Date,
+        rate_low -> Double,
+        rate_mid -> Double,
+        rate_high -> Double,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}

@@ -17,6 +17,7 @@ pub mod ownership;
 pub mod planning;
 pub mod property;
 pub mod saved_searches;
+pub mod site;
 pub mod valuation;
 
 use crate::registry::OpDecl;
@@ -31,6 +32,7 @@ pub static FAMILIES: &[&[&OpDecl]] = &[
     listings_market::OPS,
     catalogue::OPS,
     planning::OPS,
+    site::OPS,
     valuation::OPS,
     land::OPS,
     energy::OPS,

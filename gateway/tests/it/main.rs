@@ -47,6 +47,7 @@ mod retrofit;
 mod risk;
 mod saved_searches;
 mod security;
+mod site;
 mod stock;
 mod surface;
 mod validation;

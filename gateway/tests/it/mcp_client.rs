@@ -186,6 +186,8 @@ async fn the_mcp_python_sdk_drives_every_tool_and_signs_in_like_the_common_hosts
     valid["saved_searches_update"] = json!({"search_id": "ss_none", "name": "renamed"});
     valid["saved_searches_delete"] = json!({"search_id": "ss_none"});
     valid["saved_searches_run"] = json!({"search_id": "ss_none"});
+    valid["site_cost_index"] = json!({"basis": "output", "freq": "quarterly"});
+    valid["site_build_cost"] = json!({"sector": "new_housing", "gia_m2": 500, "rate_gbp_m2": 2000, "rate_period": "2024Q1"});
     let hosts: Vec<Value> = crate::oauth::host_registrations()
         .into_iter()
         .map(|(name, body)| json!([name, body]))
