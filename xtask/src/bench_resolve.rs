@@ -232,6 +232,8 @@ pub struct Options {
     pub seed: u64,
     /// Matcher rules switched off for this run (`terrace_matcher::ablate`'s mask).
     pub ablate: u32,
+    /// Also print the confident figures with the rules added one at a time (`--steps`).
+    pub steps: bool,
     /// Writes every query not answered confidently and correctly here (tab-separated).
     pub dump: Option<PathBuf>,
     /// Also measure `POST /v1/address/resolve` over HTTP, this many seconds of wrk per mode.
@@ -405,6 +407,79 @@ fn evidence_cols(found: &[Candidate]) -> String {
         u8::from(ev.flat_agrees_house_added),
         u8::from(ev.only_number_at_postcode)
     )
+}
+
+/// The confident figures of one mode under the rules as ablated now: confident and correct,
+/// confident, queries, held-out confident (random, sibling).
+fn confident_counts(
+    index: &AddressIndex,
+    queries: &[Query],
+    held: &[Query],
+    sib: &[Query],
+    with_pc: bool,
+) -> [usize; 5] {
+    let pc = |q: &Query| if with_pc { q.postcode.clone() } else { None };
+    let mut out = [0, 0, queries.len(), 0, 0];
+    for q in queries {
+        let found = index.resolve(&query_of(&q.text, pc(q).as_ref()), 5);
+        if is_confident(&found) {
+            out[1] += 1;
+            out[0] += usize::from(found[0].uprn == q.uprn);
+        }
+    }
+    for (slot, list) in [(3, held), (4, sib)] {
+        for q in list {
+            let found = index.resolve(&query_of(&q.text, pc(q).as_ref()), 5);
+            out[slot] += usize::from(is_confident(&found));
+        }
+    }
+    out
+}
+
+/// `--steps`: the rules of issue 45 added one at a time, then each rule of evidence removed.
+fn print_steps(index: &AddressIndex, queries: &[Query], held: &[Query], sib: &[Query], base: u32) {
+    use terrace_matcher::{ABLATE_FLAT_HOUSE_ADDED, ABLATE_ONLY_NUMBER, Conflict};
+    let order = [
+        Conflict::BuildingName,
+        Conflict::Floor,
+        Conflict::StreetQualifier,
+        Conflict::NumberPlacement,
+        Conflict::Postcode,
+    ];
+    let all: u32 = order.iter().map(|c| c.bit()).sum();
+    let mut steps: Vec<(String, u32)> = vec![("no conflict rule (before)".into(), all)];
+    let mut mask = all;
+    for c in order {
+        mask &= !c.bit();
+        steps.push((format!("+ {c:?}"), mask));
+    }
+    steps.push(("all, without flat_house_added".into(), ABLATE_FLAT_HOUSE_ADDED));
+    steps.push(("all, without only_number".into(), ABLATE_ONLY_NUMBER));
+    steps.push((
+        "no conflict rule, without either rule of evidence".into(),
+        all | ABLATE_FLAT_HOUSE_ADDED | ABLATE_ONLY_NUMBER,
+    ));
+    println!(
+        "\nrules step by step: with postcode | without postcode; each: confident and correct, confident and wrong, precision, missing confident random / sibling"
+    );
+    println!("| step | with postcode | without postcode |");
+    println!("|---|---|---|");
+    for (name, m) in steps {
+        terrace_matcher::ablate(m | base);
+        let cell = |with_pc: bool| {
+            let [cc, conf, n, h, sb] = confident_counts(index, queries, held, sib, with_pc);
+            format!(
+                "{:.2}% ({cc}), {} wrong, {:.2}%, {:.2}% / {:.2}% ({h} / {sb})",
+                pct(cc, n),
+                conf - cc,
+                pct(cc, conf),
+                pct(h, held.len()),
+                pct(sb, sib.len())
+            )
+        };
+        println!("| {name} | {} | {} |", cell(true), cell(false));
+    }
+    terrace_matcher::ablate(base);
 }
 
 fn percentile(v: &mut [f64], p: f64) -> f64 {
@@ -808,6 +883,10 @@ pub async fn resolve_real(opts: Options) -> anyhow::Result<()> {
             &mut features,
         ),
     ];
+
+    if opts.steps {
+        print_steps(&index, &queries, &held, &sib, opts.ablate);
+    }
 
     // The register's own texts, without a postcode; positional flats with and without.
     let mut self_miss = 0usize;

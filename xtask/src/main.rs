@@ -69,7 +69,7 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
   bench valuation [--addresses N] [--secs S]
                                        time the valuation vintage build on a generated register with its
                                        certificates and sales, and the estimate
-  bench resolve --real DIR [--postcodes FILE] [--held-out N] [--seed S] [--ablate RULES] [--dump FILE] [--http [--secs S]]
+  bench resolve --real DIR [--postcodes FILE] [--held-out N] [--seed S] [--ablate RULES] [--steps] [--dump FILE] [--http [--secs S]]
                                        resolve accuracy and speed on a labelled task built from real EPC files;
                                        --http: also POST /v1/address/resolve to the release service with wrk";
 
@@ -384,6 +384,7 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
                     .map(|s| ablate_mask(&s))
                     .transpose()?
                     .unwrap_or(0),
+                steps: rest.iter().any(|a| a == "--steps"),
                 dump: opt(&rest, "--dump").map(PathBuf::from),
                 http_secs: rest
                     .iter()

@@ -323,6 +323,30 @@ pub(crate) fn text_conflict(query: &str, e: &AddressEntry) -> Option<Conflict> {
             return Some(Conflict::NumberPlacement);
         }
     }
+    if q_flat && eb.is_empty() && crate::nonempty(&e.saon).is_none() {
+        // `FLAT 4 ERNSBOROUGH COURT, FAIRPARK ROAD` answered by `4 FAIRPARK ROAD`: a flat of a
+        // building the address does not name at all, its number the address' house number.
+        let paon = crate::nonempty(&e.paon).unwrap_or("");
+        let named_nowhere = qb.iter().any(|(name, _)| {
+            let mut ws = name.split(' ');
+            ws.next_back();
+            ws.all(|w| !ew.contains(&w))
+        });
+        if named_nowhere && numbers(&qw).iter().any(|n| n.eq_ignore_ascii_case(paon)) {
+            return Some(Conflict::NumberPlacement);
+        }
+    }
+    if !q_flat && qb.is_empty() {
+        // `3 OLD MILL CLOSE` answered by `3 SWAN COURT, OLD MILL CLOSE`: the number is the
+        // building's, a building the query does not name.
+        let qn = numbers(&qw);
+        if eb
+            .iter()
+            .any(|(_, n)| n.as_ref().is_some_and(|n| qn.contains(n)))
+        {
+            return Some(Conflict::NumberPlacement);
+        }
+    }
     if !q_flat && qb.is_empty() {
         // `8 KINGS STREET` answered by `FLAT 8, REGENT HOUSE, KINGS STREET`.
         let saon = crate::nonempty(&e.saon).map(segments).unwrap_or_default();

@@ -1426,6 +1426,25 @@ fn resolve_number_on_another_thing_is_not_confident() {
     assert_eq!(c, Some(crate::Conflict::NumberPlacement));
     let c = sibling_conflict(reg, "8 Kings Street", Some("EX1 1AB"), 2);
     assert_eq!(c, Some(crate::Conflict::NumberPlacement));
+    // The other way round: a plain house number answered by a building numbered so, and a flat
+    // of a named building answered by the house of that number.
+    let reg = with_neighbours(
+        vec![
+            street_entry(1, "", "3 SWAN COURT", "OLD MILL CLOSE", "EX2 4DD"),
+            street_entry(2, "", "4", "FAIRPARK ROAD", "EX2 4HL"),
+        ],
+        "OLD MILL CLOSE",
+        "EX2 4DD",
+    );
+    let c = sibling_conflict(reg.clone(), "3, Old Mill Close", Some("EX2 4DD"), 1);
+    assert_eq!(c, Some(crate::Conflict::NumberPlacement));
+    let c = sibling_conflict(
+        reg,
+        "Flat 4 Ernsborough Court, Fairpark Road",
+        Some("EX2 4HL"),
+        2,
+    );
+    assert_eq!(c, Some(crate::Conflict::NumberPlacement));
 }
 
 #[test]
