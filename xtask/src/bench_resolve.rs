@@ -453,7 +453,10 @@ fn print_steps(index: &AddressIndex, queries: &[Query], held: &[Query], sib: &[Q
         mask &= !c.bit();
         steps.push((format!("+ {c:?}"), mask));
     }
-    steps.push(("all, without flat_house_added".into(), ABLATE_FLAT_HOUSE_ADDED));
+    steps.push((
+        "all, without flat_house_added".into(),
+        ABLATE_FLAT_HOUSE_ADDED,
+    ));
     steps.push(("all, without only_number".into(), ABLATE_ONLY_NUMBER));
     steps.push((
         "no conflict rule, without either rule of evidence".into(),

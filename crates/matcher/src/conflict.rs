@@ -56,6 +56,7 @@ const BUILDING_NOUNS: &[&str] = &[
     "MEWS",
     "LODGE",
     "HALL",
+    "MANSION",
     "MANSIONS",
     "BUILDINGS",
     "CHAMBERS",
@@ -288,6 +289,13 @@ fn numbers(ws: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// None of the words of a building's name (its noun aside) is among `ws`.
+fn named_nowhere(name: &str, ws: &[&str]) -> bool {
+    let mut parts = name.split(' ');
+    parts.next_back();
+    parts.all(|w| !ws.contains(&w))
+}
+
 /// The conflict between a query's text and an address, if any (see the module's doc).
 pub(crate) fn text_conflict(query: &str, e: &AddressEntry) -> Option<Conflict> {
     let qs = segments(query);
@@ -316,10 +324,11 @@ pub(crate) fn text_conflict(query: &str, e: &AddressEntry) -> Option<Conflict> {
     if !q_flat && eb.is_empty() && crate::nonempty(&e.saon).is_none() {
         // `8 CEDAR HOUSE, VALE WALK` answered by `8 VALE WALK`.
         let paon = crate::nonempty(&e.paon).unwrap_or("");
-        if qb
-            .iter()
-            .any(|(_, n)| n.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(paon)))
-        {
+        // A building whose name words the address writes nowhere (`8 FAIRFIELD MANSIONS` is
+        // not in conflict with `8 FAIRFIELD MANSION`, read without a building noun).
+        if qb.iter().any(|(name, n)| {
+            n.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(paon)) && named_nowhere(name, &ew)
+        }) {
             return Some(Conflict::NumberPlacement);
         }
     }
@@ -327,12 +336,9 @@ pub(crate) fn text_conflict(query: &str, e: &AddressEntry) -> Option<Conflict> {
         // `FLAT 4 ERNSBOROUGH COURT, FAIRPARK ROAD` answered by `4 FAIRPARK ROAD`: a flat of a
         // building the address does not name at all, its number the address' house number.
         let paon = crate::nonempty(&e.paon).unwrap_or("");
-        let named_nowhere = qb.iter().any(|(name, _)| {
-            let mut ws = name.split(' ');
-            ws.next_back();
-            ws.all(|w| !ew.contains(&w))
-        });
-        if named_nowhere && numbers(&qw).iter().any(|n| n.eq_ignore_ascii_case(paon)) {
+        if qb.iter().any(|(name, _)| named_nowhere(name, &ew))
+            && numbers(&qw).iter().any(|n| n.eq_ignore_ascii_case(paon))
+        {
             return Some(Conflict::NumberPlacement);
         }
     }
