@@ -120,6 +120,90 @@ fn is_positional_flat(text: &str) -> bool {
         .any(|p| w.starts_with(p) || w.contains(&format!(" {p} ")) || w.ends_with(&format!(" {p}")))
 }
 
+/// Words that say nothing of which building or street a text names.
+const GENERIC: &[&str] = &[
+    "FLAT",
+    "FLATS",
+    "APARTMENT",
+    "APT",
+    "UNIT",
+    "MAISONETTE",
+    "STUDIO",
+    "ROOM",
+    "THE",
+    "OF",
+    "AND",
+    "FLOOR",
+    "GROUND",
+    "FIRST",
+    "SECOND",
+    "THIRD",
+    "TOP",
+    "BASEMENT",
+    "LOWER",
+    "UPPER",
+    "ROAD",
+    "STREET",
+    "LANE",
+    "AVENUE",
+    "CLOSE",
+    "DRIVE",
+    "WAY",
+    "HILL",
+    "CRESCENT",
+    "PLACE",
+    "TERRACE",
+    "GARDENS",
+    "SQUARE",
+    "WALK",
+    "RISE",
+    "GROVE",
+    "PARK",
+    "HOUSE",
+    "COURT",
+    "EXETER",
+    "DEVON",
+    "EAST",
+    "WEST",
+    "NORTH",
+    "SOUTH",
+    "GREAT",
+    "LITTLE",
+    "ST",
+    "SAINT",
+];
+
+/// What makes two register texts siblings (issue 45): the numbers and the naming words of a
+/// text, and for a flat the naming words alone (its building).
+fn sibling_keys(text: &str) -> Vec<String> {
+    let ws = words_upper(text);
+    let nums: Vec<&String> = ws
+        .iter()
+        .filter(|w| w.bytes().any(|b| b.is_ascii_digit()))
+        .collect();
+    let mut stems: Vec<&String> = ws
+        .iter()
+        .filter(|w| !w.bytes().any(|b| b.is_ascii_digit()) && w.len() > 1)
+        .filter(|w| !GENERIC.contains(&w.as_str()))
+        .collect();
+    stems.sort();
+    stems.dedup();
+    let mut keys = Vec::new();
+    for n in &nums {
+        for st in &stems {
+            keys.push(format!("{n}|{st}"));
+        }
+    }
+    let flat = ws
+        .iter()
+        .any(|w| ["FLAT", "APARTMENT", "APT", "UNIT"].contains(&w.as_str()));
+    if flat && !stems.is_empty() {
+        let joined: Vec<&str> = stems.iter().map(|s| s.as_str()).collect();
+        keys.push(format!("building|{}", joined.join(" ")));
+    }
+    keys
+}
+
 /// Which half of the task (0 or 1) a UPRN is in: the parity of its hash. A rule chosen on one
 /// half is checked on the other.
 fn half_of(uprn: i64) -> usize {
@@ -146,6 +230,10 @@ pub struct Options {
     pub postcodes: Option<PathBuf>,
     pub held_out: usize,
     pub seed: u64,
+    /// Matcher rules switched off for this run (`terrace_matcher::ablate`'s mask).
+    pub ablate: u32,
+    /// Also print the confident figures with the rules added one at a time (`--steps`).
+    pub steps: bool,
     /// Writes every query not answered confidently and correctly here (tab-separated).
     pub dump: Option<PathBuf>,
     /// Also measure `POST /v1/address/resolve` over HTTP, this many seconds of wrk per mode.
@@ -291,6 +379,10 @@ struct ModeFigures {
     confident_correct_pct: f64,
     held_out: usize,
     held_out_confident_pct: f64,
+    held_out_confident: usize,
+    sibling_held_out: usize,
+    sibling_confident: usize,
+    confident_wrong: usize,
     by_kind: Vec<(Kind, Tally)>,
     /// The task split in two by a hash of the UPRN ([`half_of`]): the queries, and the held-out
     /// UPRNs with how many were answered confidently.
@@ -317,6 +409,82 @@ fn evidence_cols(found: &[Candidate]) -> String {
     )
 }
 
+/// The confident figures of one mode under the rules as ablated now: confident and correct,
+/// confident, queries, held-out confident (random, sibling).
+fn confident_counts(
+    index: &AddressIndex,
+    queries: &[Query],
+    held: &[Query],
+    sib: &[Query],
+    with_pc: bool,
+) -> [usize; 5] {
+    let pc = |q: &Query| if with_pc { q.postcode.clone() } else { None };
+    let mut out = [0, 0, queries.len(), 0, 0];
+    for q in queries {
+        let found = index.resolve(&query_of(&q.text, pc(q).as_ref()), 5);
+        if is_confident(&found) {
+            out[1] += 1;
+            out[0] += usize::from(found[0].uprn == q.uprn);
+        }
+    }
+    for (slot, list) in [(3, held), (4, sib)] {
+        for q in list {
+            let found = index.resolve(&query_of(&q.text, pc(q).as_ref()), 5);
+            out[slot] += usize::from(is_confident(&found));
+        }
+    }
+    out
+}
+
+/// `--steps`: the rules of issue 45 added one at a time, then each rule of evidence removed.
+fn print_steps(index: &AddressIndex, queries: &[Query], held: &[Query], sib: &[Query], base: u32) {
+    use terrace_matcher::{ABLATE_FLAT_HOUSE_ADDED, ABLATE_ONLY_NUMBER, Conflict};
+    let order = [
+        Conflict::BuildingName,
+        Conflict::Floor,
+        Conflict::StreetQualifier,
+        Conflict::NumberPlacement,
+        Conflict::Postcode,
+    ];
+    let all: u32 = order.iter().map(|c| c.bit()).sum();
+    let mut steps: Vec<(String, u32)> = vec![("no conflict rule (before)".into(), all)];
+    let mut mask = all;
+    for c in order {
+        mask &= !c.bit();
+        steps.push((format!("+ {c:?}"), mask));
+    }
+    steps.push((
+        "all, without flat_house_added".into(),
+        ABLATE_FLAT_HOUSE_ADDED,
+    ));
+    steps.push(("all, without only_number".into(), ABLATE_ONLY_NUMBER));
+    steps.push((
+        "no conflict rule, without either rule of evidence".into(),
+        all | ABLATE_FLAT_HOUSE_ADDED | ABLATE_ONLY_NUMBER,
+    ));
+    println!(
+        "\nrules step by step: with postcode | without postcode; each: confident and correct, confident and wrong, precision, missing confident random / sibling"
+    );
+    println!("| step | with postcode | without postcode |");
+    println!("|---|---|---|");
+    for (name, m) in steps {
+        terrace_matcher::ablate(m | base);
+        let cell = |with_pc: bool| {
+            let [cc, conf, n, h, sb] = confident_counts(index, queries, held, sib, with_pc);
+            format!(
+                "{:.2}% ({cc}), {} wrong, {:.2}%, {:.2}% / {:.2}% ({h} / {sb})",
+                pct(cc, n),
+                conf - cc,
+                pct(cc, conf),
+                pct(h, held.len()),
+                pct(sb, sib.len())
+            )
+        };
+        println!("| {name} | {} | {} |", cell(true), cell(false));
+    }
+    terrace_matcher::ablate(base);
+}
+
 fn percentile(v: &mut [f64], p: f64) -> f64 {
     if v.is_empty() {
         return f64::NAN;
@@ -329,6 +497,7 @@ fn run_mode(
     index: &AddressIndex,
     queries: &[Query],
     held: &[Query],
+    sib: &[Query],
     with_pc: bool,
     calib: &mut [(usize, usize); 10],
     dump: &mut Vec<String>,
@@ -421,6 +590,27 @@ fn run_mode(
             ));
         }
     }
+    let mut sib_conf = 0;
+    for q in sib {
+        let pc = if with_pc { q.postcode.as_ref() } else { None };
+        let found = index.resolve(&query_of(&q.text, pc), 5);
+        if is_confident(&found) {
+            sib_conf += 1;
+            dump.push(format!(
+                "{}\tsibling_out\t{}\t{}\t{}\t{:?}",
+                if with_pc { "pc" } else { "nopc" },
+                q.text,
+                q.postcode.as_deref().unwrap_or("-"),
+                found.first().map_or("-".into(), |c| format!(
+                    "{} {:.3} {}",
+                    c.uprn,
+                    c.score,
+                    index.entry(c.entry).single_line()
+                )),
+                found.first().and_then(|c| c.evidence),
+            ));
+        }
+    }
     // Timing: the API's default of 5 candidates, one thread.
     let mut lat = Vec::with_capacity(queries.len());
     let t = Instant::now();
@@ -450,6 +640,10 @@ fn run_mode(
         confident_correct_pct: pct(all.confident_correct, all.n),
         held_out: held.len(),
         held_out_confident_pct: pct(held_conf, held.len()),
+        held_out_confident: held_conf,
+        sibling_held_out: sib.len(),
+        sibling_confident: sib_conf,
+        confident_wrong: all.confident - all.confident_correct,
         by_kind,
         halves,
         resolves_per_sec: queries.len() as f64 / secs.max(1e-9),
@@ -528,15 +722,51 @@ pub async fn resolve_real(opts: Options) -> anyhow::Result<()> {
         .collect();
     hashed.sort_unstable();
     let held_set: HashSet<i64> = hashed.iter().take(opts.held_out).map(|&(_, u)| u).collect();
+    // The sibling split: UPRNs whose register text shares a number and a naming word with
+    // another UPRN's (another flat of the same house, the same number on another street of the
+    // same stem or in another building of the street), or, for a flat, all its naming words (the
+    // same building), that other UPRN staying in the register; drawn by another hash.
+    let mut buckets: HashMap<String, Vec<i64>> = HashMap::new();
+    for &u in &order {
+        for k in sibling_keys(&lodgements[&u][0].text) {
+            buckets.entry(k).or_default().push(u);
+        }
+    }
+    let mut by_sib: Vec<(u64, i64)> = order
+        .iter()
+        .filter(|u| !held_set.contains(u))
+        .map(|&u| (mix(u as u64 ^ opts.seed ^ 0x5155_0045), u))
+        .collect();
+    by_sib.sort_unstable();
+    let mut sib_set: HashSet<i64> = HashSet::new();
+    for &(_, u) in &by_sib {
+        if sib_set.len() >= opts.held_out {
+            break;
+        }
+        let has_sibling = sibling_keys(&lodgements[&u][0].text).iter().any(|k| {
+            buckets[k]
+                .iter()
+                .any(|v| *v != u && !held_set.contains(v) && !sib_set.contains(v))
+        });
+        if has_sibling {
+            sib_set.insert(u);
+        }
+    }
 
     let mut register: Vec<(i64, String, Option<String>)> = Vec::new();
     let mut queries = Vec::new();
     let mut held = Vec::new();
+    let mut sib = Vec::new();
     for &uprn in &order {
         let list = &lodgements[&uprn];
         let pc = postcode_of(uprn);
-        if held_set.contains(&uprn) {
-            held.push(Query {
+        if held_set.contains(&uprn) || sib_set.contains(&uprn) {
+            let to = if held_set.contains(&uprn) {
+                &mut held
+            } else {
+                &mut sib
+            };
+            to.push(Query {
                 uprn,
                 text: list[0].text.clone(),
                 postcode: pc,
@@ -562,15 +792,19 @@ pub async fn resolve_real(opts: Options) -> anyhow::Result<()> {
     }
     let kinds = |k: Kind| queries.iter().filter(|q| q.kind == k).count();
     eprintln!(
-        "task: register {} UPRNs ({} with a postcode), {} queries ({} punctuation, {} wording, {} numbers), {} held out",
+        "task: register {} UPRNs ({} with a postcode), {} queries ({} punctuation, {} wording, {} numbers), {} held out at random, {} with a sibling; seed {}, ablated {:#x}",
         register.len(),
         register.iter().filter(|r| r.2.is_some()).count(),
         queries.len(),
         kinds(Kind::Punctuation),
         kinds(Kind::Wording),
         kinds(Kind::Numbers),
-        held.len()
+        held.len(),
+        sib.len(),
+        opts.seed,
+        opts.ablate
     );
+    terrace_matcher::ablate(opts.ablate);
 
     // The register, as an EPC file through the EPC loader.
     let file = dir.join("register_epc.csv");
@@ -635,6 +869,7 @@ pub async fn resolve_real(opts: Options) -> anyhow::Result<()> {
             &index,
             &queries,
             &held,
+            &sib,
             true,
             &mut calib,
             &mut dump,
@@ -644,12 +879,17 @@ pub async fn resolve_real(opts: Options) -> anyhow::Result<()> {
             &index,
             &queries,
             &held,
+            &sib,
             false,
             &mut calib,
             &mut dump,
             &mut features,
         ),
     ];
+
+    if opts.steps {
+        print_steps(&index, &queries, &held, &sib, opts.ablate);
+    }
 
     // The register's own texts, without a postcode; positional flats with and without.
     let mut self_miss = 0usize;
@@ -738,6 +978,23 @@ pub async fn resolve_real(opts: Options) -> anyhow::Result<()> {
     });
     row("confident on held-out (false positives)", &|m| {
         format!("{:.1}%", m.held_out_confident_pct)
+    });
+    row(
+        "missing answered confidently: random / sibling split",
+        &|m| {
+            format!(
+                "{:.2}% ({} of {}) / {:.2}% ({} of {})",
+                m.held_out_confident_pct,
+                m.held_out_confident,
+                m.held_out,
+                pct(m.sibling_confident, m.sibling_held_out),
+                m.sibling_confident,
+                m.sibling_held_out
+            )
+        },
+    );
+    row("confident and wrong (queries)", &|m| {
+        m.confident_wrong.to_string()
     });
     for k in [Kind::Punctuation, Kind::Wording, Kind::Numbers] {
         row(&format!("{k:?}: top-1 / confident and correct"), &|m| {

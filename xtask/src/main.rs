@@ -69,7 +69,7 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
   bench valuation [--addresses N] [--secs S]
                                        time the valuation vintage build on a generated register with its
                                        certificates and sales, and the estimate
-  bench resolve --real DIR [--postcodes FILE] [--held-out N] [--seed S] [--dump FILE] [--http [--secs S]]
+  bench resolve --real DIR [--postcodes FILE] [--held-out N] [--seed S] [--ablate RULES] [--steps] [--dump FILE] [--http [--secs S]]
                                        resolve accuracy and speed on a labelled task built from real EPC files;
                                        --http: also POST /v1/address/resolve to the release service with wrk";
 
@@ -380,6 +380,11 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
                     .map(|s| s.parse())
                     .transpose()?
                     .unwrap_or(19),
+                ablate: opt(&rest, "--ablate")
+                    .map(|s| ablate_mask(&s))
+                    .transpose()?
+                    .unwrap_or(0),
+                steps: rest.iter().any(|a| a == "--steps"),
                 dump: opt(&rest, "--dump").map(PathBuf::from),
                 http_secs: rest
                     .iter()
@@ -395,4 +400,21 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
             bail!("unknown command")
         }
     }
+}
+
+/// `--ablate building_name,floor,...`: the matcher rules a `bench resolve` run switches off
+/// (conflict kinds by name, `conflicts` for all of them, `flat_house_added`, `only_number`).
+fn ablate_mask(list: &str) -> anyhow::Result<u32> {
+    let mut mask = 0;
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        mask |= match name {
+            "conflicts" => 0xff,
+            "flat_house_added" => terrace_matcher::ABLATE_FLAT_HOUSE_ADDED,
+            "only_number" => terrace_matcher::ABLATE_ONLY_NUMBER,
+            other => terrace_matcher::Conflict::parse(other)
+                .with_context(|| format!("--ablate: unknown rule {other}"))?
+                .bit(),
+        };
+    }
+    Ok(mask)
 }

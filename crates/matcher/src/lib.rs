@@ -42,6 +42,7 @@
 //! and [`CONFIDENT_SCORE`] and [`CONFIDENT_MARGIN`] are set from it so that confident answers are
 //! right at least 99.5% of the time on the Exeter task (docs/BENCHMARKS.md).
 
+mod conflict;
 mod fuzzy;
 mod index;
 mod matcher;
@@ -52,6 +53,7 @@ mod query;
 #[cfg(test)]
 mod tests;
 
+pub use conflict::Conflict;
 use std::collections::HashSet;
 
 pub use index::AddressIndex;
@@ -203,6 +205,10 @@ pub struct Evidence {
     /// (`46 Oxford Road` for `Flat A, 46 Oxford Road`, the only address of house 46 at its
     /// postcode; an address of another street does not count, one whose street is unknown does).
     pub only_number_at_postcode: bool,
+    /// What in the query contradicts the address (another building name, floor, street
+    /// qualifier or postcode, a number placed on another thing): caps confidence whatever the
+    /// score ([`is_confident`]; `conflict.rs`).
+    pub conflict: Option<Conflict>,
 }
 
 /// A top candidate at or above this score may be a confident match (see [`is_confident`]); chosen
@@ -232,6 +238,26 @@ pub const CONFIDENT_MARGIN_AGREEING_FORM: f64 = 0.15;
 /// only one there carrying the number ([`Evidence::only_number_at_postcode`]).
 pub const NUMBERS_AGREE_AS_PART: f64 = 0.75;
 
+/// Rules a bench may switch off to measure what each one does (`cargo xtask bench resolve
+/// --ablate`); the service never does. Bits: [`Conflict`] kinds by [`Conflict::bit`], and
+/// [`ABLATE_FLAT_HOUSE_ADDED`], [`ABLATE_ONLY_NUMBER`] for the two rules of evidence that
+/// accept a lower score.
+static ABLATED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+/// [`Evidence::flat_agrees_house_added`] ignored by [`is_confident`].
+pub const ABLATE_FLAT_HOUSE_ADDED: u32 = 1 << 8;
+/// [`Evidence::only_number_at_postcode`] ignored by [`is_confident`].
+pub const ABLATE_ONLY_NUMBER: u32 = 1 << 9;
+
+/// Switch rules off for a measurement (see [`ABLATED`]); 0 restores them all.
+#[doc(hidden)]
+pub fn ablate(mask: u32) {
+    ABLATED.store(mask, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn ablated(bit: u32) -> bool {
+    ABLATED.load(std::sync::atomic::Ordering::Relaxed) & bit != 0
+}
+
 /// Is the top candidate a confident match?
 ///
 /// Either its score is at least [`CONFIDENT_SCORE`] and [`CONFIDENT_MARGIN`] ahead of the second,
@@ -258,6 +284,13 @@ pub fn is_confident(candidates: &[Candidate]) -> bool {
     let Some(top) = candidates.first() else {
         return false;
     };
+    if top
+        .evidence
+        .and_then(|ev| ev.conflict)
+        .is_some_and(|c| !ablated(c.bit()))
+    {
+        return false;
+    }
     let second = candidates.get(1).map_or(0.0, |c| c.score);
     let margin = top.score - second;
     if top.score >= CONFIDENT_SCORE && margin >= CONFIDENT_MARGIN {
@@ -271,14 +304,30 @@ pub fn is_confident(candidates: &[Candidate]) -> bool {
     }
     match ev.numbers {
         Some(n) if n >= 0.99 => margin >= CONFIDENT_MARGIN_AGREEING,
-        Some(n) if n >= NUMBERS_AGREE_AS_PART && ev.only_number_at_postcode => {
+        Some(n)
+            if n >= NUMBERS_AGREE_AS_PART
+                && ev.only_number_at_postcode
+                && !ablated(ABLATE_ONLY_NUMBER) =>
+        {
             margin >= CONFIDENT_MARGIN_AGREEING
         }
-        Some(n) if n >= NUMBERS_AGREE_IN_FORM || ev.flat_agrees_house_added => {
+        Some(n)
+            if n >= NUMBERS_AGREE_IN_FORM
+                || ev.flat_agrees_house_added && !ablated(ABLATE_FLAT_HOUSE_ADDED) =>
+        {
             margin >= CONFIDENT_MARGIN_AGREEING_FORM
         }
         Some(_) | None => false,
     }
+}
+
+/// The query's address text, its structured fields joined as separate parts.
+fn query_text(q: &ResolveQuery) -> String {
+    [&q.address, &q.saon, &q.paon, &q.street, &q.locality]
+        .into_iter()
+        .filter_map(nonempty)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl AddressIndex {
@@ -382,17 +431,18 @@ impl AddressIndex {
         if pq.is_empty() {
             return Vec::new();
         }
-        let first = self.resolve_plan(matcher::Plan::new(self, pq.clone()), max);
+        let text = query_text(q);
+        let first = self.resolve_plan(matcher::Plan::new(self, pq.clone()), max, &text);
         if is_confident(&first) {
             return first;
         }
         // No confident answer: look again with the rare words' spelling neighbours, and keep
         // the second look only when it finds one.
-        let second = self.resolve_plan(matcher::Plan::with_neighbours(self, pq, true), max);
+        let second = self.resolve_plan(matcher::Plan::with_neighbours(self, pq, true), max, &text);
         if is_confident(&second) { second } else { first }
     }
 
-    fn resolve_plan(&self, plan: matcher::Plan<'_>, max: usize) -> Vec<Candidate> {
+    fn resolve_plan(&self, plan: matcher::Plan<'_>, max: usize, text: &str) -> Vec<Candidate> {
         let mut seen = HashSet::new();
         let mut out = Vec::new();
         for (s, e) in plan.run() {
@@ -405,7 +455,13 @@ impl AddressIndex {
                     entry: e,
                     uprn,
                     score: f64::from(s),
-                    evidence: out.is_empty().then(|| plan.evidence(e)),
+                    evidence: out.is_empty().then(|| {
+                        let mut ev = plan.evidence(e);
+                        ev.conflict = ev
+                            .conflict
+                            .or_else(|| conflict::text_conflict(text, &self.entries[e as usize]));
+                        ev
+                    }),
                 });
                 if out.len() >= max {
                     break;

@@ -742,6 +742,10 @@ impl<'a> Plan<'a> {
         ev.only_number_at_postcode = q.saon.is_none()
             && !self.flat_named
             && q.paon.is_some_and(|p| self.only_carrier_at_postcode(e, p));
+        // The address' own postcode is another than the query's.
+        if ev.postcode.is_some_and(|p| p < 1.0) && self.idx.entries[e].postcode.is_some() {
+            ev.conflict = Some(crate::Conflict::Postcode);
+        }
         ev
     }
 

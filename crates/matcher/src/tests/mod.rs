@@ -450,8 +450,15 @@ fn resolve_numbers_must_agree() {
     // No 13 or 31: nothing confident, and never a house with another number on top.
     let got = check_text("13 High St, Exeter", Res::NotTop(HIGH_EX + 31));
     assert!(got.first().is_none_or(|c| c.score < 0.6), "{got:?}");
-    let got = check_text("12 High St, Exeter, EX1 1AA", Res::Sure(HIGH_EX + 12));
+    // 12 is at EX1 1AB: the address is found on top, but the postcode written (EX1 1AA, where
+    // there is no 12) contradicts it, so it is not confident (issue 45).
+    let got = check_text("12 High St, Exeter, EX1 1AA", Res::Top(HIGH_EX + 12));
     assert!(got[0].score > 0.8);
+    assert!(!is_confident(&got), "{got:?}");
+    assert_eq!(
+        got[0].evidence.and_then(|e| e.conflict),
+        Some(crate::Conflict::Postcode)
+    );
     // A range answers for either end, below an exact number.
     let range = check_text("63 High Street, Exeter", Res::Top(RANGE_63_65));
     let exact = check_text("12 High Street, Exeter", Res::Top(HIGH_EX + 12));
@@ -1327,4 +1334,158 @@ fn resolve_house_number_for_the_only_flat_of_the_house_at_the_postcode() {
     // A flat the register does not have (`Flat C, 46`) names a flat: no rule for it.
     let got = ask("Flat C, 46 Oxford Road", Some("EX4 6QX"));
     assert!(!is_confident(&got), "{got:?}");
+}
+
+/// Issue 45: the register lacks the asked address but holds a sibling of it; the sibling may be
+/// the top candidate, never a confident one. Returns the top candidate's conflict.
+fn sibling_conflict(
+    register: Vec<AddressEntry>,
+    q: &str,
+    pc: Option<&str>,
+    sibling: i64,
+) -> Option<crate::Conflict> {
+    let index = AddressIndex::build(register);
+    let got = ask_in(&index, q, pc);
+    assert_eq!(got[0].uprn, sibling, "{got:?}");
+    assert!(!is_confident(&got), "{got:?}");
+    got[0].evidence.and_then(|ev| ev.conflict)
+}
+
+/// A few neighbours so that the sibling is not alone at its postcode.
+fn with_neighbours(mut v: Vec<AddressEntry>, street: &str, pc: &str) -> Vec<AddressEntry> {
+    v.extend((30..36).map(|n| street_entry(900 + n, "", &n.to_string(), street, pc)));
+    v
+}
+
+#[test]
+fn resolve_conflicting_building_name_is_not_confident() {
+    let reg = with_neighbours(
+        vec![
+            street_entry(1, "", "2 ROWAN MEWS", "MILL ROAD", "EX1 1AA"),
+            street_entry(2, "FLAT 18", "ASH HOUSE", "MILL ROAD", "EX1 1AA"),
+        ],
+        "MILL ROAD",
+        "EX1 1AA",
+    );
+    let c = sibling_conflict(
+        reg.clone(),
+        "Flat 2 Rowan Court, Mill Road",
+        Some("EX1 1AA"),
+        1,
+    );
+    assert_eq!(c, Some(crate::Conflict::BuildingName));
+    let c = sibling_conflict(reg, "Flat 18 Oak House, Mill Road", Some("EX1 1AA"), 2);
+    assert_eq!(c, Some(crate::Conflict::BuildingName));
+}
+
+#[test]
+fn resolve_conflicting_floor_is_not_confident() {
+    let reg = with_neighbours(
+        vec![street_entry(
+            1,
+            "SECOND FLOOR FLAT",
+            "9A",
+            "HIGH STREET",
+            "EX1 1AA",
+        )],
+        "HIGH STREET",
+        "EX1 1AA",
+    );
+    let c = sibling_conflict(reg, "First Floor Flat, 9a High Street", Some("EX1 1AA"), 1);
+    assert_eq!(c, Some(crate::Conflict::Floor));
+}
+
+#[test]
+fn resolve_conflicting_street_qualifier_is_not_confident() {
+    let reg = with_neighbours(
+        vec![
+            street_entry(1, "", "24", "WEST PARK ROAD", "EX1 1AA"),
+            street_entry(2, "", "8", "UPPER HILL RISE", "EX1 1AA"),
+        ],
+        "WEST PARK ROAD",
+        "EX1 1AA",
+    );
+    let c = sibling_conflict(reg.clone(), "24 East Park Road", Some("EX1 1AA"), 1);
+    assert_eq!(c, Some(crate::Conflict::StreetQualifier));
+    let c = sibling_conflict(reg, "8 Hill Rise", Some("EX1 1AA"), 2);
+    assert_eq!(c, Some(crate::Conflict::StreetQualifier));
+}
+
+#[test]
+fn resolve_number_on_another_thing_is_not_confident() {
+    let reg = with_neighbours(
+        vec![
+            street_entry(1, "", "8", "VALE WALK", "EX1 1AA"),
+            street_entry(2, "FLAT 8", "REGENT HOUSE", "KINGS STREET", "EX1 1AB"),
+            street_entry(3, "FLAT 9", "REGENT HOUSE", "KINGS STREET", "EX1 1AB"),
+        ],
+        "VALE WALK",
+        "EX1 1AA",
+    );
+    let c = sibling_conflict(reg.clone(), "8 Cedar House, Vale Walk", Some("EX1 1AA"), 1);
+    assert_eq!(c, Some(crate::Conflict::NumberPlacement));
+    let c = sibling_conflict(reg, "8 Kings Street", Some("EX1 1AB"), 2);
+    assert_eq!(c, Some(crate::Conflict::NumberPlacement));
+    // The other way round: a plain house number answered by a building numbered so, and a flat
+    // of a named building answered by the house of that number.
+    let reg = with_neighbours(
+        vec![
+            street_entry(1, "", "3 SWAN COURT", "OLD MILL CLOSE", "EX2 4DD"),
+            street_entry(2, "", "4", "FAIRPARK ROAD", "EX2 4HL"),
+        ],
+        "OLD MILL CLOSE",
+        "EX2 4DD",
+    );
+    let c = sibling_conflict(reg.clone(), "3, Old Mill Close", Some("EX2 4DD"), 1);
+    assert_eq!(c, Some(crate::Conflict::NumberPlacement));
+    let c = sibling_conflict(
+        reg,
+        "Flat 4 Ernsborough Court, Fairpark Road",
+        Some("EX2 4HL"),
+        2,
+    );
+    assert_eq!(c, Some(crate::Conflict::NumberPlacement));
+}
+
+#[test]
+fn resolve_other_postcode_is_not_confident() {
+    let reg = with_neighbours(
+        vec![street_entry(1, "", "12", "CEDAR ROAD", "EX1 1AA")],
+        "CEDAR ROAD",
+        "EX1 1AA",
+    );
+    // The next postcode of the sector: the score stays high, confident without the rule.
+    let c = sibling_conflict(reg.clone(), "12 Cedar Road", Some("EX1 1AB"), 1);
+    assert_eq!(c, Some(crate::Conflict::Postcode));
+    // The same address at its own postcode stays confident.
+    let index = AddressIndex::build(reg);
+    assert!(is_confident(&ask_in(
+        &index,
+        "12 Cedar Road",
+        Some("EX1 1AA")
+    )));
+}
+
+/// The conflict rules leave agreeing descriptions alone.
+#[test]
+fn resolve_agreeing_descriptions_are_no_conflict() {
+    let reg = with_neighbours(
+        vec![
+            street_entry(1, "FLAT 2", "ROWAN COURT", "MILL ROAD", "EX1 1AA"),
+            street_entry(2, "FIRST FLOOR FLAT", "9A", "MILL ROAD", "EX1 1AA"),
+            street_entry(3, "", "24", "EAST PARK ROAD", "EX1 1AA"),
+        ],
+        "MILL ROAD",
+        "EX1 1AA",
+    );
+    let index = AddressIndex::build(reg);
+    for (q, uprn) in [
+        ("Flat 2, Rowan Court, Mill Road", 1),
+        ("1st Floor Flat 9A Mill Road", 2),
+        ("24, East Park Road", 3),
+    ] {
+        let got = ask_in(&index, q, Some("EX1 1AA"));
+        assert_eq!(got[0].uprn, uprn, "{got:?}");
+        assert_eq!(got[0].evidence.and_then(|e| e.conflict), None, "{q}");
+    }
 }
