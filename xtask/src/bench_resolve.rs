@@ -496,8 +496,7 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
 fn run_mode(
     index: &AddressIndex,
     queries: &[Query],
-    held: &[Query],
-    sib: &[Query],
+    (held, sib): (&[Query], &[Query]),
     with_pc: bool,
     calib: &mut [(usize, usize); 10],
     dump: &mut Vec<String>,
@@ -868,8 +867,7 @@ pub async fn resolve_real(opts: Options) -> anyhow::Result<()> {
         run_mode(
             &index,
             &queries,
-            &held,
-            &sib,
+            (&held, &sib),
             true,
             &mut calib,
             &mut dump,
@@ -878,8 +876,7 @@ pub async fn resolve_real(opts: Options) -> anyhow::Result<()> {
         run_mode(
             &index,
             &queries,
-            &held,
-            &sib,
+            (&held, &sib),
             false,
             &mut calib,
             &mut dump,

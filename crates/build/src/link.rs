@@ -89,7 +89,7 @@ pub async fn link_unmatched<M: Matchable>(
         unlinked += missed;
         linked += M::set(db, MATCHER, matches).await?;
         pages += 1;
-        if pages % 20 == 0 {
+        if pages.is_multiple_of(20) {
             let done = linked + unlinked;
             progress.say_line(&format!(
                 "[derive] {} checked against the register: {done} ({:.0}/s)",

@@ -164,8 +164,7 @@ pub fn write(out_dir: &Path, seed: u64, end: NaiveDate) -> io::Result<(FileStat,
     t2.write_string(2, 0, "Time period").map_err(xl)?;
     t2.write_string(2, 1, "Implied deflator: all work (2019=100)")
         .map_err(xl)?;
-    let mut r = 3u32;
-    for q in months.chunks(3).filter(|q| q.len() == 3) {
+    for (r, q) in (3u32..).zip(months.chunks(3).filter(|q| q.len() == 3)) {
         let i = months.iter().position(|m| *m == q[0]).unwrap_or(0);
         let mean: f64 = (levels[9][i] + levels[9][i + 1] + levels[9][i + 2]) / 3.0;
         let v = round1(mean / 1.085 * (1.0 + rng.range_f64(-0.004, 0.004)));
@@ -173,7 +172,6 @@ pub fn write(out_dir: &Path, seed: u64, end: NaiveDate) -> io::Result<(FileStat,
             .map_err(xl)?;
         t2.write_number(r, 1, v).map_err(xl)?;
         cells += 1;
-        r += 1;
     }
 
     // Table_3: average weekly earnings in construction, pounds per week.

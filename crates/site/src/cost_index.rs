@@ -74,7 +74,7 @@ pub async fn load(
         .iter()
         .filter_map(|r| Period::parse(&r.period).map(|p| (p, r.value)))
         .collect();
-    points.sort_by(|a, b| a.0.cmp(&b.0));
+    points.sort_by_key(|a| a.0);
     let Some(first) = rows.last() else {
         return Ok(None);
     };

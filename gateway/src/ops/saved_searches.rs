@@ -185,11 +185,12 @@ fn checked(
         return Err(ApiError::Validation(refused));
     }
     let raw = crate::pipeline::input_from_arguments(decl, parameters);
-    (decl.contract.check)(decl, raw).map_err(|e| match e {
-        ApiError::Validation(errors) => {
+    (decl.contract.check)(decl, raw).map_err(|e| {
+        if let ApiError::Validation(errors) = e {
             ApiError::Validation(errors.into_iter().map(relocate).collect())
+        } else {
+            e
         }
-        other => other,
     })
 }
 

@@ -361,7 +361,7 @@ pub fn read(path: &Path) -> io::Result<impl Iterator<Item = Parsed<CostPoint>> +
                             sector: *sector,
                             period,
                             value,
-                            unit: *unit,
+                            unit,
                             base_period: if *unit == "index" {
                                 base_period(title).or_else(|| sheet_base.clone())
                             } else {
