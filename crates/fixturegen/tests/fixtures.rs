@@ -137,7 +137,7 @@ fn manifest_row_counts_match_the_files() {
         assert_eq!(v["seed"], 1);
         m.clone()
     };
-    assert_eq!(on_disk.files.len(), 78);
+    assert_eq!(on_disk.files.len(), 79);
     for f in &m.files {
         if f.path.ends_with(".xlsx") {
             // The cost workbook (binary): its size, and its rows are its value cells.
