@@ -628,7 +628,7 @@ fn open_uprn_covers_the_register_and_some_unaddressed_uprns() {
 #[test]
 fn expected_rejections_are_exactly_the_malformed_rows() {
     let (dir, m) = default_fixture();
-    assert_eq!(m.expected_rejections.len(), 9);
+    assert_eq!(m.expected_rejections.len(), 10);
     let bad: BTreeSet<(String, u64)> = m
         .expected_rejections
         .iter()
