@@ -44,13 +44,18 @@ KEY=$("$BIN" accounts create --name schemathesis --credits 100000000 2>/dev/null
 #   are a subset of the area-id grammar; each rule is tested in gateway/tests/it/listings_market.rs.
 # - auctions_comps and market_commercial_market have an `x-exactly-one-of` (uprn or
 #   postcode_district; area or lad_code): their coverage phase is off (.ci/schemathesis.toml).
+# - the filter_too_much health check is suppressed: an operation with `x-exactly-one-of` over two
+#   optional parameters (ownership_proprietor) has about three generated queries in four left out
+#   by the hook (both or neither given), and Hypothesis then fails the run on that generation
+#   statistic, not on any answer (Schemathesis 4 cannot suppress it per operation); every
+#   generated case still runs every check.
 # - the five saved-search operations are fuzzed: a generated search name is made unique by the
 #   hook (names are unique per account, by design), and the order rules apply inside a stored
 #   operation's `parameters` (.ci/schemathesis_hooks.py, item 5; .ci/schemathesis.toml).
 PYTHONPATH=.ci SCHEMATHESIS_HOOKS=schemathesis_hooks "$ST" --config-file .ci/schemathesis.toml \
   run "http://127.0.0.1:$PORT/openapi.json" \
   -H "Authorization: Bearer $KEY" \
-  --checks all --exclude-checks missing_required_header \
+  --checks all --exclude-checks missing_required_header --suppress-health-check filter_too_much \
   --max-examples "${TERRACE_ST_EXAMPLES:-25}" --seed 13 --no-color \
   --exclude-operation-id account_create_key --exclude-operation-id account_revoke_key \
   --exclude-operation-id market_listing_stock --exclude-operation-id market_agents
