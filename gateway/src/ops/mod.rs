@@ -18,6 +18,7 @@ pub mod planning;
 pub mod property;
 pub mod saved_searches;
 pub mod site;
+pub mod sourcing;
 pub mod valuation;
 
 use crate::registry::OpDecl;
@@ -33,6 +34,7 @@ pub static FAMILIES: &[&[&OpDecl]] = &[
     catalogue::OPS,
     planning::OPS,
     site::OPS,
+    sourcing::OPS,
     valuation::OPS,
     land::OPS,
     energy::OPS,

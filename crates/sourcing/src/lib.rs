@@ -1,0 +1,43 @@
+//! The sourcing family (specification parts 2.8 and 4.4): finding opportunities across every
+//! family. It composes land, ownership, valuation, listings, commercial, energy, auctions, layers,
+//! planning and areas, as `property` composes the record; the site appraisal and the area report
+//! live here too, since they compose several families (the market crate stays below them).
+//!
+//! Invariants: plain functions over a context, no HTTP or MCP types; every rank is explained by
+//! its components; absence is an answer (`signal: none`, `not_available` with the reason), never
+//! a zero; an individual owner is counted, never named.
+
+use terrace_areas::AreasCtx;
+use terrace_core::Violation;
+use terrace_layers::LayerCache;
+use terrace_store::lookup::LookupError;
+use terrace_store::{Db, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SourcingError {
+    /// What was asked for is not loaded, as the caller names it (`parcel 123`, `UPRN 1`).
+    #[error("{0} not found")]
+    NotFound(String),
+    /// The input breaks a rule of the operation.
+    #[error("invalid input")]
+    Invalid(Vec<Violation>),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<LookupError> for SourcingError {
+    fn from(e: LookupError) -> SourcingError {
+        match e {
+            LookupError::NotFound(what) => SourcingError::NotFound(what),
+            LookupError::Store(s) => SourcingError::Store(s),
+        }
+    }
+}
+
+/// The family's context: the store, the areas and the spatial layers (designation flags).
+#[derive(Clone)]
+pub struct SourcingCtx {
+    pub db: Db,
+    pub areas: AreasCtx,
+    pub layers: LayerCache,
+}
