@@ -143,6 +143,7 @@ pub fn document() -> Value {
             {"name": "catalogue", "description": "The public directories: market areas, a district's postcodes, streets and properties, record previews (free)"},
             {"name": "planning", "description": "Planning checks at a location"},
             {"name": "site", "description": "Construction cost series and build-cost estimates"},
+            {"name": "sourcing", "description": "Finding opportunities: strategies, search, parcels, land assembly, owners, live listings, the site appraisal and the area report"},
             {"name": "valuation", "description": "Valuations from the latest AVM vintage, the forward-measured accuracy table, and equity"},
             {"name": "land", "description": "Land parcels (INSPIRE index polygons) with the buildings and addresses on them"},
             {"name": "auctions", "description": "Auction lots, quarterly statistics, comparables and the discount to valuation, distressed properties: from the operator's auction lot feed (free)"},
