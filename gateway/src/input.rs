@@ -110,6 +110,28 @@ pub fn exclusive_groups(f: SchemaFn) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The groups of fields of which at least one must be given (the `required` lists of the
+/// schema's top-level `anyOf`, written by `terrace_core::patterns::at_least_one_of`).
+pub fn inclusive_groups(f: SchemaFn) -> Vec<Vec<String>> {
+    let settings = SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+    });
+    let mut g = settings.into_generator();
+    let schema = f(&mut g).to_value();
+    schema["anyOf"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["required"].as_array())
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .collect()
+}
+
 /// [`fields`] of `T`, computed once per type.
 fn fields_of<T: JsonSchema + 'static>() -> Arc<Vec<Field>> {
     type Cache = HashMap<TypeId, Arc<Vec<Field>>, foldhash::fast::FixedState>;

@@ -1,7 +1,7 @@
 //! The OpenAPI 3.1 document, generated from the registry.
 
 use crate::error::FieldError;
-use crate::input::{In, exclusive_groups, fields};
+use crate::input::{In, exclusive_groups, fields, inclusive_groups};
 use crate::registry::{OpDecl, operations};
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
@@ -78,6 +78,10 @@ fn operation(op: &OpDecl, g: &mut schemars::SchemaGenerator) -> Value {
     let groups = exclusive_groups(op.contract.params);
     if !groups.is_empty() {
         o["x-exactly-one-of"] = json!(groups);
+    }
+    let some = inclusive_groups(op.contract.params);
+    if !some.is_empty() {
+        o["x-at-least-one-of"] = json!(some);
     }
     if let Some(d) = op.deprecated {
         o["deprecated"] = json!(true);

@@ -6,7 +6,10 @@
 //! loading process's peak memory, its `VmHWM` from `/proc/self/status`, which `xtask load`
 //! reports), the link build (`xtask build`), and plot utilisation with wrk at 64 connections
 //! (p50, p99). Figures are printed and written to target/bench-land/results.json; nothing is
-//! asserted. Without wrk the HTTP run is skipped and said so.
+//! asserted. Without wrk the HTTP run is skipped and said so. `cargo xtask bench sourcing` runs
+//! the same world (`--parcels`, default 800,000: 200,000 per authority) and measures the parcel
+//! search at 64 connections and the area report of each whole authority instead
+//! (target/bench-sourcing/results.json).
 
 use crate::bench::{
     Bench, BenchStore, SizedBench, bench_account, bench_serve, measure_route, xtask_build,
@@ -115,14 +118,29 @@ fn write_world(dir: &Path, n: usize) -> anyhow::Result<Files> {
     Ok(files)
 }
 
-pub async fn land(opts: SizedBench) -> anyhow::Result<()> {
+/// Which routes a run of the land world measures.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Routes {
+    /// `cargo xtask bench land`: plot utilisation.
+    Land,
+    /// `cargo xtask bench sourcing`: the parcel search (`under_built_plots`, overrides and
+    /// explicit filters) at 64 connections over each authority's parcels, and the area report of
+    /// a whole authority, timed one call at a time.
+    Sourcing,
+}
+
+pub async fn land(opts: SizedBench, routes: Routes) -> anyhow::Result<()> {
     let n = opts.size;
     let with_wrk = crate::bench::require_wrk().is_ok();
+    let name = match routes {
+        Routes::Land => "bench-land",
+        Routes::Sourcing => "bench-sourcing",
+    };
     let Bench {
         dir,
         terrace,
         xtask,
-    } = Bench::prepare_with("bench-land", false, with_wrk)?;
+    } = Bench::prepare_with(name, false, with_wrk)?;
     eprintln!("generating {n} parcels (GML), their buildings and addresses");
     let t = Instant::now();
     let files = write_world(&dir, n)?;
@@ -148,7 +166,50 @@ pub async fn land(opts: SizedBench) -> anyhow::Result<()> {
     );
     let mut figures = Vec::new();
     let mut loads = Vec::new();
-    if with_wrk {
+    let mut report_seconds = Vec::new();
+    if with_wrk && routes == Routes::Sourcing {
+        let key = bench_account(&terrace, &store)?;
+        let _server = bench_serve(&terrace, &store)?;
+        let bodies: Vec<String> = LADS
+            .iter()
+            .flat_map(|lad| {
+                [
+                    serde_json::json!({"lad_code": lad, "strategy": "under_built_plots",
+                        "strategy_overrides": {"min_area_m2": 100}}),
+                    serde_json::json!({"lad_code": lad, "strategy": "under_built_plots",
+                        "strategy_overrides": {"min_area_m2": 300, "max_built_coverage": 0.1}, "limit": 500}),
+                    serde_json::json!({"lad_code": lad, "asset": "parcel",
+                        "filters": {"max_built_coverage": 0.5}}),
+                ]
+            })
+            .map(|b| b.to_string())
+            .collect();
+        let (f, load) = measure_route(
+            &dir,
+            &key,
+            "POST",
+            &bodies,
+            Some("/v1/sourcing/search"),
+            "POST sourcing/search",
+            opts.secs,
+        )?;
+        figures.push(f);
+        loads.push(load);
+        for lad in LADS {
+            let url = format!(
+                "http://{}/v1/market/area-report?lad_code={lad}&postcode_district=XT1",
+                crate::bench::API
+            );
+            let t = Instant::now();
+            let ok = std::process::Command::new("curl")
+                .args(["-fsS", "-o", "/dev/null", "-H", &format!("Authorization: Bearer {key}"), &url])
+                .status()?
+                .success();
+            anyhow::ensure!(ok, "the area report of {lad} failed");
+            report_seconds.push(t.elapsed().as_secs_f64());
+        }
+        eprintln!("area report of a whole authority: {report_seconds:?} s");
+    } else if with_wrk {
         let key = bench_account(&terrace, &store)?;
         let _server = bench_serve(&terrace, &store)?;
         let bodies: Vec<String> = LADS
@@ -174,7 +235,7 @@ pub async fn land(opts: SizedBench) -> anyhow::Result<()> {
         figures.push(f);
         loads.push(load);
     } else {
-        eprintln!("wrk is not installed: the plot-utilisation run is skipped");
+        eprintln!("wrk is not installed: the HTTP runs are skipped");
     }
     let results = serde_json::json!({
         "parcels": n, "backend": backend, "gml_bytes": gml_bytes,
@@ -183,6 +244,7 @@ pub async fn land(opts: SizedBench) -> anyhow::Result<()> {
         "polygons_per_second": n as f64 / gml_secs.max(1e-9),
         "load_peak_memory_kb": peak_kb, "load_report": report,
         "build_seconds": build_secs, "load_averages": loads, "runs": figures,
+        "area_report_seconds": report_seconds,
     });
     let out = dir.join("results.json");
     std::fs::write(&out, serde_json::to_string_pretty(&results)?)?;

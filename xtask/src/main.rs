@@ -13,6 +13,7 @@
 //!   cargo xtask bench market [--districts N] [--years Y] [--per-month R]   benchmark the market build and endpoints
 //!   cargo xtask bench areas [--addresses N] [--secs S] [--reuse]   benchmark areas resolve and reverse-geocode
 //!   cargo xtask bench land [--parcels N] [--secs S]   benchmark the INSPIRE load, the land build and plot utilisation
+//!   cargo xtask bench sourcing [--parcels N] [--secs S]   benchmark the parcel search and the area report over the land world
 //!   cargo xtask bench listings [--listings N] [--secs S]   benchmark the listings load, the listing indices and the asking index
 //!   cargo xtask bench auctions [--lots N] [--secs S]   benchmark the auction lot load, its UPRN links and auctions lots and stats
 //!   cargo xtask bench valuation [--addresses N] [--secs S]   benchmark the valuation vintage build and the estimate
@@ -61,6 +62,9 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
   bench land [--parcels N] [--secs S]
                                        time the INSPIRE load (polygons/s, peak memory), the land build
                                        and plot utilisation on generated parcels
+  bench sourcing [--parcels N] [--secs S]
+                                       the same world: the parcel search at 64 connections and the
+                                       area report of a whole authority
   bench auctions [--lots N] [--secs S]
                                        benchmark the auction lot load (rows/s, match rate) and auctions lots and stats
   bench listings [--listings N] [--secs S]
@@ -355,7 +359,18 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
             .await
         }
         ["bench", "land", rest @ ..] => {
-            bench_land::land(sized_bench(rest, "--parcels", 2_000_000)?).await
+            bench_land::land(
+                sized_bench(rest, "--parcels", 2_000_000)?,
+                bench_land::Routes::Land,
+            )
+            .await
+        }
+        ["bench", "sourcing", rest @ ..] => {
+            bench_land::land(
+                sized_bench(rest, "--parcels", 800_000)?,
+                bench_land::Routes::Sourcing,
+            )
+            .await
         }
         ["bench", "auctions", rest @ ..] => {
             bench_auctions::auctions(sized_bench(rest, "--lots", 500_000)?).await

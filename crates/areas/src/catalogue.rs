@@ -293,7 +293,7 @@ pub enum After {
 }
 
 /// The address on one line, as the register holds it.
-fn address_line(a: &AddressRow) -> Option<String> {
+pub fn address_line(a: &AddressRow) -> Option<String> {
     let first = [a.saon.as_deref(), a.paon.as_deref()]
         .into_iter()
         .flatten()

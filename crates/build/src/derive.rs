@@ -216,6 +216,11 @@ pub async fn derive_all(db: &Db, progress: &mut Progress) -> Result<Derived, Bui
         progress.say_line(s)
     })
     .await?;
+    // The sourcing features read the vintage's values.
+    terrace_sourcing::build::build(db, chrono::Utc::now().naive_utc(), &mut |s| {
+        progress.say_line(s)
+    })
+    .await?;
     crate::catalogue::derive_catalogue(db, progress).await?;
     Ok(Derived { market, valuation })
 }

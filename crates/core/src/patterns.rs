@@ -103,6 +103,15 @@ pub fn exactly_one_of(schema: &mut schemars::Schema, groups: &[&[&str]]) {
     schema.insert("oneOf".into(), Value::Array(branches));
 }
 
+/// States "at least one of these groups of fields is given" in an object's schema, as an
+/// `anyOf` of the groups' `required` lists (for query parameters the OpenAPI document restates it
+/// as `x-at-least-one-of`).
+pub fn at_least_one_of(schema: &mut schemars::Schema, groups: &[&[&str]]) {
+    use serde_json::{Value, json};
+    let branches: Vec<Value> = groups.iter().map(|g| json!({"required": g})).collect();
+    schema.insert("anyOf".into(), Value::Array(branches));
+}
+
 /// States "at least one of these text fields is present and not blank" in an object's schema,
 /// as "not: every one of them absent, null or blank".
 pub fn any_non_blank(schema: &mut schemars::Schema, fields: &[&str]) {

@@ -178,7 +178,7 @@ pub fn median(values: &mut [f64]) -> Option<f64> {
 
 /// What one address is, by its AddressBase class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub enum Kind {
     Residential,
     Commercial,
     DualUse,
@@ -187,7 +187,7 @@ pub(crate) enum Kind {
     Unclassified,
 }
 
-pub(crate) fn kind(class: Option<&str>) -> Kind {
+pub fn kind(class: Option<&str>) -> Kind {
     match class.map(str::trim).and_then(|c| c.as_bytes().first()) {
         None => Kind::Unclassified,
         Some(b'R') => Kind::Residential,

@@ -7,10 +7,16 @@
 //! its components; absence is an answer (`signal: none`, `not_available` with the reason), never
 //! a zero; an individual owner is counted, never named.
 
+pub mod build;
+pub mod offmarket;
+pub mod report;
+pub mod search;
+pub mod strategy;
+
 use terrace_areas::AreasCtx;
 use terrace_core::Violation;
 use terrace_layers::LayerCache;
-use terrace_store::lookup::LookupError;
+use terrace_store::LookupError;
 use terrace_store::{Db, StoreError};
 
 #[derive(Debug, thiserror::Error)]

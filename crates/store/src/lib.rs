@@ -58,6 +58,7 @@ pub mod costs;
 pub mod council_tax;
 pub mod db;
 pub mod epc;
+pub mod features;
 pub mod gpkg;
 pub mod land;
 pub mod leases;

@@ -1190,3 +1190,39 @@ diesel::table! {
         updated_at -> Timestamp,
     }
 }
+
+diesel::table! {
+    sourcing_features (uprn) {
+        uprn -> BigInt,
+        building_uprn -> BigInt,
+        lad_code -> Nullable<Text>,
+        district -> Nullable<Text>,
+        x -> Nullable<Double>,
+        y -> Nullable<Double>,
+        parcel_id -> Nullable<BigInt>,
+        use_kind -> Text,
+        tenure -> Nullable<Text>,
+        value -> Nullable<Double>,
+        last_sale_price -> Nullable<BigInt>,
+        epc_band -> Nullable<Text>,
+        epc_potential_band -> Nullable<Text>,
+        lease_years -> Nullable<Double>,
+        owner_company_number -> Nullable<Text>,
+        owner_register -> Nullable<Text>,
+        owner_since -> Nullable<Date>,
+        owner_price_paid -> Nullable<BigInt>,
+        asking_price -> Nullable<BigInt>,
+        first_asking_price -> Nullable<BigInt>,
+        listed_on -> Nullable<Date>,
+        reductions -> Nullable<Integer>,
+        rent_pcm -> Nullable<Double>,
+        auction_unsold -> Nullable<Integer>,
+        last_guide -> Nullable<BigInt>,
+        building_residential -> Integer,
+        building_commercial -> Integer,
+        detail_json -> Text,
+        as_of -> Date,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}

@@ -7,10 +7,18 @@ use crate::input::{In, invalid};
 use crate::registry::{Ctx, OpDecl};
 use terrace_sourcing::{SourcingCtx, SourcingError};
 
+mod report;
+mod search;
+
 pub(crate) const TAG: &str = "sourcing";
 
 /// The sourcing family's operations, in the order of the specification.
-pub static OPS: &[&OpDecl] = &[];
+pub static OPS: &[&OpDecl] = &[
+    &report::AREA_REPORT,
+    &search::SEARCH,
+    &search::STRATEGIES,
+    &search::OFFMARKET_OWNERS,
+];
 
 pub(crate) fn sourcing_ctx(ctx: &Ctx) -> SourcingCtx {
     SourcingCtx {
