@@ -84,7 +84,11 @@ fn address_key(s: &CommercialSaleRow) -> Option<u64> {
         pc.to_ascii_uppercase(),
         paon.to_ascii_uppercase(),
         s.saon.as_deref().unwrap_or("").trim().to_ascii_uppercase(),
-        s.street.as_deref().unwrap_or("").trim().to_ascii_uppercase()
+        s.street
+            .as_deref()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_uppercase()
     );
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
@@ -117,8 +121,10 @@ async fn placed_sales(db: &Db) -> Result<Vec<Placed>, StoreError> {
         .collect();
     let lad_of_uprn: HashMap<i64, String> =
         cap::lads_of_uprns(db, &uprns).await?.into_iter().collect();
-    let lad_of_pc: HashMap<String, String> =
-        cap::lads_of_postcodes(db, &pcs).await?.into_iter().collect();
+    let lad_of_pc: HashMap<String, String> = cap::lads_of_postcodes(db, &pcs)
+        .await?
+        .into_iter()
+        .collect();
     let links = cap::uarns_of_uprns(db, &uprns).await?;
     let uarns: Vec<i64> = links.iter().map(|(_, a)| *a).collect();
     // The newest list's description code of each UARN.
@@ -193,7 +199,10 @@ fn series_rows(
     // Pairs touching each quarter.
     let mut touching: BTreeMap<Period, usize> = BTreeMap::new();
     for p in &pairs {
-        let (a, b) = (grain.period_of(p.first_month), grain.period_of(p.second_month));
+        let (a, b) = (
+            grain.period_of(p.first_month),
+            grain.period_of(p.second_month),
+        );
         if a != b {
             *touching.entry(a).or_default() += 1;
             *touching.entry(b).or_default() += 1;
@@ -203,7 +212,13 @@ fn series_rows(
         return (0, false, Vec::new());
     };
     let last_q = touching.keys().next_back().copied().unwrap_or(first_q);
-    let row = |q: Period, level: Option<f64>, se: Option<f64>, n: usize, base: Option<&str>, why: Option<String>, series_pairs: usize| CapitalPointRow {
+    let row = |q: Period,
+               level: Option<f64>,
+               se: Option<f64>,
+               n: usize,
+               base: Option<&str>,
+               why: Option<String>,
+               series_pairs: usize| CapitalPointRow {
         point_key: format!("{series_key}|{}", q.label()),
         series_key: series_key.clone(),
         area_code: area_code.to_string(),
@@ -245,7 +260,12 @@ fn series_rows(
         let why = format!("no quarter has the {MIN_QUARTER_PAIRS} pairs a level needs");
         return (pairs.len(), false, withheld_all(why, pairs.len()));
     };
-    let grid = match IndexGrid::new(grain, first, last.max(last_q.end_month()), base_q.start_month()) {
+    let grid = match IndexGrid::new(
+        grain,
+        first,
+        last.max(last_q.end_month()),
+        base_q.start_month(),
+    ) {
         Ok(g) => g,
         Err(e) => return (pairs.len(), false, withheld_all(e.to_string(), pairs.len())),
     };
@@ -450,11 +470,15 @@ pub async fn capital_index(
         None => "nationally".to_string(),
         Some(c) => format!(
             "in {}",
-            area.name.clone().map_or(c.clone(), |n| format!("{n} ({c})"))
+            area.name
+                .clone()
+                .map_or(c.clone(), |n| format!("{n} ({c})"))
         ),
     };
     let series = if area.lad_code.is_some() && sector != Sector::All {
-        na("there is no local-by-sector capital series: a local authority has a series of ALL sectors only")
+        na(
+            "there is no local-by-sector capital series: a local authority has a series of ALL sectors only",
+        )
     } else if rows.is_empty() {
         if cap::capital_point_count(db).await? == 0 {
             na(

@@ -261,7 +261,8 @@ pub fn commercial_level(date: NaiveDate) -> f64 {
     let log = if date < peak {
         0.05 * t
     } else if date < trough {
-        0.05 * years(peak) - 0.12 * (date - peak).num_days() as f64 / (trough - peak).num_days() as f64
+        0.05 * years(peak)
+            - 0.12 * (date - peak).num_days() as f64 / (trough - peak).num_days() as f64
     } else {
         0.05 * years(peak) - 0.12 + 0.03 * (date - trough).num_days() as f64 / 365.25
     };

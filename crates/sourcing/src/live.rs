@@ -391,9 +391,9 @@ pub async fn live_listings(
         let asking = r.price.filter(|p| *p > 0);
         let value: Result<f64, String> = match (r.uprn, &vintage) {
             (None, _) => Err("the listing is not matched to a UPRN".into()),
-            (Some(_), None) => Err(
-                "no valuation vintage is built (cargo xtask build values the register)".into(),
-            ),
+            (Some(_), None) => {
+                Err("no valuation vintage is built (cargo xtask build values the register)".into())
+            }
             (Some(u), Some(_)) => values.get(&u).cloned().unwrap_or_else(|| {
                 Err("the latest valuation vintage does not value this UPRN".into())
             }),
@@ -419,7 +419,9 @@ pub async fn live_listings(
         };
         let (area, area_source) = match (
             r.floor_area_m2.filter(|a| *a > 0.0),
-            cert.as_ref().and_then(|c| c.total_floor_area).filter(|a| *a > 0.0),
+            cert.as_ref()
+                .and_then(|c| c.total_floor_area)
+                .filter(|a| *a > 0.0),
         ) {
             (Some(a), _) => (Some(a), "listing"),
             (None, Some(a)) => (Some(a), "epc"),
@@ -483,7 +485,9 @@ pub async fn live_listings(
                     .map(|a| (a, None, "the listing's asking rent".to_string()))
                     .ok_or_else(|| "the listing states no asking rent".to_string()),
                 LiveChannel::Sale => match (band, district_median) {
-                    (None, _) => Err("the listing states no bedrooms, so it has no bedroom band".into()),
+                    (None, _) => {
+                        Err("the listing states no bedrooms, so it has no bedroom band".into())
+                    }
                     (Some(b), None) => Err(format!(
                         "no current rent listing in {district} with bedroom band {}",
                         band_label(b)
@@ -537,7 +541,10 @@ pub async fn live_listings(
                     for (group, checks) in [
                         ("flood", &rep.flood.flags),
                         ("heritage", &rep.heritage),
-                        ("environmental_designations", &rep.environmental_designations),
+                        (
+                            "environmental_designations",
+                            &rep.environmental_designations,
+                        ),
                         ("planning", &rep.planning),
                     ] {
                         for (name, c) in checks {
@@ -624,7 +631,9 @@ async fn lease_of(
         }));
     }
     Ok(match r.tenure.as_deref() {
-        Some("freehold") => na("freehold, as the listing states, and no registered lease is linked"),
+        Some("freehold") => {
+            na("freehold, as the listing states, and no registered lease is linked")
+        }
         _ => na("no registered lease is linked to the UPRN and the listing states no lease term"),
     })
 }

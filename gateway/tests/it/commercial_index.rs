@@ -15,7 +15,10 @@ fn mid(q: &str) -> NaiveDate {
 }
 
 fn points(r: &Value) -> Vec<Value> {
-    r["series"]["points"].as_array().cloned().unwrap_or_default()
+    r["series"]["points"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
 }
 
 #[actix_web::test]
@@ -62,7 +65,10 @@ async fn the_planted_commercial_index_is_recovered() {
     assert!(published >= 10, "{published} published of {}", pts.len());
     let mean_err = err_sum / f64::from(published);
     assert!(mean_err < 0.10, "mean absolute log error {mean_err}");
-    assert!(pts.iter().any(|p| p["index"].is_null()), "no quarter is gated");
+    assert!(
+        pts.iter().any(|p| p["index"].is_null()),
+        "no quarter is gated"
+    );
     // The direction: the planted index rose about 30% from 2013 to the end of 2019.
     let level_of = |q: &str| {
         pts.iter()
@@ -90,7 +96,11 @@ async fn the_planted_commercial_index_is_recovered() {
     assert_eq!(shown, ["2016Q1", "2016Q2", "2016Q3", "2016Q4"]);
 
     // A local authority with ALL sectors, by name, and by code.
-    let r = send(&svc, get("/v1/market/commercial-index?area=tamberley", &key)).await;
+    let r = send(
+        &svc,
+        get("/v1/market/commercial-index?area=tamberley", &key),
+    )
+    .await;
     assert_eq!(r.status, 200, "{}", r.json);
     assert_eq!(r.json["area"]["lad_code"], "E06009901");
     let local_n = match r.json["series"]["n_pairs"].as_i64() {
@@ -98,7 +108,12 @@ async fn the_planted_commercial_index_is_recovered() {
         None => {
             // Withheld: not_available with its n, and free.
             assert_eq!(r.json["series"]["status"], "not_available");
-            assert!(r.json["series"]["reason"].as_str().unwrap().contains("pairs"));
+            assert!(
+                r.json["series"]["reason"]
+                    .as_str()
+                    .unwrap()
+                    .contains("pairs")
+            );
             assert_eq!(r.json["credits_charged"], 0);
             0
         }
@@ -129,13 +144,21 @@ async fn the_planted_commercial_index_is_recovered() {
     let r = send(&svc, get("/v1/market/commercial-index?sector=HOTEL", &key)).await;
     assert_eq!(r.status, 200, "{}", r.json);
     assert_eq!(r.json["series"]["status"], "not_available");
-    assert!(r.json["series"]["reason"].as_str().unwrap().contains("HOTEL"));
+    assert!(
+        r.json["series"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("HOTEL")
+    );
     assert_eq!(r.json["credits_charged"], 0);
 
     // The commercial market carries the same series.
     let r = send(
         &svc,
-        get("/v1/market/commercial-market?lad_code=E06009901&sector=OFFICE", &key),
+        get(
+            "/v1/market/commercial-market?lad_code=E06009901&sector=OFFICE",
+            &key,
+        ),
     )
     .await;
     assert_eq!(r.status, 200, "{}", r.json);
@@ -172,13 +195,22 @@ async fn commercial_index_refusals_and_not_available() {
             "/v1/market/commercial-index?area=E06009901&sector=OFFICE",
             vec!["query", "sector"],
         ),
-        ("/v1/market/commercial-index?start=2015-01", vec!["query", "start"]),
-        ("/v1/market/commercial-index?end=2015Q5", vec!["query", "end"]),
+        (
+            "/v1/market/commercial-index?start=2015-01",
+            vec!["query", "start"],
+        ),
+        (
+            "/v1/market/commercial-index?end=2015Q5",
+            vec!["query", "end"],
+        ),
         (
             "/v1/market/commercial-index?start=2016Q1&end=2015Q4",
             vec!["query", "end"],
         ),
-        ("/v1/market/commercial-index?area=%20", vec!["query", "area"]),
+        (
+            "/v1/market/commercial-index?area=%20",
+            vec!["query", "area"],
+        ),
     ] {
         let r = send(&svc, get(path, &key)).await;
         check_422(&r, &loc, "value_error");
@@ -209,17 +241,28 @@ async fn a_thin_series_is_withheld_with_its_n() {
     // is not a commercial transfer.
     let mut text = String::new();
     for u in 0..4u32 {
-        text.push_str(&ppd_row(2 * u, 200_000, "2015-03-01", &format!("UNIT {u}"), "B"));
-        text.push_str(&ppd_row(2 * u + 1, 240_000, "2018-06-01", &format!("UNIT {u}"), "B"));
+        text.push_str(&ppd_row(
+            2 * u,
+            200_000,
+            "2015-03-01",
+            &format!("UNIT {u}"),
+            "B",
+        ));
+        text.push_str(&ppd_row(
+            2 * u + 1,
+            240_000,
+            "2018-06-01",
+            &format!("UNIT {u}"),
+            "B",
+        ));
     }
     text.push_str(&ppd_row(50, 100_000, "2015-03-01", "UNIT 9", "A"));
     text.push_str(&ppd_row(51, 120_000, "2018-06-01", "UNIT 9", "A"));
     let rep = load_text(w.db(), Dataset::PricePaid, &text).await;
     assert_eq!(rep.counts.rejected, 0, "{:?}", rep.rejections);
-    let built =
-        terrace_commercial::capital_index::build(w.db(), chrono::Utc::now().naive_utc())
-            .await
-            .unwrap();
+    let built = terrace_commercial::capital_index::build(w.db(), chrono::Utc::now().naive_utc())
+        .await
+        .unwrap();
     assert_eq!(built.sales, 8);
     assert_eq!(built.pairs, 4);
     assert_eq!(built.series_published, 0);

@@ -34,8 +34,16 @@ async fn live_listings_validation() {
     let svc = service(w.state.clone()).await;
     let eleven: Vec<String> = (1..=11).map(|i| format!("XT{i}")).collect();
     for (body, loc, kind) in [
-        (json!({"districts": []}), vec!["body", "districts"], "too_short"),
-        (json!({"districts": eleven}), vec!["body", "districts"], "too_long"),
+        (
+            json!({"districts": []}),
+            vec!["body", "districts"],
+            "too_short",
+        ),
+        (
+            json!({"districts": eleven}),
+            vec!["body", "districts"],
+            "too_long",
+        ),
         (
             json!({"districts": ["XT1", "NOT A DISTRICT"]}),
             vec!["body", "districts", "1"],
@@ -169,7 +177,10 @@ async fn live_listings_are_enriched_and_paged() {
                 .value
                 .unwrap();
             assert_eq!(av["value_gbp"].as_i64().unwrap(), v.round() as i64);
-            assert!(close(av["ratio"].as_f64().unwrap(), asking / v, 1e-4), "{av}");
+            assert!(
+                close(av["ratio"].as_f64().unwrap(), asking / v, 1e-4),
+                "{av}"
+            );
             assert_eq!(
                 av["difference_gbp"].as_i64().unwrap(),
                 l.price.unwrap() - v.round() as i64
@@ -244,13 +255,20 @@ async fn live_listings_are_enriched_and_paged() {
         assert_eq!(row["signals"] == "none", list.is_empty(), "{row}");
         assert!(row["days_listed"].as_i64().unwrap() >= 0);
     }
-    assert!(valued > 0 && per_m2 > 0 && certs > 0 && flags > 0, "{valued} {per_m2} {certs} {flags}");
+    assert!(
+        valued > 0 && per_m2 > 0 && certs > 0 && flags > 0,
+        "{valued} {per_m2} {certs} {flags}"
+    );
     let _ = yields;
 
     // Rent listings: a rent is never compared with a capital value.
     let r = send(
         &svc,
-        post_json(PATH, &key, &json!({"districts": districts, "channel": "rent", "limit": 200})),
+        post_json(
+            PATH,
+            &key,
+            &json!({"districts": districts, "channel": "rent", "limit": 200}),
+        ),
     )
     .await;
     assert_eq!(r.status, 200, "{}", r.json);
