@@ -30,6 +30,7 @@ mod ownership;
 mod pipr;
 mod planning;
 mod ppd;
+pub use ppd::commercial_level;
 mod risk;
 mod rng;
 mod tenure;
