@@ -40,6 +40,14 @@ pub const FAMILY_STEPS: &[(&str, Step)] = &[
             .map(|_| ())?)
         })
     }),
+    ("commercial capital index", |db, p| {
+        Box::pin(async move {
+            let r = terrace_commercial::capital_index::build(db, chrono::Utc::now().naive_utc())
+                .await?;
+            p.say_line(&r.summary());
+            Ok(())
+        })
+    }),
 ];
 
 /// Builds the asking-price and rent indices from the listing snapshots, the rent index checked

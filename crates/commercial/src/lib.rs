@@ -19,12 +19,14 @@ use terrace_store::rating::{self as rt, RatingEntryRow, UarnLinkRow};
 use terrace_ownership::LeaseResult;
 use terrace_store::LookupError;
 
+pub mod capital_index;
 pub mod market;
 pub mod owner;
 pub mod rent_index;
 pub mod sector;
 pub mod sourcing;
 
+pub use capital_index::{CapitalIndex, CapitalPoint, CapitalSeries, capital_index};
 pub use market::{CommercialMarket, RatedStock, commercial_market};
 pub use rent_index::{RentIndex, RentPoint, rent_index};
 pub use sector::{AreaScope, Sector, resolve_authority};
@@ -156,7 +158,9 @@ pub struct CommercialReport {
     /// The entries of this UARN in every loaded list, oldest first.
     pub list_history: Vec<Hereditament>,
     pub sector_rent_index: Block<SectorRentIndex>,
-    pub capital_index: Block<serde_json::Value>,
+    /// The national capital index of the hereditament's sector (national ALL where that sector
+    /// has no published series).
+    pub capital_index: Block<capital_index::CapitalIndex>,
     pub income_value: Block<IncomeValue>,
     pub auction_history: Block<serde_json::Value>,
     pub district_auction_market: Block<serde_json::Value>,
@@ -296,6 +300,20 @@ async fn report(
             None => na(owner::no_title_reason(uprn, loaded)),
         }
     };
+    let capital_index = {
+        let sector = entries
+            .iter()
+            .max_by_key(|e| e.list_year)
+            .map(|e| Sector::of_code(e.description_code.as_deref()));
+        let mut block = na("no rating list entry (UARN) is linked, so the property has no sector");
+        for s in sector.into_iter().chain([Sector::All]) {
+            block = capital_index::capital_block(db, AreaScope::national(), s).await?;
+            if matches!(block, Block::Available(_)) {
+                break;
+            }
+        }
+        block
+    };
     Ok(CommercialReport {
         country: "UK",
         uprn,
@@ -310,9 +328,7 @@ async fn report(
         hereditament,
         list_history: entries.iter().map(hereditament_of).collect(),
         sector_rent_index,
-        capital_index: na(
-            "no commercial capital value index is loaded (capital values need sales or valuations of rated property)",
-        ),
+        capital_index,
         income_value: na(
             "no yield source is loaded, so no income-basis value is given (a yield is never assumed)",
         ),

@@ -47,7 +47,9 @@ pub struct CommercialMarket {
     pub sector: Sector,
     pub comparability: &'static str,
     pub rent_index: RentIndex,
-    pub capital_index: Block<serde_json::Value>,
+    /// The capital index: the authority's ALL-sector series for ALL, the national series of the
+    /// sector otherwise (there is no local-by-sector series); `area` inside says which.
+    pub capital_index: Block<crate::capital_index::CapitalIndex>,
     pub rated_stock: Block<RatedStock>,
     pub licence: &'static str,
 }
@@ -102,14 +104,17 @@ pub async fn commercial_market(
             })
         }
     };
+    let capital_index = if sector == Sector::All {
+        crate::capital_index::capital_block(db, area.clone(), sector).await?
+    } else {
+        crate::capital_index::capital_block(db, AreaScope::national(), sector).await?
+    };
     Ok(CommercialMarket {
         area,
         sector,
         comparability: COMPARABILITY,
         rent_index,
-        capital_index: na(
-            "no commercial capital index is built: it needs repeat sales of the same commercial property (successive CCOD snapshots or Price Paid category B), and no such pairs are loaded",
-        ),
+        capital_index,
         rated_stock,
         licence: rent_index::LICENCE,
     })

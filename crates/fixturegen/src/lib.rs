@@ -30,6 +30,7 @@ mod ownership;
 mod pipr;
 mod planning;
 mod ppd;
+pub use ppd::commercial_level;
 mod risk;
 mod rng;
 mod tenure;
@@ -806,7 +807,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
                             end,
                         ));
                     } else if r.class.starts_with('C') {
-                        sales.extend(ppd::commercial_sales(cfg.seed, r, &sale_area, &index, end));
+                        sales.extend(ppd::commercial_sales(cfg.seed, r, &sale_area, end));
                         energy.commercial(r, &area)?;
                     }
                 }

@@ -10,7 +10,7 @@ use chrono::{Datelike, Days, NaiveDate};
 pub const PRICE_MODEL: &str = "price = base_price(district) * level(district, month of sale) / 100 \
 * type_factor (D 1.15, S 1.00, T 0.92, F 0.85) * (floor_area_m2 / 90)^0.75 * (1.05 if new build) \
 * exp(0.15 * e), e ~ approximately N(0,1) (Irwin-Hall); rounded to the nearest 250. \
-Category B and property type O sales (commercial units, repossessions) are outside the model. \
+Category B sales of dwellings (repossessions, buy-to-let) are outside the model; category B, property type O sales of commercial units follow the commercial model: unit value (district base price x 0.6 to 2.5) * commercial_level(date) / 100 * exp(0.08 * e), the commercial level 100 on 2013-10-14, log growth 5 % a year to 2019-12-31, -12 % over 2020H1, then 3 % a year. \
 Registration lags completion: a sale is in the file only if it completed at least its lag before \
 the end date, the lag in whole months being 0 to 6 with cumulative shares 10, 40, 65, 80, 90, 96 \
 and 100 %, plus 0 to 29 days.";
@@ -248,36 +248,60 @@ pub fn dwelling_sales(
     sales
 }
 
-/// A commercial unit sometimes changes hands: property type O, category B.
+/// The true commercial capital index the fixture's commercial sales are drawn from: national,
+/// one level for every unit, 100 on 14 October 2013 (category B's first day). Its log level
+/// rises 5 % a year to the end of 2019, falls 12 % over the first half of 2020, then rises 3 % a
+/// year. Estimator tests compare the recovered commercial index with its ratios.
+pub fn commercial_level(date: NaiveDate) -> f64 {
+    let start = category_b_start();
+    let years = |d: NaiveDate| (d - start).num_days() as f64 / 365.25;
+    let peak = NaiveDate::from_ymd_opt(2020, 1, 1).unwrap_or(start);
+    let trough = NaiveDate::from_ymd_opt(2020, 7, 1).unwrap_or(start);
+    let t = years(date);
+    let log = if date < peak {
+        0.05 * t
+    } else if date < trough {
+        0.05 * years(peak)
+            - 0.12 * (date - peak).num_days() as f64 / (trough - peak).num_days() as f64
+    } else {
+        0.05 * years(peak) - 0.12 + 0.03 * (date - trough).num_days() as f64 / 365.25
+    };
+    100.0 * det_exp(log)
+}
+
+/// A commercial unit changes hands repeatedly from October 2013 (category B, property type O):
+/// about four in five are sold, first within four years, then every one to three and a half
+/// years. Price = the unit's own value (the district's base price times 0.6 to 2.5, fixed per
+/// unit) times [`commercial_level`] / 100 times exp(0.08 e), e ~ approximately N(0,1).
 pub fn commercial_sales(
     seed: u64,
     rec: &AddressRecord,
     area: &SaleArea<'_>,
-    index: &TrueIndex,
     end: NaiveDate,
 ) -> Vec<Sale> {
     let mut rng = Rng::derive(seed, "sales", rec.uprn);
     let from = category_b_start();
-    if !rng.chance(0.12) || from >= end {
+    if !rng.chance(0.8) || from >= end {
         return Vec::new();
     }
-    let span = (end - from).num_days().max(1) as u64;
-    let date = from + Days::new(rng.below(span));
-    let level = index.level(area.district, date);
-    let price = area.base_price * level / 100.0 * rng.range_f64(0.6, 2.5);
-    let mut s = base_sale(rec, area, &mut rng);
-    s.guid = guid(&mut rng);
-    s.price = round_price(price);
-    s.date = date;
-    s.property_type = "O";
-    s.category = "B";
-    s.tenure = "F";
-    let mut reg = Rng::derive(seed, "registration", rec.uprn);
-    if registered_by(s.date, end, &mut reg) {
-        vec![s]
-    } else {
-        Vec::new()
+    let unit_value = area.base_price * rng.range_f64(0.6, 2.5);
+    let mut date = from + Days::new(rng.below(4 * 365));
+    let mut sales = Vec::new();
+    while date <= end {
+        let price = unit_value * commercial_level(date) / 100.0 * det_exp(0.08 * rng.normal());
+        let mut s = base_sale(rec, area, &mut rng);
+        s.guid = guid(&mut rng);
+        s.price = round_price(price);
+        s.date = date;
+        s.property_type = "O";
+        s.category = "B";
+        s.tenure = "F";
+        sales.push(s);
+        date = date + Days::new(365 + rng.below(912));
     }
+    let mut reg = Rng::derive(seed, "registration", rec.uprn);
+    sales.retain(|s| registered_by(s.date, end, &mut reg));
+    sales
 }
 
 /// Whether a date is in the last year before `end` (candidates for the report-builder sample).

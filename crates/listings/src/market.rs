@@ -296,7 +296,7 @@ pub async fn history(db: &terrace_store::Db, uprn: i64) -> Result<ListingHistory
 // Live stock by day.
 
 /// The days a listing was live and, of those, available: `[from, to]` runs by status.
-pub(crate) fn live_runs(
+pub fn live_runs(
     l: &ListingRow,
     snaps: &[SnapshotRow],
     observed_until: NaiveDate,

@@ -8,6 +8,7 @@
 //! a zero; an individual owner is counted, never named.
 
 pub mod build;
+pub mod live;
 pub mod offmarket;
 pub mod report;
 pub mod search;

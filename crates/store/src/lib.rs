@@ -52,6 +52,7 @@ pub mod areas;
 pub mod auctions;
 pub mod buildings;
 pub mod bulk;
+pub mod capital;
 pub mod catalogue;
 pub mod companies;
 pub mod costs;

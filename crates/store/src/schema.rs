@@ -1226,3 +1226,22 @@ diesel::table! {
         updated_at -> Timestamp,
     }
 }
+
+diesel::table! {
+    commercial_capital_index (point_key) {
+        point_key -> Text,
+        series_key -> Text,
+        area_code -> Text,
+        sector -> Text,
+        quarter -> Text,
+        level -> Nullable<Double>,
+        log_se -> Nullable<Double>,
+        n_pairs -> BigInt,
+        series_pairs -> BigInt,
+        base_quarter -> Nullable<Text>,
+        withheld -> Nullable<Text>,
+        pair_sources -> Text,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}

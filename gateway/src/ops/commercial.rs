@@ -15,6 +15,7 @@ const TAG: &str = "commercial";
 
 /// The commercial family's operations, in the order of the specification.
 pub static OPS: &[&OpDecl] = &[
+    &COMMERCIAL_INDEX,
     &COMMERCIAL_MARKET,
     &COMMERCIAL_RENT_INDEX,
     &SOURCING_COMMERCIAL,
@@ -133,6 +134,124 @@ pub(crate) static COMMERCIAL_RENT_INDEX: OpDecl = OpDecl {
     ..OpDecl::of::<RentIndexOp>(TAG)
 };
 
+/// A quarter parameter `YYYYQn`.
+fn quarter(field: &str, v: Option<String>, found: &mut Vec<Violation>) -> Option<String> {
+    let q = v?;
+    if commercial::capital_index::parse_quarter(&q).is_some() {
+        Some(q)
+    } else {
+        found.push(
+            Violation::new(
+                &[field],
+                "value_error",
+                format!("Value error, {field} is a quarter written YYYYQn, such as 2015Q3"),
+            )
+            .with_input(q),
+        );
+        None
+    }
+}
+
+/// The query of `GET /v1/market/commercial-index`.
+#[derive(Debug, Deserialize, Validate, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CapitalIndexParams {
+    /// A local authority: its GSS code (E07000041) or its name; national when absent. A local
+    /// authority has an ALL-sector series only: with a sector other than ALL it is refused.
+    #[validate(length(min = 1, max = 100))]
+    #[schemars(regex(pattern = terrace_core::patterns::NON_BLANK))]
+    pub area: Option<String>,
+    /// The sector (from the VOA primary description code of the rating-list entry linked to the
+    /// property; default ALL). Sector series are national only.
+    #[serde(default)]
+    pub sector: Sector,
+    /// The first quarter shown, `YYYYQn`
+    #[schemars(regex(pattern = r"^[0-9]{4}Q[1-4]$"))]
+    pub start: Option<String>,
+    /// The last quarter shown, `YYYYQn`; not before `start`
+    #[schemars(regex(pattern = r"^[0-9]{4}Q[1-4]$"))]
+    pub end: Option<String>,
+}
+
+pub struct CapitalIndexReq {
+    sector: Sector,
+    area: Option<String>,
+    start: Option<String>,
+    end: Option<String>,
+}
+
+pub struct CapitalIndexOp;
+
+impl Operation for CapitalIndexOp {
+    type Params = CapitalIndexParams;
+    type Body = NoBody;
+    type Input = CapitalIndexReq;
+    type Output = commercial::CapitalIndex;
+
+    fn check(p: CapitalIndexParams, _: NoBody) -> Result<CapitalIndexReq, ApiError> {
+        let mut found = Vec::new();
+        if let Some(a) = &p.area
+            && terrace_core::patterns::is_blank(a)
+        {
+            found.push(blank("area", a));
+        }
+        if p.area.is_some() && p.sector != Sector::All {
+            found.push(
+                Violation::new(
+                    &["sector"],
+                    "value_error",
+                    "Value error, there is no local-by-sector capital series: a local authority has a series of ALL sectors only (omit sector, or omit area for the national series of the sector)",
+                )
+                .with_input(serde_json::to_value(p.sector).unwrap_or_default()),
+            );
+        }
+        let start = quarter("start", p.start, &mut found);
+        let end = quarter("end", p.end, &mut found);
+        if let (Some(s), Some(e)) = (&start, &end)
+            && s > e
+        {
+            found.push(
+                Violation::new(&["end"], "value_error", "Value error, end is before start")
+                    .with_input(e.clone()),
+            );
+        }
+        if !found.is_empty() {
+            return Err(invalid(In::Query, found));
+        }
+        Ok(CapitalIndexReq {
+            sector: p.sector,
+            area: p.area,
+            start,
+            end,
+        })
+    }
+
+    async fn run(ctx: &Ctx, r: CapitalIndexReq) -> Result<commercial::CapitalIndex, ApiError> {
+        let area = area_of(ctx, r.area.as_deref()).await?;
+        Ok(commercial::capital_index(
+            &ctx.state.db,
+            area,
+            r.sector,
+            r.start.as_deref(),
+            r.end.as_deref(),
+        )
+        .await?)
+    }
+
+    fn charged_items(out: &commercial::CapitalIndex) -> Option<i64> {
+        (!out.answered()).then_some(0)
+    }
+}
+
+pub(crate) static COMMERCIAL_INDEX: OpDecl = OpDecl {
+    id: "market_commercial_index",
+    path: "/v1/market/commercial-index",
+    summary: "Repeat-sales commercial capital index, quarterly",
+    description: "A repeat-sales CAPITAL index of commercial property, quarterly, 1995Q1 = 100: national ALL (no `area`), national by `sector`, or a local authority (`area` as GSS code or name) with ALL sectors. There is no local-by-sector series: `area` with a `sector` other than ALL is a 422 that says so. The pairs are the same non-residential property sold twice in HM Land Registry Price Paid (category B, property type O), keyed by UPRN (else the normalised address), with the sector of the rating-list entry linked to the UPRN (unlinked sales count in ALL only). Each quarter has `n_pairs` (pairs with either sale in it); a quarter with fewer than 3 is withheld with the reason, and a series of fewer than 10 pairs is `not_available` with its n. Category B starts in October 2013, so pairs rarely reach 1995Q1: `series.base_quarter` names the quarter actually at 100. `provenance.method` is `repeat_sales` (nothing is shrunk). With no pairs loaded, `not_available` with the reason, free. `start` and `end` (`YYYYQn`) choose the quarters shown.",
+    price: Price::PerCall(2),
+    ..OpDecl::of::<CapitalIndexOp>(TAG)
+};
+
 /// The schema states the geography rule: exactly one of `area` and `lad_code`.
 fn one_market_geography(schema: &mut schemars::Schema) {
     terrace_core::patterns::exactly_one_of(schema, &[&["area"], &["lad_code"]]);
@@ -209,7 +328,7 @@ pub(crate) static COMMERCIAL_MARKET: OpDecl = OpDecl {
     id: "market_commercial_market",
     path: "/v1/market/commercial-market",
     summary: "The commercial market of a sector in a local authority",
-    description: "For a sector and a local authority (`area` as GSS code or name, or `lad_code`): the rent index of the rating lists (as `/v1/market/commercial-rent-index`), the commercial capital index (`not_available` with the reason while no repeat sales are loaded), and the rated stock of the authority for the sector in the newest loaded list: count, valued entries, total and median rateable value (median per square metre of measured floor area where summary valuations are loaded). THE TWO INDICES ARE NOT COMPARABLE (`comparability`): never put them on one axis. Exactly one of `area` and `lad_code`; an unknown authority name is a 404 naming the nearest.",
+    description: "For a sector and a local authority (`area` as GSS code or name, or `lad_code`): the rent index of the rating lists (as `/v1/market/commercial-rent-index`), the commercial capital index (the authority's ALL-sector series for ALL, the national series of the sector otherwise, as `/v1/market/commercial-index`; `not_available` with the reason where none is published), and the rated stock of the authority for the sector in the newest loaded list: count, valued entries, total and median rateable value (median per square metre of measured floor area where summary valuations are loaded). THE TWO INDICES ARE NOT COMPARABLE (`comparability`): never put them on one axis. Exactly one of `area` and `lad_code`; an unknown authority name is a 404 naming the nearest.",
     price: Price::PerCall(3),
     ..OpDecl::of::<MarketOp>(TAG)
 };

@@ -7,6 +7,7 @@ use crate::input::{In, invalid};
 use crate::registry::{Ctx, OpDecl};
 use terrace_sourcing::{SourcingCtx, SourcingError};
 
+mod live;
 mod report;
 mod search;
 
@@ -17,6 +18,7 @@ pub static OPS: &[&OpDecl] = &[
     &report::AREA_REPORT,
     &search::SEARCH,
     &search::STRATEGIES,
+    &live::LIVE_LISTINGS,
     &search::OFFMARKET_OWNERS,
 ];
 

@@ -1,0 +1,2 @@
+DROP INDEX commercial_capital_index_series_idx;
+DROP TABLE commercial_capital_index;
