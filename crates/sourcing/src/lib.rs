@@ -7,6 +7,8 @@
 //! its components; absence is an answer (`signal: none`, `not_available` with the reason), never
 //! a zero; an individual owner is counted, never named.
 
+pub mod appraisal;
+
 use terrace_areas::AreasCtx;
 use terrace_core::Violation;
 use terrace_layers::LayerCache;

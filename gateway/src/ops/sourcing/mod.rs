@@ -7,10 +7,12 @@ use crate::input::{In, invalid};
 use crate::registry::{Ctx, OpDecl};
 use terrace_sourcing::{SourcingCtx, SourcingError};
 
+mod appraisal;
+
 pub(crate) const TAG: &str = "sourcing";
 
 /// The sourcing family's operations, in the order of the specification.
-pub static OPS: &[&OpDecl] = &[];
+pub static OPS: &[&OpDecl] = &[&appraisal::SITE_APPRAISAL];
 
 pub(crate) fn sourcing_ctx(ctx: &Ctx) -> SourcingCtx {
     SourcingCtx {
