@@ -13,11 +13,11 @@
 //! planning are read at the property's point, or at the parcel's interior point for a parcel.
 
 use crate::{SourcingCtx, SourcingError};
-use chrono::{Datelike, NaiveDate};
+use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use terrace_auctions::{self as au, Lot, Outcome};
+use terrace_auctions::{self as au, Lot};
 use terrace_core::{AreaKind, Flag, GssCode, Nation, Uprn};
 use terrace_energy::epc::{self, EpcStatus};
 use terrace_energy::mees::{Mees, MeesStatus, mees};
@@ -65,7 +65,7 @@ pub enum Subject {
 /// Whether a block could be filled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum BlockStatus {
+pub enum AppraisalStatus {
     Ok,
     /// Nothing can be said: see `reason`.
     NotAvailable,
@@ -73,7 +73,7 @@ pub enum BlockStatus {
 
 /// What was asked and where the site is.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct SubjectBlock {
+pub struct AppraisalSubject {
     /// The UPRN asked about (null when a parcel was asked).
     pub uprn: Option<i64>,
     /// The parcel: the one asked, or the one the UPRN's address point lies in (null when none).
@@ -90,7 +90,7 @@ pub struct SubjectBlock {
 
 /// The land use tiers of a parcel.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct LandUse {
+pub struct AppraisalLandUse {
     /// Terrace's tier A (`residential`, `commercial`, `mixed`, ...); null where nothing on the
     /// parcel supports a class.
     pub tier_a: Option<String>,
@@ -101,15 +101,15 @@ pub struct LandUse {
 
 /// The parcel.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct SiteBlock {
-    pub status: BlockStatus,
+pub struct AppraisalSite {
+    pub status: AppraisalStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub source: &'static str,
     pub land_id: Option<String>,
     /// Plot area, square metres, a decimal as text (2 places).
     pub area_m2: Option<String>,
-    pub land_use: Option<LandUse>,
+    pub land_use: Option<AppraisalLandUse>,
     /// Built footprint over plot area, a decimal as text (4 places); null where no footprint
     /// data covers the parcel's local authority (never 0 for unmeasured).
     pub built_coverage_ratio: Option<String>,
@@ -128,7 +128,7 @@ pub struct SiteBlock {
 
 /// A property's last registered sale.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct LastSale {
+pub struct AppraisalSale {
     pub price_gbp: i64,
     pub date: NaiveDate,
     /// Price Paid category: `A` standard, `B` additional.
@@ -138,9 +138,9 @@ pub struct LastSale {
 
 /// One unit's value.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct UnitValue {
+pub struct AppraisalUnitValue {
     pub uprn: i64,
-    pub status: BlockStatus,
+    pub status: AppraisalStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Pounds, nearest 100.
@@ -151,21 +151,21 @@ pub struct UnitValue {
     pub as_of: Option<String>,
     pub model_version: Option<String>,
     /// Null when no sale is registered for the UPRN.
-    pub last_sale: Option<LastSale>,
+    pub last_sale: Option<AppraisalSale>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct ValuationBlock {
-    pub status: BlockStatus,
+pub struct AppraisalValuation {
+    pub status: AppraisalStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub source: &'static str,
-    pub units: Vec<UnitValue>,
+    pub units: Vec<AppraisalUnitValue>,
 }
 
 /// A company proprietor of a title (CCOD and OCOD list companies only).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct CompanyOwner {
+pub struct AppraisalOwner {
     pub name: String,
     pub company_number: Option<String>,
     pub category: Option<String>,
@@ -175,31 +175,31 @@ pub struct CompanyOwner {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct OwnedTitle {
+pub struct AppraisalTitle {
     pub title_number: String,
     /// `ccod` or `ocod`.
     pub register: terrace_ownership::titles::Register,
     pub tenure: Option<String>,
     /// The UPRN the title's address links to.
     pub uprn: Option<i64>,
-    pub proprietors: Vec<CompanyOwner>,
+    pub proprietors: Vec<AppraisalOwner>,
     /// True when the title also has proprietors the bulk file does not show (counted, never
     /// named).
     pub additional_proprietor_indicator: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct OwnershipBlock {
-    pub status: BlockStatus,
+pub struct AppraisalOwnership {
+    pub status: AppraisalStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub source: &'static str,
-    pub titles: Vec<OwnedTitle>,
+    pub titles: Vec<AppraisalTitle>,
 }
 
 /// One unit's newest certificate.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct UnitEnergy {
+pub struct AppraisalUnitEnergy {
     pub uprn: i64,
     /// `ok`, `not_found` (none lodged, registers loaded for its authority) or `not_available`.
     pub status: EpcStatus,
@@ -217,17 +217,17 @@ pub struct UnitEnergy {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct EnergyBlock {
-    pub status: BlockStatus,
+pub struct AppraisalEnergy {
+    pub status: AppraisalStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub source: &'static str,
-    pub units: Vec<UnitEnergy>,
+    pub units: Vec<AppraisalUnitEnergy>,
 }
 
 /// Every offer of one property (lots sharing a UPRN, or a normalised address and postcode).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct AuctionProperty {
+pub struct AppraisalAuctionProperty {
     pub property_id: String,
     pub uprn: Option<i64>,
     /// Offers in the feed, oldest first.
@@ -237,21 +237,21 @@ pub struct AuctionProperty {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct AuctionBlock {
-    pub status: BlockStatus,
+pub struct AppraisalAuctions {
+    pub status: AppraisalStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub source: &'static str,
     /// Empty when the feed holds no lot at the site (only the houses the feed follows are
     /// covered).
-    pub properties: Vec<AuctionProperty>,
+    pub properties: Vec<AppraisalAuctionProperty>,
     pub note: &'static str,
 }
 
 /// A designation flag's three values, as words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum DesignationStatus {
+pub enum AppraisalFlagStatus {
     /// A loaded feature of the flag's datasets holds the point.
     InZone,
     /// A dataset of the flag is loaded for the authority and nothing holds the point.
@@ -261,13 +261,13 @@ pub enum DesignationStatus {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct Designation {
+pub struct AppraisalFlag {
     /// The risk report's group (`heritage`, `environmental_designations`, `planning`, `flood`,
     /// `coal`).
     pub group: &'static str,
     /// `conservation_area`, `green_belt`, `area_of_outstanding_natural_beauty`, ...
     pub flag: String,
-    pub status: DesignationStatus,
+    pub status: AppraisalFlagStatus,
     /// `true`, `false` or `"not_checked"`.
     pub value: Flag,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -277,12 +277,12 @@ pub struct Designation {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct DesignationsBlock {
-    pub status: BlockStatus,
+pub struct AppraisalDesignations {
+    pub status: AppraisalStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub source: &'static str,
-    pub flags: Vec<Designation>,
+    pub flags: Vec<AppraisalFlag>,
     /// The flags' datasets not loaded for the site's authority.
     pub datasets_not_loaded: Vec<String>,
 }
@@ -290,7 +290,7 @@ pub struct DesignationsBlock {
 /// What the planning search found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum PlanningStatus {
+pub enum AppraisalPlanningStatus {
     Ok,
     /// The authority's applications are loaded and none lies within the radius.
     NoneNearby,
@@ -300,8 +300,8 @@ pub enum PlanningStatus {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct PlanningBlock {
-    pub status: PlanningStatus,
+pub struct AppraisalPlanning {
+    pub status: AppraisalPlanningStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub source: &'static str,
@@ -314,8 +314,8 @@ pub struct PlanningBlock {
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct CostBlock {
-    pub status: BlockStatus,
+pub struct AppraisalCostContext {
+    pub status: AppraisalStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub source: &'static str,
@@ -334,7 +334,7 @@ pub struct CostBlock {
 /// The kinds of signal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum SignalKind {
+pub enum AppraisalSignalKind {
     RepeatAuctionFailure,
     LongHeld,
     MeesUnlettable,
@@ -347,7 +347,7 @@ pub enum SignalKind {
 /// The evidence of a signal.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
-pub enum Evidence {
+pub enum AppraisalEvidence {
     RepeatAuctionFailure {
         property_id: String,
         uprn: Option<i64>,
@@ -396,27 +396,27 @@ pub enum Evidence {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct Signal {
-    pub signal: SignalKind,
+pub struct AppraisalSignal {
+    pub signal: AppraisalSignalKind,
     /// What the signal rests on; absent for `none`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub evidence: Option<Evidence>,
+    pub evidence: Option<AppraisalEvidence>,
 }
 
 /// The appraisal.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Appraisal {
-    pub subject: SubjectBlock,
-    pub site: SiteBlock,
-    pub valuation: ValuationBlock,
-    pub ownership: OwnershipBlock,
-    pub energy: EnergyBlock,
-    pub auction_history: AuctionBlock,
-    pub designations: DesignationsBlock,
-    pub planning_nearby: PlanningBlock,
-    pub cost_context: CostBlock,
+    pub subject: AppraisalSubject,
+    pub site: AppraisalSite,
+    pub valuation: AppraisalValuation,
+    pub ownership: AppraisalOwnership,
+    pub energy: AppraisalEnergy,
+    pub auction_history: AppraisalAuctions,
+    pub designations: AppraisalDesignations,
+    pub planning_nearby: AppraisalPlanning,
+    pub cost_context: AppraisalCostContext,
     /// Each signal with its evidence; `[{"signal": "none"}]` when the site has nothing to say.
-    pub signals: Vec<Signal>,
+    pub signals: Vec<AppraisalSignal>,
     pub as_of: NaiveDate,
     pub notes: Vec<&'static str>,
 }
@@ -425,14 +425,14 @@ impl Appraisal {
     /// The blocks with something to say (every block but the signals).
     pub fn answered_blocks(&self) -> usize {
         [
-            self.site.status == BlockStatus::Ok,
-            self.valuation.status == BlockStatus::Ok,
-            self.ownership.status == BlockStatus::Ok,
-            self.energy.status == BlockStatus::Ok,
-            self.auction_history.status == BlockStatus::Ok,
-            self.designations.status == BlockStatus::Ok,
-            self.planning_nearby.status != PlanningStatus::NotCovered,
-            self.cost_context.status == BlockStatus::Ok,
+            self.site.status == AppraisalStatus::Ok,
+            self.valuation.status == AppraisalStatus::Ok,
+            self.ownership.status == AppraisalStatus::Ok,
+            self.energy.status == AppraisalStatus::Ok,
+            self.auction_history.status == AppraisalStatus::Ok,
+            self.designations.status == AppraisalStatus::Ok,
+            self.planning_nearby.status != AppraisalPlanningStatus::NotCovered,
+            self.cost_context.status == AppraisalStatus::Ok,
         ]
         .into_iter()
         .filter(|b| *b)
@@ -559,7 +559,7 @@ pub async fn appraisal(
         (Some(_), Some(_)) => Some("address_point"),
         (None, Some(_)) => Some("parcel_interior_point"),
     };
-    let subject_block = SubjectBlock {
+    let subject_block = AppraisalSubject {
         uprn: addr.as_ref().map(|a| a.uprn),
         land_id: parcel_id.map(|i| i.to_string()),
         address: addr.as_ref().map(address_text),
@@ -587,8 +587,8 @@ pub async fn appraisal(
     }
     signals.extend(corporate_signals(&ownership));
     if signals.is_empty() {
-        signals.push(Signal {
-            signal: SignalKind::None,
+        signals.push(AppraisalSignal {
+            signal: AppraisalSignalKind::None,
             evidence: None,
         });
     }
@@ -614,9 +614,9 @@ fn site_block(
     stats: Option<&ParcelStatsRow>,
     units: &[i64],
     units_truncated: bool,
-) -> SiteBlock {
-    let mut b = SiteBlock {
-        status: BlockStatus::NotAvailable,
+) -> AppraisalSite {
+    let mut b = AppraisalSite {
+        status: AppraisalStatus::NotAvailable,
         reason: None,
         source: SITE_SOURCE,
         land_id: parcel_id.map(|i| i.to_string()),
@@ -635,7 +635,7 @@ fn site_block(
         b.reason = Some("no_parcel: the UPRN's address point lies in no loaded INSPIRE index polygon (none is loaded for its area, or it has no position), so the site's area, land use, coverage and boundary are not known".into());
         return b;
     };
-    b.status = BlockStatus::Ok;
+    b.status = AppraisalStatus::Ok;
     b.area_m2 = Some(decimal(p.area_m2, 2));
     b.boundary = terrace_geo::multipolygon_from_wkb(&p.wkb)
         .ok()
@@ -645,7 +645,7 @@ fn site_block(
     match stats {
         Some(s) => {
             b.area_m2 = Some(decimal(s.area_m2, 2));
-            b.land_use = Some(LandUse {
+            b.land_use = Some(AppraisalLandUse {
                 tier_a: s.landuse_tier_a.clone(),
                 tier_b: s.landuse_tier_b.clone(),
                 nlud_code: s.nlud_code.clone(),
@@ -663,22 +663,22 @@ fn site_block(
     b
 }
 
-async fn valuation_block(ctx: &SourcingCtx, units: &[i64]) -> Result<ValuationBlock, SourcingError> {
+async fn valuation_block(ctx: &SourcingCtx, units: &[i64]) -> Result<AppraisalValuation, SourcingError> {
     let mut out = Vec::with_capacity(units.len());
     for &u in units {
         let last = sales::sales_for_uprn(&ctx.db, u, 1)
             .await?
             .into_iter()
             .next()
-            .map(|s| LastSale {
+            .map(|s| AppraisalSale {
                 price_gbp: s.price,
                 date: s.date,
                 ppd_category: s.ppd_category,
                 source: s.source,
             });
-        let mut item = UnitValue {
+        let mut item = AppraisalUnitValue {
             uprn: u,
-            status: BlockStatus::NotAvailable,
+            status: AppraisalStatus::NotAvailable,
             reason: None,
             value_gbp: None,
             range_lo_gbp: None,
@@ -693,7 +693,7 @@ async fn valuation_block(ctx: &SourcingCtx, units: &[i64]) -> Result<ValuationBl
         };
         match valued {
             Ok(e) => {
-                item.status = BlockStatus::Ok;
+                item.status = AppraisalStatus::Ok;
                 item.value_gbp = Some(e.value);
                 item.range_lo_gbp = e.range.lo;
                 item.range_hi_gbp = e.range.hi;
@@ -706,12 +706,12 @@ async fn valuation_block(ctx: &SourcingCtx, units: &[i64]) -> Result<ValuationBl
         }
         out.push(item);
     }
-    let any = out.iter().any(|i| i.status == BlockStatus::Ok || i.last_sale.is_some());
-    Ok(ValuationBlock {
+    let any = out.iter().any(|i| i.status == AppraisalStatus::Ok || i.last_sale.is_some());
+    Ok(AppraisalValuation {
         status: if any {
-            BlockStatus::Ok
+            AppraisalStatus::Ok
         } else {
-            BlockStatus::NotAvailable
+            AppraisalStatus::NotAvailable
         },
         reason: (!any).then(|| {
             if units.is_empty() {
@@ -725,18 +725,18 @@ async fn valuation_block(ctx: &SourcingCtx, units: &[i64]) -> Result<ValuationBl
     })
 }
 
-async fn ownership_block(ctx: &SourcingCtx, units: &[i64]) -> Result<OwnershipBlock, SourcingError> {
+async fn ownership_block(ctx: &SourcingCtx, units: &[i64]) -> Result<AppraisalOwnership, SourcingError> {
     let titles = terrace_ownership::titles::titles_for_uprns(&ctx.db, units)
         .await
         .map_err(store_of_lookup)?;
-    let titles: Vec<OwnedTitle> = titles
+    let titles: Vec<AppraisalTitle> = titles
         .into_iter()
-        .map(|t| OwnedTitle {
+        .map(|t| AppraisalTitle {
             uprn: t.uprns.first().map(|l| l.uprn),
             proprietors: t
                 .proprietors
                 .iter()
-                .map(|p| CompanyOwner {
+                .map(|p| AppraisalOwner {
                     name: p.proprietor.name.clone(),
                     company_number: p.proprietor.company_number.clone(),
                     category: p.proprietor.category.clone(),
@@ -751,11 +751,11 @@ async fn ownership_block(ctx: &SourcingCtx, units: &[i64]) -> Result<OwnershipBl
         })
         .collect();
     let found = !titles.is_empty();
-    Ok(OwnershipBlock {
+    Ok(AppraisalOwnership {
         status: if found {
-            BlockStatus::Ok
+            AppraisalStatus::Ok
         } else {
-            BlockStatus::NotAvailable
+            AppraisalStatus::NotAvailable
         },
         reason: (!found).then(|| NO_TITLE_LINK.to_string()),
         source: OWNERSHIP_SOURCE,
@@ -767,7 +767,7 @@ async fn energy_block(
     ctx: &SourcingCtx,
     units: &[i64],
     lad: Option<&str>,
-) -> Result<EnergyBlock, SourcingError> {
+) -> Result<AppraisalEnergy, SourcingError> {
     let ectx = EnergyCtx {
         db: ctx.db.clone(),
         areas: ctx.areas.clone(),
@@ -784,7 +784,7 @@ async fn energy_block(
             }
         };
         let newest = answer.certificates.first();
-        out.push(UnitEnergy {
+        out.push(AppraisalUnitEnergy {
             uprn: u,
             status: answer.status,
             reason: answer.reason.clone(),
@@ -798,11 +798,11 @@ async fn energy_block(
         });
     }
     let any = out.iter().any(|u| u.status == EpcStatus::Ok);
-    Ok(EnergyBlock {
+    Ok(AppraisalEnergy {
         status: if any {
-            BlockStatus::Ok
+            AppraisalStatus::Ok
         } else {
-            BlockStatus::NotAvailable
+            AppraisalStatus::NotAvailable
         },
         reason: (!any).then(|| match out.first().and_then(|u| u.reason.clone()) {
             Some(r) => r,
@@ -813,10 +813,10 @@ async fn energy_block(
     })
 }
 
-async fn auction_block(ctx: &SourcingCtx, units: &[i64]) -> Result<AuctionBlock, SourcingError> {
+async fn auction_block(ctx: &SourcingCtx, units: &[i64]) -> Result<AppraisalAuctions, SourcingError> {
     const NOTE: &str = "lots are matched on the UPRN, then every offer of the same property (the same UPRN, or the same normalised address and postcode, linked by the derive step); only the auction houses the feed follows are covered";
-    let mut b = AuctionBlock {
-        status: BlockStatus::NotAvailable,
+    let mut b = AppraisalAuctions {
+        status: AppraisalStatus::NotAvailable,
         reason: None,
         source: AUCTION_SOURCE,
         properties: Vec::new(),
@@ -830,7 +830,7 @@ async fn auction_block(ctx: &SourcingCtx, units: &[i64]) -> Result<AuctionBlock,
         b.reason = Some(au::NO_FEED.into());
         return Ok(b);
     }
-    b.status = BlockStatus::Ok;
+    b.status = AppraisalStatus::Ok;
     let mut keys = Vec::new();
     for &u in units {
         let f = LotFilter {
@@ -866,7 +866,7 @@ async fn auction_block(ctx: &SourcingCtx, units: &[i64]) -> Result<AuctionBlock,
     }
     b.properties = groups
         .into_iter()
-        .map(|(key, lots)| AuctionProperty {
+        .map(|(key, lots)| AppraisalAuctionProperty {
             uprn: lots.iter().find_map(|l| l.uprn),
             ever_sold: lots.iter().any(|l| l.outcome.is_sale()),
             property_id: key,
@@ -876,18 +876,18 @@ async fn auction_block(ctx: &SourcingCtx, units: &[i64]) -> Result<AuctionBlock,
     Ok(b)
 }
 
-fn designation_status(v: Flag) -> DesignationStatus {
+fn designation_status(v: Flag) -> AppraisalFlagStatus {
     match v {
-        Flag::Known(true) => DesignationStatus::InZone,
-        Flag::Known(false) => DesignationStatus::CheckedFalse,
-        Flag::NotChecked(_) => DesignationStatus::NotChecked,
+        Flag::Known(true) => AppraisalFlagStatus::InZone,
+        Flag::Known(false) => AppraisalFlagStatus::CheckedFalse,
+        Flag::NotChecked(_) => AppraisalFlagStatus::NotChecked,
     }
 }
 
 async fn designations_block(
     ctx: &SourcingCtx,
     at: &AddressRow,
-) -> Result<DesignationsBlock, SourcingError> {
+) -> Result<AppraisalDesignations, SourcingError> {
     let layers = ctx.layers.current(&ctx.db).await.map_err(store_of_lookup)?;
     let report = terrace_layers::report_from(&layers, at);
     let mut flags = Vec::new();
@@ -900,7 +900,7 @@ async fn designations_block(
     ];
     for (group, checks) in groups {
         for (name, c) in checks {
-            flags.push(Designation {
+            flags.push(AppraisalFlag {
                 group,
                 flag: name.clone(),
                 status: designation_status(c.value),
@@ -913,7 +913,7 @@ async fn designations_block(
     }
     let checked = flags
         .iter()
-        .any(|f| f.status != DesignationStatus::NotChecked);
+        .any(|f| f.status != AppraisalFlagStatus::NotChecked);
     let reason = (!checked).then(|| {
         if at.x.is_none() || at.y.is_none() {
             "the site has no position, so no spatial layer can be read".to_string()
@@ -924,11 +924,11 @@ async fn designations_block(
             }
         }
     });
-    Ok(DesignationsBlock {
+    Ok(AppraisalDesignations {
         status: if checked {
-            BlockStatus::Ok
+            AppraisalStatus::Ok
         } else {
-            BlockStatus::NotAvailable
+            AppraisalStatus::NotAvailable
         },
         reason,
         source: DESIGNATION_SOURCE,
@@ -941,9 +941,9 @@ async fn planning_block(
     ctx: &SourcingCtx,
     at: &AddressRow,
     today: NaiveDate,
-) -> Result<PlanningBlock, SourcingError> {
-    let mut b = PlanningBlock {
-        status: PlanningStatus::NotCovered,
+) -> Result<AppraisalPlanning, SourcingError> {
+    let mut b = AppraisalPlanning {
+        status: AppraisalPlanningStatus::NotCovered,
         reason: None,
         source: PLANNING_SOURCE,
         local_planning_authority: None,
@@ -979,9 +979,9 @@ async fn planning_block(
     b.local_planning_authority = answer.local_planning_authority;
     let nearby = answer.applications;
     b.status = match nearby.status {
-        NearbyStatus::Ok => PlanningStatus::Ok,
-        NearbyStatus::NoneNearby => PlanningStatus::NoneNearby,
-        NearbyStatus::NotAvailable => PlanningStatus::NotCovered,
+        NearbyStatus::Ok => AppraisalPlanningStatus::Ok,
+        NearbyStatus::NoneNearby => AppraisalPlanningStatus::NoneNearby,
+        NearbyStatus::NotAvailable => AppraisalPlanningStatus::NotCovered,
     };
     b.reason = nearby.reason;
     b.total_within_radius = nearby.total_within_radius;
@@ -1011,7 +1011,7 @@ async fn cost_block(
     at: &AddressRow,
     stats: Option<&ParcelStatsRow>,
     addr: Option<&AddressRow>,
-) -> Result<CostBlock, SourcingError> {
+) -> Result<AppraisalCostContext, SourcingError> {
     let tier = stats.and_then(|s| s.landuse_tier_a.clone());
     let class = addr.and_then(|a| a.class.clone());
     let (sector, sector_basis) = match (tier.as_deref(), class.as_deref()) {
@@ -1022,7 +1022,7 @@ async fn cost_block(
         (None, Some(c)) if c.starts_with('C') => (Sector::PrivateCommercial, format!("the address class {c} is commercial")),
         (None, _) => (Sector::AllNewWork, "no land use is known for the site: all new work".to_string()),
     };
-    let index = ctx.areas.cache.current(&ctx.db).await.map_err(store_of_lookup)?;
+    let index = ctx.areas.cache.current(&ctx.db).await?;
     let region_code = at
         .x
         .zip(at.y)
@@ -1056,11 +1056,11 @@ async fn cost_block(
     .await
     .map_err(site_store)?;
     let ok = cost.index.status == terrace_site::Status::Ok;
-    Ok(CostBlock {
+    Ok(AppraisalCostContext {
         status: if ok {
-            BlockStatus::Ok
+            AppraisalStatus::Ok
         } else {
-            BlockStatus::NotAvailable
+            AppraisalStatus::NotAvailable
         },
         reason: (!ok).then(|| cost.index.reason.clone().unwrap_or_default()),
         source: COST_SOURCE,
@@ -1075,7 +1075,7 @@ async fn cost_block(
     })
 }
 
-fn auction_signals(a: &AuctionBlock, v: &ValuationBlock) -> Vec<Signal> {
+fn auction_signals(a: &AppraisalAuctions, v: &AppraisalValuation) -> Vec<AppraisalSignal> {
     a.properties
         .iter()
         .filter_map(|p| {
@@ -1099,9 +1099,9 @@ fn auction_signals(a: &AuctionBlock, v: &ValuationBlock) -> Vec<Signal> {
                 (Some(g), Some(e)) if e > 0 => Some(round_to(g / e as f64, 3)),
                 _ => None,
             };
-            Some(Signal {
-                signal: SignalKind::RepeatAuctionFailure,
-                evidence: Some(Evidence::RepeatAuctionFailure {
+            Some(AppraisalSignal {
+                signal: AppraisalSignalKind::RepeatAuctionFailure,
+                evidence: Some(AppraisalEvidence::RepeatAuctionFailure {
                     property_id: p.property_id.clone(),
                     uprn: p.uprn,
                     offers: offered.len(),
@@ -1120,7 +1120,7 @@ fn month_start(as_of: &str) -> Option<NaiveDate> {
     NaiveDate::from_ymd_opt(y.parse().ok()?, m.parse().ok()?, 1)
 }
 
-fn long_held_signals(v: &ValuationBlock) -> Vec<Signal> {
+fn long_held_signals(v: &AppraisalValuation) -> Vec<AppraisalSignal> {
     v.units
         .iter()
         .filter_map(|u| {
@@ -1133,9 +1133,9 @@ fn long_held_signals(v: &ValuationBlock) -> Vec<Signal> {
                 return None;
             }
             let gain = value - sale.price_gbp;
-            Some(Signal {
-                signal: SignalKind::LongHeld,
-                evidence: Some(Evidence::LongHeld {
+            Some(AppraisalSignal {
+                signal: AppraisalSignalKind::LongHeld,
+                evidence: Some(AppraisalEvidence::LongHeld {
                     uprn: u.uprn,
                     last_sale_price_gbp: sale.price_gbp,
                     last_sale_date: sale.date,
@@ -1152,7 +1152,7 @@ fn long_held_signals(v: &ValuationBlock) -> Vec<Signal> {
         .collect()
 }
 
-fn mees_signals(e: &EnergyBlock) -> Vec<Signal> {
+fn mees_signals(e: &AppraisalEnergy) -> Vec<AppraisalSignal> {
     e.units
         .iter()
         .filter_map(|u| {
@@ -1160,9 +1160,9 @@ fn mees_signals(e: &EnergyBlock) -> Vec<Signal> {
             if m.status != MeesStatus::BelowMinimum {
                 return None;
             }
-            Some(Signal {
-                signal: SignalKind::MeesUnlettable,
-                evidence: Some(Evidence::MeesUnlettable {
+            Some(AppraisalSignal {
+                signal: AppraisalSignalKind::MeesUnlettable,
+                evidence: Some(AppraisalEvidence::MeesUnlettable {
                     uprn: u.uprn,
                     band: u.current_band.clone()?,
                     certificate_key: u.certificate_key.clone()?,
@@ -1174,15 +1174,15 @@ fn mees_signals(e: &EnergyBlock) -> Vec<Signal> {
         .collect()
 }
 
-fn under_built_signal(s: &SiteBlock) -> Option<Signal> {
+fn under_built_signal(s: &AppraisalSite) -> Option<AppraisalSignal> {
     let ratio = s.built_coverage_ratio.as_ref()?;
     let v: f64 = ratio.parse().ok()?;
     if v >= UNDER_BUILT_BELOW {
         return None;
     }
-    Some(Signal {
-        signal: SignalKind::UnderBuilt,
-        evidence: Some(Evidence::UnderBuilt {
+    Some(AppraisalSignal {
+        signal: AppraisalSignalKind::UnderBuilt,
+        evidence: Some(AppraisalEvidence::UnderBuilt {
             land_id: s.land_id.clone()?,
             built_coverage_ratio: ratio.clone(),
             threshold: decimal(UNDER_BUILT_BELOW, 2),
@@ -1191,7 +1191,7 @@ fn under_built_signal(s: &SiteBlock) -> Option<Signal> {
     })
 }
 
-fn corporate_signals(o: &OwnershipBlock) -> Vec<Signal> {
+fn corporate_signals(o: &AppraisalOwnership) -> Vec<AppraisalSignal> {
     o.titles
         .iter()
         .filter_map(|t| {
@@ -1200,9 +1200,9 @@ fn corporate_signals(o: &OwnershipBlock) -> Vec<Signal> {
                 .iter()
                 .find(|p| p.company_number.is_some())
                 .or_else(|| t.proprietors.first())?;
-            Some(Signal {
-                signal: SignalKind::CorporateOwner,
-                evidence: Some(Evidence::CorporateOwner {
+            Some(AppraisalSignal {
+                signal: AppraisalSignalKind::CorporateOwner,
+                evidence: Some(AppraisalEvidence::CorporateOwner {
                     title_number: t.title_number.clone(),
                     name: p.name.clone(),
                     company_number: p.company_number.clone(),
@@ -1235,7 +1235,7 @@ mod tests {
         s.built_coverage_ratio = Some("0.2500".into());
         assert_eq!(
             under_built_signal(&s).map(|x| x.signal),
-            Some(SignalKind::UnderBuilt)
+            Some(AppraisalSignalKind::UnderBuilt)
         );
         s.built_coverage_ratio = Some("0.3000".into());
         assert!(under_built_signal(&s).is_none());

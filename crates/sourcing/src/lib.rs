@@ -12,7 +12,7 @@ pub mod appraisal;
 use terrace_areas::AreasCtx;
 use terrace_core::Violation;
 use terrace_layers::LayerCache;
-use terrace_store::lookup::LookupError;
+use terrace_store::LookupError;
 use terrace_store::{Db, StoreError};
 
 #[derive(Debug, thiserror::Error)]
