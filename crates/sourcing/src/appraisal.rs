@@ -24,7 +24,9 @@ use terrace_energy::mees::{Mees, MeesStatus, mees};
 use terrace_energy::{EnergyCtx, EnergyError};
 use terrace_layers::{Check, Match, SourceRef};
 use terrace_planning::Application;
-use terrace_planning::applications::{self as pa, ApplicationsInput, NearbyStatus, PlanningAuthority};
+use terrace_planning::applications::{
+    self as pa, ApplicationsInput, NearbyStatus, PlanningAuthority,
+};
 use terrace_site::build_cost::{Benchmark, BuildCostQuery, IndexBlock, LocationFactor};
 use terrace_site::{Region, Sector, SiteCtx, SiteError};
 use terrace_store::address::{self, AddressRow};
@@ -46,12 +48,15 @@ pub const PLANNING_LIMIT: i64 = 20;
 
 const NO_TITLE_LINK: &str = "no_open_title_link: no company-owned title (HM Land Registry's CCOD or OCOD) links to this site's addresses; titles held by private individuals are not published in bulk, so the owner is not known (never read this as unowned)";
 const SITE_SOURCE: &str = "HM Land Registry INSPIRE Index Polygons, with OS Open Map Local footprints and the address-in-parcel link (the land build)";
-const VALUATION_SOURCE: &str = "Terrace AVM: the latest valuation vintage; last sale from HM Land Registry Price Paid Data";
+const VALUATION_SOURCE: &str =
+    "Terrace AVM: the latest valuation vintage; last sale from HM Land Registry Price Paid Data";
 const OWNERSHIP_SOURCE: &str = "HM Land Registry CCOD and OCOD (company-owned titles) linked to UPRNs, with Companies House basic company data";
-const ENERGY_SOURCE: &str = "Energy performance certificate registers (domestic, non-domestic, display)";
+const ENERGY_SOURCE: &str =
+    "Energy performance certificate registers (domestic, non-domestic, display)";
 const AUCTION_SOURCE: &str = "The operator's auction lot feed";
 const DESIGNATION_SOURCE: &str = "The spatial layers (planning.data.gov.uk, Environment Agency, Coal Authority, Historic England), read at the site's point";
-const PLANNING_SOURCE: &str = "planning.data.gov.uk applications within the radius of the site's point";
+const PLANNING_SOURCE: &str =
+    "planning.data.gov.uk applications within the radius of the site's point";
 const COST_SOURCE: &str = "The site family's build cost: the sector's construction cost index and the regional location factor";
 
 /// The site asked about.
@@ -569,7 +574,13 @@ pub async fn appraisal(
         point: point_kind,
     };
 
-    let site = site_block(parcel_id, parcel.as_ref(), stats.as_ref(), &units, units_truncated);
+    let site = site_block(
+        parcel_id,
+        parcel.as_ref(),
+        stats.as_ref(),
+        &units,
+        units_truncated,
+    );
     let valuation = valuation_block(ctx, &units).await?;
     let ownership = ownership_block(ctx, &units).await?;
     let energy = energy_block(ctx, &units, at.lad_code.as_deref()).await?;
@@ -663,7 +674,10 @@ fn site_block(
     b
 }
 
-async fn valuation_block(ctx: &SourcingCtx, units: &[i64]) -> Result<AppraisalValuation, SourcingError> {
+async fn valuation_block(
+    ctx: &SourcingCtx,
+    units: &[i64],
+) -> Result<AppraisalValuation, SourcingError> {
     let mut out = Vec::with_capacity(units.len());
     for &u in units {
         let last = sales::sales_for_uprn(&ctx.db, u, 1)
@@ -706,7 +720,9 @@ async fn valuation_block(ctx: &SourcingCtx, units: &[i64]) -> Result<AppraisalVa
         }
         out.push(item);
     }
-    let any = out.iter().any(|i| i.status == AppraisalStatus::Ok || i.last_sale.is_some());
+    let any = out
+        .iter()
+        .any(|i| i.status == AppraisalStatus::Ok || i.last_sale.is_some());
     Ok(AppraisalValuation {
         status: if any {
             AppraisalStatus::Ok
@@ -725,7 +741,10 @@ async fn valuation_block(ctx: &SourcingCtx, units: &[i64]) -> Result<AppraisalVa
     })
 }
 
-async fn ownership_block(ctx: &SourcingCtx, units: &[i64]) -> Result<AppraisalOwnership, SourcingError> {
+async fn ownership_block(
+    ctx: &SourcingCtx,
+    units: &[i64],
+) -> Result<AppraisalOwnership, SourcingError> {
     let titles = terrace_ownership::titles::titles_for_uprns(&ctx.db, units)
         .await
         .map_err(store_of_lookup)?;
@@ -813,7 +832,10 @@ async fn energy_block(
     })
 }
 
-async fn auction_block(ctx: &SourcingCtx, units: &[i64]) -> Result<AppraisalAuctions, SourcingError> {
+async fn auction_block(
+    ctx: &SourcingCtx,
+    units: &[i64],
+) -> Result<AppraisalAuctions, SourcingError> {
     const NOTE: &str = "lots are matched on the UPRN, then every offer of the same property (the same UPRN, or the same normalised address and postcode, linked by the derive step); only the auction houses the feed follows are covered";
     let mut b = AppraisalAuctions {
         status: AppraisalStatus::NotAvailable,
@@ -893,7 +915,10 @@ async fn designations_block(
     let mut flags = Vec::new();
     let groups: [(&'static str, &BTreeMap<String, Check>); 5] = [
         ("heritage", &report.heritage),
-        ("environmental_designations", &report.environmental_designations),
+        (
+            "environmental_designations",
+            &report.environmental_designations,
+        ),
         ("planning", &report.planning),
         ("flood", &report.flood.flags),
         ("coal", &report.coal),
@@ -971,7 +996,9 @@ async fn planning_block(
     let answer = match pa::applications(&ctx.db, &ctx.areas, &input, today).await {
         Ok(a) => a,
         Err(LookupError::NotFound(what)) => {
-            b.reason = Some(format!("no planning data can be read here: {what} not found"));
+            b.reason = Some(format!(
+                "no planning data can be read here: {what} not found"
+            ));
             return Ok(b);
         }
         Err(LookupError::Store(s)) => return Err(SourcingError::Store(s)),
@@ -1015,29 +1042,61 @@ async fn cost_block(
     let tier = stats.and_then(|s| s.landuse_tier_a.clone());
     let class = addr.and_then(|a| a.class.clone());
     let (sector, sector_basis) = match (tier.as_deref(), class.as_deref()) {
-        (Some("residential"), _) => (Sector::NewHousing, "the parcel's land use is residential".to_string()),
-        (Some("commercial"), _) => (Sector::PrivateCommercial, "the parcel's land use is commercial".to_string()),
-        (Some(t), _) => (Sector::AllNewWork, format!("the parcel's land use is {t}: all new work")),
-        (None, Some(c)) if c.starts_with('R') => (Sector::NewHousing, format!("the address class {c} is residential")),
-        (None, Some(c)) if c.starts_with('C') => (Sector::PrivateCommercial, format!("the address class {c} is commercial")),
-        (None, _) => (Sector::AllNewWork, "no land use is known for the site: all new work".to_string()),
+        (Some("residential"), _) => (
+            Sector::NewHousing,
+            "the parcel's land use is residential".to_string(),
+        ),
+        (Some("commercial"), _) => (
+            Sector::PrivateCommercial,
+            "the parcel's land use is commercial".to_string(),
+        ),
+        (Some(t), _) => (
+            Sector::AllNewWork,
+            format!("the parcel's land use is {t}: all new work"),
+        ),
+        (None, Some(c)) if c.starts_with('R') => (
+            Sector::NewHousing,
+            format!("the address class {c} is residential"),
+        ),
+        (None, Some(c)) if c.starts_with('C') => (
+            Sector::PrivateCommercial,
+            format!("the address class {c} is commercial"),
+        ),
+        (None, _) => (
+            Sector::AllNewWork,
+            "no land use is known for the site: all new work".to_string(),
+        ),
     };
     let index = ctx.areas.cache.current(&ctx.db).await?;
-    let region_code = at
-        .x
-        .zip(at.y)
-        .and_then(|p| index.code_at(AreaKind::Region, p))
-        .map(str::to_string);
+    let region_code =
+        at.x.zip(at.y)
+            .and_then(|p| index.code_at(AreaKind::Region, p))
+            .map(str::to_string);
     let nation = at
         .lad_code
         .as_deref()
         .and_then(|l| GssCode::parse(l).ok())
         .map(|g| g.nation());
     let (region, region_basis) = match (region_code.as_deref().and_then(region_of_code), nation) {
-        (Some(r), _) => (r, format!("the region boundary {} holds the site's point", region_code.unwrap_or_default())),
-        (None, Some(Nation::Wales)) => (Region::Wales, "the site's local authority is in Wales".into()),
-        (None, Some(Nation::Scotland)) => (Region::Scotland, "the site's local authority is in Scotland".into()),
-        (None, Some(Nation::NorthernIreland)) => (Region::NorthernIreland, "the site's local authority is in Northern Ireland".into()),
+        (Some(r), _) => (
+            r,
+            format!(
+                "the region boundary {} holds the site's point",
+                region_code.unwrap_or_default()
+            ),
+        ),
+        (None, Some(Nation::Wales)) => (
+            Region::Wales,
+            "the site's local authority is in Wales".into(),
+        ),
+        (None, Some(Nation::Scotland)) => (
+            Region::Scotland,
+            "the site's local authority is in Scotland".into(),
+        ),
+        (None, Some(Nation::NorthernIreland)) => (
+            Region::NorthernIreland,
+            "the site's local authority is in Northern Ireland".into(),
+        ),
         (None, Some(Nation::England | Nation::Other) | None) => (
             Region::National,
             "no loaded region boundary holds the site's point: the national series".into(),

@@ -39,8 +39,12 @@ fn subject_of(p: &AppraisalParams) -> Result<Subject, Vec<Violation>> {
     match (p.uprn, p.land_id.as_deref()) {
         (Some(u), None) => Uprn::new(u).map(Subject::Uprn).map_err(|_| {
             vec![
-                Violation::new(&["uprn"], "range_error", "uprn must be between 1 and 999999999999")
-                    .with_input(u),
+                Violation::new(
+                    &["uprn"],
+                    "range_error",
+                    "uprn must be between 1 and 999999999999",
+                )
+                .with_input(u),
             ]
         }),
         (None, Some(l)) => match l.parse::<i64>() {
