@@ -7,6 +7,7 @@
 //! its components; absence is an answer (`signal: none`, `not_available` with the reason), never
 //! a zero; an individual owner is counted, never named.
 
+pub mod appraisal;
 pub mod build;
 pub mod live;
 pub mod offmarket;

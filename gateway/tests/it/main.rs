@@ -49,6 +49,7 @@ mod risk;
 mod saved_searches;
 mod security;
 mod site;
+mod site_appraisal;
 mod sourcing;
 mod sourcing_live;
 mod stock;

@@ -7,6 +7,7 @@ use crate::input::{In, invalid};
 use crate::registry::{Ctx, OpDecl};
 use terrace_sourcing::{SourcingCtx, SourcingError};
 
+mod appraisal;
 mod live;
 mod report;
 mod search;
@@ -16,6 +17,7 @@ pub(crate) const TAG: &str = "sourcing";
 /// The sourcing family's operations, in the order of the specification.
 pub static OPS: &[&OpDecl] = &[
     &report::AREA_REPORT,
+    &appraisal::SITE_APPRAISAL,
     &search::SEARCH,
     &search::STRATEGIES,
     &live::LIVE_LISTINGS,
