@@ -7,10 +7,14 @@
 //! its components; absence is an answer (`signal: none`, `not_available` with the reason), never
 //! a zero; an individual owner is counted, never named.
 
+pub mod assembly;
+pub mod owners;
+pub mod parcel;
+
 use terrace_areas::AreasCtx;
 use terrace_core::Violation;
 use terrace_layers::LayerCache;
-use terrace_store::lookup::LookupError;
+use terrace_store::LookupError;
 use terrace_store::{Db, StoreError};
 
 #[derive(Debug, thiserror::Error)]

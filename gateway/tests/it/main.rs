@@ -48,6 +48,7 @@ mod risk;
 mod saved_searches;
 mod security;
 mod site;
+mod sourcing_parcel;
 mod stock;
 mod surface;
 mod validation;

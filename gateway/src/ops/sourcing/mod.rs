@@ -7,10 +7,16 @@ use crate::input::{In, invalid};
 use crate::registry::{Ctx, OpDecl};
 use terrace_sourcing::{SourcingCtx, SourcingError};
 
+mod parcel;
+
 pub(crate) const TAG: &str = "sourcing";
 
 /// The sourcing family's operations, in the order of the specification.
-pub static OPS: &[&OpDecl] = &[];
+pub static OPS: &[&OpDecl] = &[
+    &parcel::PARCEL,
+    &parcel::LAND_ASSEMBLY,
+    &parcel::OWNERS,
+];
 
 pub(crate) fn sourcing_ctx(ctx: &Ctx) -> SourcingCtx {
     SourcingCtx {
