@@ -396,7 +396,11 @@ impl Land {
 
     /// The cluster's layout around three houses (sorted west to east), or None when they do
     /// not fit or something else stands in the way.
-    fn layout(&self, three: [&Candidate; 3], next_id: i64) -> Option<(Vec<ClusterPlot>, ClusterCases)> {
+    fn layout(
+        &self,
+        three: [&Candidate; 3],
+        next_id: i64,
+    ) -> Option<(Vec<ClusterPlot>, ClusterCases)> {
         let mut pts: Vec<&Candidate> = three.to_vec();
         pts.sort_by(|a, b| a.record.x.total_cmp(&b.record.x));
         let (a, b, c) = (&pts[0].record, &pts[1].record, &pts[2].record);
@@ -430,7 +434,8 @@ impl Land {
         // addresses) by 6 m.
         let (ex0, ey0, ex1, ey1) = (x0 - 6.0, y0 - far_m - 12.0, x3 + 6.0, y2 + 6.0);
         let chosen = [a.uprn, b.uprn, c.uprn];
-        let inside = |x: f64, y: f64, m: f64| x >= ex0 - m && x <= ex1 + m && y >= ey0 - m && y <= ey1 + m;
+        let inside =
+            |x: f64, y: f64, m: f64| x >= ex0 - m && x <= ex1 + m && y >= ey0 - m && y <= ey1 + m;
         if self
             .points
             .iter()
@@ -487,7 +492,10 @@ impl Land {
                     (dx * dx + dy * dy, *c)
                 })
                 .collect();
-            near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.record.uprn.cmp(&b.1.record.uprn)));
+            near.sort_by(|a, b| {
+                a.0.total_cmp(&b.0)
+                    .then(a.1.record.uprn.cmp(&b.1.record.uprn))
+            });
             if near.len() < 2 {
                 continue;
             }
@@ -517,7 +525,12 @@ impl Land {
             self.cluster_building = Some((
                 id.clone(),
                 15_014,
-                rect(r2(h.x - half), r2(h.y - half), r2(h.x + half), r2(h.y + half)),
+                rect(
+                    r2(h.x - half),
+                    r2(h.y - half),
+                    r2(h.x + half),
+                    r2(h.y + half),
+                ),
             ));
             cases.subject_building = id;
         }

@@ -417,7 +417,15 @@ impl Ownership {
             let title = self.title_number();
             let property = format!("{} ({})", council_address(r), r.postcode);
             self.ccod_row(
-                &title, "Freehold", &property, district, &r.postcode, "N", "", owner, None,
+                &title,
+                "Freehold",
+                &property,
+                district,
+                &r.postcode,
+                "N",
+                "",
+                owner,
+                None,
             )?;
             self.cases.addressed_titles.push((title.clone(), r.uprn));
             titles[i] = title;

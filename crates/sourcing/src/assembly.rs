@@ -9,7 +9,7 @@
 //! nobody owns: it is counted, never called ownerless and never named.
 
 use crate::parcel::{
-    self, Constraints, LandUse, LinkedTitle, ParcelRef, ParcelProprietor, decimal, owner_keys,
+    self, Constraints, LandUse, LinkedTitle, ParcelProprietor, ParcelRef, decimal, owner_keys,
 };
 use crate::{SourcingCtx, SourcingError};
 use geo::MultiPolygon;
@@ -186,8 +186,12 @@ pub async fn land_assembly(
         .into_iter()
         .map(|r| r.inspire_id)
         .collect();
-    let mut found: Vec<(f64, Relation, &terrace_store::land::ParcelRow, MultiPolygon<f64>)> =
-        Vec::new();
+    let mut found: Vec<(
+        f64,
+        Relation,
+        &terrace_store::land::ParcelRow,
+        MultiPolygon<f64>,
+    )> = Vec::new();
     for (mp, row) in index.iter() {
         if !near.contains(&row.inspire_id) {
             continue;

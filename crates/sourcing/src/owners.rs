@@ -264,8 +264,7 @@ pub async fn owners(ctx: &SourcingCtx, body: &OwnersQuery) -> Result<OwnersAnswe
             unresolved,
             not_found,
             distinct_owners: distinct.len(),
-            share_resolved: (found > 0)
-                .then(|| parcel::decimal(resolved as f64 / found as f64, 3)),
+            share_resolved: (found > 0).then(|| parcel::decimal(resolved as f64 / found as f64, 3)),
         },
         note: NOTE,
     })

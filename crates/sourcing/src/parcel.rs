@@ -158,9 +158,9 @@ pub async fn resolve(db: &Db, r: &ParcelRef) -> Result<Resolved, SourcingError> 
                     "a parcel linked to title {t}: only company-owned titles (CCOD/OCOD) matched to a UPRN whose point lies in a loaded parcel are linked, and titles owned by private individuals are not published in bulk; the parcel"
                 )));
             };
-            let row = parcel_row(db, first).await?.ok_or_else(|| {
-                SourcingError::NotFound(format!("parcel {first} of title {t}"))
-            })?;
+            let row = parcel_row(db, first)
+                .await?
+                .ok_or_else(|| SourcingError::NotFound(format!("parcel {first} of title {t}")))?;
             let others = ids.iter().skip(1).map(|i| i.to_string()).collect();
             (row, ResolvedBy::TitleNumber, t.clone(), others)
         }
@@ -288,7 +288,10 @@ pub fn constraints_from(
         ("flood", &report.flood.flags),
         ("coal", &report.coal),
         ("heritage", &report.heritage),
-        ("environmental_designations", &report.environmental_designations),
+        (
+            "environmental_designations",
+            &report.environmental_designations,
+        ),
         ("planning", &report.planning),
     ] {
         for (name, c) in checks {
@@ -616,7 +619,10 @@ pub async fn parcel(ctx: &SourcingCtx, r: &ParcelRef) -> Result<ParcelRecord, So
     let id = row.inspire_id;
     let mp = geometry(&row);
     let stats = sourcing::stats_of(db, &[id]).await?.into_iter().next();
-    let titles = linked_titles(db, &[id]).await?.remove(&id).unwrap_or_default();
+    let titles = linked_titles(db, &[id])
+        .await?
+        .remove(&id)
+        .unwrap_or_default();
     let buildings = sourcing::buildings_on(db, id).await?;
     let count = sourcing::unit_count(db, id).await?;
     let units = sourcing::units_on(db, id, UNITS_LISTED).await?;

@@ -7,8 +7,9 @@
 
 use crate::db::{Db, StoreResult};
 use crate::land::{ParcelRow, ParcelStatsRow, ParcelTitleRow};
-use crate::schema::{addresses, land_parcels, parcel_addresses, parcel_buildings, parcel_stats,
-    parcel_titles};
+use crate::schema::{
+    addresses, land_parcels, parcel_addresses, parcel_buildings, parcel_stats, parcel_titles,
+};
 use crate::with_conn;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;

@@ -100,7 +100,12 @@ async fn every_id_form_finds_the_planted_parcel_in_full() {
             let area: f64 = p["area_m2"].as_str().unwrap().parse().unwrap();
             assert!((area - c["areas_m2"][0].as_f64().unwrap()).abs() < 0.05);
             assert_eq!(p["land_use"]["tier_a"], "residential");
-            assert!(p["land_use"]["method"].as_str().unwrap().contains("AddressBase"));
+            assert!(
+                p["land_use"]["method"]
+                    .as_str()
+                    .unwrap()
+                    .contains("AddressBase")
+            );
             assert_eq!(p["plot_utilisation"]["measured"], true);
             let building = c["subject_building"].as_str().unwrap();
             if !building.is_empty() {
@@ -227,18 +232,20 @@ async fn land_assembly_on_the_planted_cluster() {
     let (acct, key) = account(&t.db, 100).await;
     let svc = service(crate::support::state_for(&t.db, RateLimit::default()).await).await;
     let subject = id(&c, "subject");
-    let [same, other, left, gap, right, far] =
-        ["same_owner", "other_owner", "corner_left", "gap", "corner_right", "far"]
-            .map(|k| id(&c, k));
+    let [same, other, left, gap, right, far] = [
+        "same_owner",
+        "other_owner",
+        "corner_left",
+        "gap",
+        "corner_right",
+        "far",
+    ]
+    .map(|k| id(&c, k));
     let call = |q: String| {
         let svc = &svc;
         let key = &key;
         async move {
-            let r = send(
-                svc,
-                get(&format!("/v1/sourcing/land-assembly?{q}"), key),
-            )
-            .await;
+            let r = send(svc, get(&format!("/v1/sourcing/land-assembly?{q}"), key)).await;
             assert_eq!(r.status, 200, "{q}: {}", r.json);
             r
         }
@@ -249,7 +256,13 @@ async fn land_assembly_on_the_planted_cluster() {
     assert_eq!(r.json["credits_charged"], 4);
     assert_eq!(
         neighbour_ids(&r),
-        set(&[same.clone(), other.clone(), left.clone(), gap.clone(), right.clone()])
+        set(&[
+            same.clone(),
+            other.clone(),
+            left.clone(),
+            gap.clone(),
+            right.clone()
+        ])
     );
     assert_eq!(r.json["subject"]["parcel_id"], subject.as_str());
     let gap_row = r.json["neighbours"]
@@ -347,19 +360,34 @@ async fn land_assembly_on_the_planted_cluster() {
     .await;
     assert_eq!(neighbour_ids(&r), set(std::slice::from_ref(&same)));
     assert_eq!(r.json["combined"]["distinct_owners"], 1);
-    assert_eq!(r.json["combined"]["neighbours_sharing_subject_proprietor"], 1);
+    assert_eq!(
+        r.json["combined"]["neighbours_sharing_subject_proprietor"],
+        1
+    );
 
     // The limit: nearest first, the rest counted.
     let r = call(format!("uprn={}&limit=2", c["subject_uprn"])).await;
     assert_eq!(r.json["neighbours"].as_array().unwrap().len(), 2);
-    assert_eq!((r.json["neighbours_found"].as_i64(), r.json["truncated"].as_bool()), (Some(5), Some(true)));
+    assert_eq!(
+        (
+            r.json["neighbours_found"].as_i64(),
+            r.json["truncated"].as_bool()
+        ),
+        (Some(5), Some(true))
+    );
     assert_eq!(r.json["combined"]["parcels"], 3);
 
     // From the far parcel's side, with no ring, the subject is not adjacent.
     let r = call(format!("parcel_id={far}")).await;
     assert!(!neighbour_ids(&r).contains(&subject));
-    assert_eq!(r.json["subject"]["registered_proprietor"]["status"], "not_available");
-    assert_eq!(r.json["combined"]["parcels_with_no_linked_owner"], r.json["combined"]["parcels"]);
+    assert_eq!(
+        r.json["subject"]["registered_proprietor"]["status"],
+        "not_available"
+    );
+    assert_eq!(
+        r.json["combined"]["parcels_with_no_linked_owner"],
+        r.json["combined"]["parcels"]
+    );
 
     assert_eq!(balance(&t.db, acct).await, 100 - 4 * 8);
 }
@@ -380,8 +408,14 @@ async fn owners_name_companies_count_the_unresolved_and_skip_unknown_ids() {
     let r = send(&svc, post_json(path, &key, &json!({"parcel_ids": ids}))).await;
     assert_eq!(r.status, 200, "{}", r.json);
     let items = r.json["items"].as_array().unwrap();
-    let statuses: Vec<&str> = items.iter().map(|i| i["status"].as_str().unwrap()).collect();
-    assert_eq!(statuses, ["resolved", "resolved", "unresolved", "not_found"]);
+    let statuses: Vec<&str> = items
+        .iter()
+        .map(|i| i["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        statuses,
+        ["resolved", "resolved", "unresolved", "not_found"]
+    );
     let o = &items[0]["owners"][0];
     assert_eq!(o["company_number"], c["owner_company"]);
     assert_eq!(o["name"], c["owner_name"]);
@@ -428,7 +462,11 @@ async fn owners_name_companies_count_the_unresolved_and_skip_unknown_ids() {
     let subject = id(&c, "subject");
     let r = send(
         &svc,
-        post_json(path, &key, &json!({"parcel_ids": [subject, format!("0{subject}")]})),
+        post_json(
+            path,
+            &key,
+            &json!({"parcel_ids": [subject, format!("0{subject}")]}),
+        ),
     )
     .await;
     check_422(&r, &["body", "parcel_ids", "1"], "value_error");

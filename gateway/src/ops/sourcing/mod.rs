@@ -12,11 +12,7 @@ mod parcel;
 pub(crate) const TAG: &str = "sourcing";
 
 /// The sourcing family's operations, in the order of the specification.
-pub static OPS: &[&OpDecl] = &[
-    &parcel::PARCEL,
-    &parcel::LAND_ASSEMBLY,
-    &parcel::OWNERS,
-];
+pub static OPS: &[&OpDecl] = &[&parcel::PARCEL, &parcel::LAND_ASSEMBLY, &parcel::OWNERS];
 
 pub(crate) fn sourcing_ctx(ctx: &Ctx) -> SourcingCtx {
     SourcingCtx {
