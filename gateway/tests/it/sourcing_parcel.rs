@@ -389,7 +389,7 @@ async fn land_assembly_on_the_planted_cluster() {
         r.json["combined"]["parcels"]
     );
 
-    assert_eq!(balance(&t.db, acct).await, 100 - 4 * 8);
+    assert_eq!(balance(&t.db, acct).await, 100 - 4 * 7);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
