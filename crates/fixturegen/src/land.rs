@@ -258,6 +258,58 @@ pub struct LandCases {
     pub attributes_rows: usize,
     pub sample_floors: i32,
     pub sample_roof_shape: String,
+    /// The planted cluster of adjacent parcels (the land assembly's tests).
+    pub cluster: ClusterCases,
+}
+
+/// The planted cluster: a 3x2 block of plots around three houses that had no plot, in the
+/// measured authority, with nothing else within 6 m. The bottom row holds the houses: the
+/// subject in the middle and `same_owner` to its left (titles of one company), `other_owner`
+/// to its right (another company's title). The top row has no address: `corner_left` and
+/// `corner_right` touch the subject at a corner, `gap` stands `gap_m` (0.3 m) above it (adjacent
+/// at the 0.5 m tolerance, not at 0.1); `far` lies `far_m` (4.8 m) below it (found only with a
+/// ring of 5 m or more). Parcel ids are INSPIRE ids.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct ClusterCases {
+    pub subject: i64,
+    pub same_owner: i64,
+    pub other_owner: i64,
+    pub corner_left: i64,
+    pub gap: i64,
+    pub corner_right: i64,
+    pub far: i64,
+    pub gap_m: f64,
+    pub far_m: f64,
+    /// The houses' UPRNs (subject, same owner, other owner).
+    pub subject_uprn: u64,
+    pub same_owner_uprn: u64,
+    pub other_owner_uprn: u64,
+    /// The company owning the subject and `same_owner`, and the one owning `other_owner`.
+    pub owner_company: String,
+    pub owner_name: String,
+    pub other_company: String,
+    /// The titles (subject, same owner, other owner).
+    pub subject_title: String,
+    pub same_owner_title: String,
+    pub other_title: String,
+    /// The OS id of the building on the subject (empty when none fits).
+    pub subject_building: String,
+    /// Each plot's area in m² (subject, same owner, other owner, corner left, gap, corner
+    /// right, far).
+    pub areas_m2: Vec<f64>,
+}
+
+/// A house with no plot: a candidate for the cluster, with its authority's name (upper case).
+struct Candidate {
+    record: crate::world::AddressRecord,
+    district: String,
+}
+
+/// The cluster's plots: (INSPIRE id, rectangle [x0, y0, x1, y1]).
+type ClusterPlot = (i64, [f64; 4]);
+
+fn r2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
 }
 
 /// The building-attributes operator feed of the fixture world (docs/DATA.md).
@@ -282,6 +334,11 @@ pub struct Land {
     plots: Vec<Plot>,
     per_lad: [usize; 2],
     cases: LandCases,
+    /// Every address point (UPRN, x, y), for the cluster's clearance.
+    points: Vec<(u64, f64, f64)>,
+    candidates: Vec<Candidate>,
+    cluster: Vec<ClusterPlot>,
+    cluster_building: Option<Footprint>,
 }
 
 impl Land {
@@ -324,6 +381,181 @@ impl Land {
         });
     }
 
+    /// Takes one register record after [`Land::address`]: its point, and, for a house of the
+    /// measured authority that got no plot, a cluster candidate.
+    pub fn record(&mut self, r: &crate::world::AddressRecord, lad: usize, district: &str) {
+        self.points.push((r.uprn, r.x, r.y));
+        let plotted = self.plots.last().is_some_and(|p| p.uprn == r.uprn);
+        if lad == 0 && r.parent_uprn.is_none() && r.dwelling.is_some() && !plotted {
+            self.candidates.push(Candidate {
+                record: r.clone(),
+                district: district.to_string(),
+            });
+        }
+    }
+
+    /// The cluster's layout around three houses (sorted west to east), or None when they do
+    /// not fit or something else stands in the way.
+    fn layout(
+        &self,
+        three: [&Candidate; 3],
+        next_id: i64,
+    ) -> Option<(Vec<ClusterPlot>, ClusterCases)> {
+        let mut pts: Vec<&Candidate> = three.to_vec();
+        pts.sort_by(|a, b| a.record.x.total_cmp(&b.record.x));
+        let (a, b, c) = (&pts[0].record, &pts[1].record, &pts[2].record);
+        if b.x - a.x < 1.0 || c.x - b.x < 1.0 || c.x - a.x > 24.0 {
+            return None;
+        }
+        let ys = [a.y, b.y, c.y];
+        let lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if hi - lo > 10.0 {
+            return None;
+        }
+        let (gap_m, far_m) = (0.3, 4.8);
+        let x0 = r2(a.x - 4.0);
+        let x1 = r2((a.x + b.x) / 2.0);
+        let x2 = r2((b.x + c.x) / 2.0);
+        let x3 = r2(c.x + 4.0);
+        let y0 = r2(lo - 3.0);
+        let y1 = r2(hi + 3.0);
+        let y2 = r2(y1 + 8.0);
+        let plots = [
+            [x1, y0, x2, y1],
+            [x0, y0, x1, y1],
+            [x2, y0, x3, y1],
+            [x0, y1, x1, y2],
+            [x1, r2(y1 + gap_m), x2, y2],
+            [x2, y1, x3, y2],
+            [x1, r2(y0 - far_m - 6.0), x2, r2(y0 - far_m)],
+        ];
+        // Clear of every other address point by 6 m, and of every plot (16 m squares on their
+        // addresses) by 6 m.
+        let (ex0, ey0, ex1, ey1) = (x0 - 6.0, y0 - far_m - 12.0, x3 + 6.0, y2 + 6.0);
+        let chosen = [a.uprn, b.uprn, c.uprn];
+        let inside =
+            |x: f64, y: f64, m: f64| x >= ex0 - m && x <= ex1 + m && y >= ey0 - m && y <= ey1 + m;
+        if self
+            .points
+            .iter()
+            .any(|(u, x, y)| !chosen.contains(u) && inside(*x, *y, 0.0))
+            || self.plots.iter().any(|p| inside(p.x, p.y, PLOT_HALF))
+        {
+            return None;
+        }
+        let ids: Vec<i64> = (0..7).map(|i| next_id + i).collect();
+        let cases = ClusterCases {
+            subject: ids[0],
+            same_owner: ids[1],
+            other_owner: ids[2],
+            corner_left: ids[3],
+            gap: ids[4],
+            corner_right: ids[5],
+            far: ids[6],
+            gap_m,
+            far_m,
+            subject_uprn: b.uprn,
+            same_owner_uprn: a.uprn,
+            other_owner_uprn: c.uprn,
+            areas_m2: plots
+                .iter()
+                .map(|[x0, y0, x1, y1]| r2((x1 - x0) * (y1 - y0)))
+                .collect(),
+            ..ClusterCases::default()
+        };
+        Some((ids.into_iter().zip(plots).collect(), cases))
+    }
+
+    /// Plants the cluster (see [`ClusterCases`]) around the first house of the register whose
+    /// two nearest candidate houses fit, skipping houses in `titled` (they already have a
+    /// company title). Returns the three houses (subject, same owner, other owner) with their
+    /// authority's name, or None when no house fits.
+    pub fn plant_cluster(
+        &mut self,
+        titled: &std::collections::BTreeSet<u64>,
+    ) -> Option<[(crate::world::AddressRecord, String); 3]> {
+        let free: Vec<&Candidate> = self
+            .candidates
+            .iter()
+            .filter(|c| !titled.contains(&c.record.uprn))
+            .collect();
+        // After the plots and the malformed member's id.
+        let next_id = FIRST_ID + self.plots.len() as i64;
+        let mut found = None;
+        for anchor in &free {
+            let mut near: Vec<(f64, &Candidate)> = free
+                .iter()
+                .filter(|c| c.record.uprn != anchor.record.uprn)
+                .map(|c| {
+                    let (dx, dy) = (c.record.x - anchor.record.x, c.record.y - anchor.record.y);
+                    (dx * dx + dy * dy, *c)
+                })
+                .collect();
+            near.sort_by(|a, b| {
+                a.0.total_cmp(&b.0)
+                    .then(a.1.record.uprn.cmp(&b.1.record.uprn))
+            });
+            if near.len() < 2 {
+                continue;
+            }
+            if let Some(l) = self.layout([*anchor, near[0].1, near[1].1], next_id) {
+                found = Some(l);
+                break;
+            }
+        }
+        let (plots, mut cases) = found?;
+        let by_uprn = |u: u64| {
+            self.candidates
+                .iter()
+                .find(|c| c.record.uprn == u)
+                .map(|c| (c.record.clone(), c.district.clone()))
+        };
+        let houses = [
+            by_uprn(cases.subject_uprn)?,
+            by_uprn(cases.same_owner_uprn)?,
+            by_uprn(cases.other_owner_uprn)?,
+        ];
+        // A building on the subject around its house, inside the plot.
+        let (h, [x0, y0, x1, y1]) = (&houses[0].0, plots[0].1);
+        let room = (h.x - x0).min(x1 - h.x).min(h.y - y0).min(y1 - h.y) - 0.1;
+        let half = (room.min(2.0) * 100.0).floor() / 100.0;
+        if half >= 0.5 {
+            let id = format!("osgb{:016}", cases.subject);
+            self.cluster_building = Some((
+                id.clone(),
+                15_014,
+                rect(
+                    r2(h.x - half),
+                    r2(h.y - half),
+                    r2(h.x + half),
+                    r2(h.y + half),
+                ),
+            ));
+            cases.subject_building = id;
+        }
+        self.cluster = plots;
+        self.cases.cluster = cases;
+        Some(houses)
+    }
+
+    /// Records the cluster's owners and titles (subject, same owner, other owner).
+    pub fn cluster_titles(
+        &mut self,
+        owner: (&str, &str),
+        other_company: &str,
+        titles: [String; 3],
+    ) {
+        let c = &mut self.cases.cluster;
+        c.owner_company = owner.0.to_string();
+        c.owner_name = owner.1.to_string();
+        c.other_company = other_company.to_string();
+        let [s, same, other] = titles;
+        c.subject_title = s;
+        c.same_owner_title = same;
+        c.other_title = other;
+    }
+
     /// Writes the GML (the plots, then one member with an unclosed ring) and the buildings;
     /// returns their stats, the malformed member's line and the cases.
     pub fn finish(
@@ -337,7 +569,7 @@ impl Land {
         u64,
         LandCases,
     )> {
-        let mut gml = inspire_header(self.plots.len() + 1);
+        let mut gml = inspire_header(self.plots.len() + self.cluster.len() + 1);
         let mut footprints = Vec::new();
         for p in &self.plots {
             let h = PLOT_HALF;
@@ -350,6 +582,12 @@ impl Land {
                     rect(p.x - b, p.y - b, p.x + b, p.y + b),
                 ));
             }
+        }
+        for (id, [x0, y0, x1, y1]) in &self.cluster {
+            inspire_member(&mut gml, *id, &[rect(*x0, *y0, *x1, *y1)]);
+        }
+        if let Some(b) = self.cluster_building.clone() {
+            footprints.push(b);
         }
         let bad_line = gml.lines().count() as u64 + 1;
         let mut open = rect(0.0, 0.0, 10.0, 10.0);
@@ -393,11 +631,14 @@ impl Land {
         self.cases.attributes_rows = rows;
         self.cases.inspire_file = INSPIRE_FILE.into();
         self.cases.buildings_file = BUILDINGS_FILE.into();
-        self.cases.parcels = self.plots.len();
+        let with_building = usize::from(self.cluster_building.is_some());
+        self.cases.parcels = self.plots.len() + self.cluster.len();
+        self.cases.parcels_with_building += with_building;
+        self.cases.parcels_without_footprint += self.cluster.len() - with_building;
         Ok((
             crate::out::FileStat {
                 rel: INSPIRE_FILE.into(),
-                rows: self.plots.len() as u64 + 1,
+                rows: (self.plots.len() + self.cluster.len()) as u64 + 1,
                 bytes: gml_bytes,
             },
             crate::out::FileStat {

@@ -786,6 +786,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
                     tenure.address(r, &lad_upper[dp.lad])?;
                     ownership.address(r, &lad_upper[dp.lad])?;
                     land.address(r.uprn, r.parent_uprn, r.x, r.y, dp.lad, lad.code);
+                    land.record(r, dp.lad, &lad_upper[dp.lad]);
                     planning.address(r)?;
                     if let Some(dw) = &r.dwelling {
                         sites.push(risk::Site {
@@ -867,6 +868,17 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let (lease_stat, ct_stat, lease_cases, council_tax_cases) = tenure.finish()?;
     let (apps_stat, cov_stat, list_stats, smv_stats, links_stat, planning_cases) =
         planning.finish()?;
+    // The land cluster's houses get their company titles after the register's own.
+    let titled: std::collections::BTreeSet<u64> = ownership
+        .cases
+        .addressed_titles
+        .iter()
+        .map(|(_, u)| *u)
+        .collect();
+    if let Some(houses) = land.plant_cluster(&titled) {
+        let (owner, other, titles) = ownership.cluster_titles(&houses)?;
+        land.cluster_titles(owner, other, titles);
+    }
     let (ccod_stat, ocod_stat, ch_stat, ownership_cases) = ownership.finish(out_dir)?;
     let (gml_stat, buildings_stat, gml_bad_line, attrs_stat, attrs_bad_line, land_cases) =
         land.finish(out_dir)?;

@@ -61,8 +61,10 @@ const RIVERSIDE: usize = 4;
 const TAMBER_S: usize = 5;
 const VANISHED: usize = 6;
 const HARBOUR: usize = 7;
+const ASHGROVE: usize = 8;
+const BRAMBLE: usize = 9;
 
-const COMPANIES: [Co; 8] = [
+const COMPANIES: [Co; 10] = [
     Co {
         number: "09900001",
         name: "WESSEX HOLDINGS LIMITED",
@@ -156,6 +158,30 @@ const COMPANIES: [Co; 8] = [
         incorporated: "05/08/2022",
         origin: "Jersey",
         sic: "",
+        charges: (0, 0),
+        in_file: true,
+    },
+    Co {
+        number: "09900010",
+        name: "ASHGROVE LAND LIMITED",
+        category: "Private Limited Company",
+        status: "Active",
+        dissolved: "",
+        incorporated: "11/01/2016",
+        origin: "United Kingdom",
+        sic: "41100 - Development of building projects",
+        charges: (2, 1),
+        in_file: true,
+    },
+    Co {
+        number: "09900011",
+        name: "BRAMBLE ESTATES LIMITED",
+        category: "Private Limited Company",
+        status: "Active",
+        dissolved: "",
+        incorporated: "23/07/2019",
+        origin: "United Kingdom",
+        sic: "68209 - Other letting and operating of own or leased real estate",
         charges: (0, 0),
         in_file: true,
     },
@@ -376,6 +402,39 @@ impl Ownership {
             self.last_block = Some(block);
         }
         Ok(())
+    }
+
+    /// The titles of the land cluster's three houses (subject, same owner, other owner): the
+    /// first two held by one company, the third by another, written after the register's own.
+    /// Returns ((owner's number, name), other's number, the three title numbers).
+    pub fn cluster_titles(
+        &mut self,
+        houses: &[(AddressRecord, String); 3],
+    ) -> io::Result<((&'static str, &'static str), &'static str, [String; 3])> {
+        let mut titles: [String; 3] = Default::default();
+        for (i, (r, district)) in houses.iter().enumerate() {
+            let owner = if i < 2 { ASHGROVE } else { BRAMBLE };
+            let title = self.title_number();
+            let property = format!("{} ({})", council_address(r), r.postcode);
+            self.ccod_row(
+                &title,
+                "Freehold",
+                &property,
+                district,
+                &r.postcode,
+                "N",
+                "",
+                owner,
+                None,
+            )?;
+            self.cases.addressed_titles.push((title.clone(), r.uprn));
+            titles[i] = title;
+        }
+        Ok((
+            (COMPANIES[ASHGROVE].number, COMPANIES[ASHGROVE].name),
+            COMPANIES[BRAMBLE].number,
+            titles,
+        ))
     }
 
     fn record(&mut self, owner: usize, title: &str) {

@@ -8,9 +8,12 @@
 //! a zero; an individual owner is counted, never named.
 
 pub mod appraisal;
+pub mod assembly;
 pub mod build;
 pub mod live;
 pub mod offmarket;
+pub mod owners;
+pub mod parcel;
 pub mod report;
 pub mod search;
 pub mod strategy;

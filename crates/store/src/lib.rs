@@ -77,6 +77,7 @@ pub mod sales;
 pub mod saved_searches;
 pub mod schema;
 pub mod scope;
+pub mod sourcing;
 pub mod spatial;
 pub mod testing;
 pub mod titles;

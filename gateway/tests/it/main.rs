@@ -52,6 +52,7 @@ mod site;
 mod site_appraisal;
 mod sourcing;
 mod sourcing_live;
+mod sourcing_parcel;
 mod stock;
 mod surface;
 mod validation;

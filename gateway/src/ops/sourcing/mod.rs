@@ -9,6 +9,7 @@ use terrace_sourcing::{SourcingCtx, SourcingError};
 
 mod appraisal;
 mod live;
+mod parcel;
 mod report;
 mod search;
 
@@ -18,10 +19,13 @@ pub(crate) const TAG: &str = "sourcing";
 pub static OPS: &[&OpDecl] = &[
     &report::AREA_REPORT,
     &appraisal::SITE_APPRAISAL,
-    &search::SEARCH,
-    &search::STRATEGIES,
+    &parcel::LAND_ASSEMBLY,
     &live::LIVE_LISTINGS,
     &search::OFFMARKET_OWNERS,
+    &parcel::OWNERS,
+    &parcel::PARCEL,
+    &search::SEARCH,
+    &search::STRATEGIES,
 ];
 
 pub(crate) fn sourcing_ctx(ctx: &Ctx) -> SourcingCtx {
