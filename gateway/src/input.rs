@@ -91,34 +91,23 @@ pub fn fields(f: SchemaFn) -> Vec<Field> {
 /// schema's top-level `oneOf`, written by `terrace_core::patterns::exactly_one_of`); empty when
 /// the schema has no such rule.
 pub fn exclusive_groups(f: SchemaFn) -> Vec<Vec<String>> {
-    let settings = SchemaSettings::draft2020_12().with(|s| {
-        s.inline_subschemas = true;
-    });
-    let mut g = settings.into_generator();
-    let schema = f(&mut g).to_value();
-    schema["oneOf"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|b| b["required"].as_array())
-        .map(|r| {
-            r.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .collect()
+    required_lists(f, "oneOf")
 }
 
 /// The groups of fields of which at least one must be given (the `required` lists of the
 /// schema's top-level `anyOf`, written by `terrace_core::patterns::at_least_one_of`).
 pub fn inclusive_groups(f: SchemaFn) -> Vec<Vec<String>> {
+    required_lists(f, "anyOf")
+}
+
+/// The `required` lists of the branches of the schema's top-level `oneOf` or `anyOf`.
+fn required_lists(f: SchemaFn, key: &str) -> Vec<Vec<String>> {
     let settings = SchemaSettings::draft2020_12().with(|s| {
         s.inline_subschemas = true;
     });
     let mut g = settings.into_generator();
     let schema = f(&mut g).to_value();
-    schema["anyOf"]
+    schema[key]
         .as_array()
         .into_iter()
         .flatten()

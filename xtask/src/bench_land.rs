@@ -202,7 +202,14 @@ pub async fn land(opts: SizedBench, routes: Routes) -> anyhow::Result<()> {
             );
             let t = Instant::now();
             let ok = std::process::Command::new("curl")
-                .args(["-fsS", "-o", "/dev/null", "-H", &format!("Authorization: Bearer {key}"), &url])
+                .args([
+                    "-fsS",
+                    "-o",
+                    "/dev/null",
+                    "-H",
+                    &format!("Authorization: Bearer {key}"),
+                    &url,
+                ])
                 .status()?
                 .success();
             anyhow::ensure!(ok, "the area report of {lad} failed");

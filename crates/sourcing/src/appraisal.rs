@@ -525,7 +525,11 @@ pub async fn appraisal(
             if land::parcels_by_id(db, &[id]).await?.is_empty() {
                 return Err(SourcingError::NotFound(format!("parcel {id}")));
             }
-            let units = land::uprns_on_parcel(db, id, MAX_UNITS + 1).await?;
+            let units: Vec<i64> = terrace_store::sourcing::units_on(db, id, MAX_UNITS + 1)
+                .await?
+                .into_iter()
+                .map(|(u, _)| u)
+                .collect();
             (None, Some(id), units)
         }
     };
@@ -534,7 +538,10 @@ pub async fn appraisal(
         None => None,
     };
     let stats = match parcel_id {
-        Some(id) => land::parcel_stats_of(db, id).await?,
+        Some(id) => terrace_store::sourcing::stats_of(db, &[id])
+            .await?
+            .into_iter()
+            .next(),
         None => None,
     };
     let units_truncated = units.len() as i64 > MAX_UNITS;

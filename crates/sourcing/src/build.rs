@@ -365,10 +365,7 @@ async fn listings_of(db: &Db, uprns: &[i64]) -> Result<HashMap<i64, UnitListings
         let entry = out.entry(u).or_default();
         match l.channel.as_str() {
             "sale" => {
-                let newer = entry
-                    .sale
-                    .as_ref()
-                    .is_none_or(|s| s.seen <= l.first_seen);
+                let newer = entry.sale.as_ref().is_none_or(|s| s.seen <= l.first_seen);
                 if newer {
                     let (reductions, first) =
                         events.get(&l.listing_id).copied().unwrap_or((0, None));

@@ -117,13 +117,8 @@ impl LiveQuery {
     }
 }
 
-/// A figure or why there is none.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-#[serde(untagged)]
-pub enum Known<T> {
-    Value(T),
-    NotAvailable(Unavailable),
-}
+/// A figure or why there is none (the commercial report's block shape).
+pub use terrace_commercial::Block as Known;
 
 fn na<T>(reason: impl Into<String>) -> Known<T> {
     Known::NotAvailable(Unavailable::new(reason))
@@ -405,7 +400,7 @@ pub async fn live_listings(
             }
             (LiveChannel::Sale, None, _) => na("the listing states no asking price"),
             (LiveChannel::Sale, Some(_), Err(why)) => na(why.clone()),
-            (LiveChannel::Sale, Some(a), Ok(v)) => Known::Value(AgainstValuation {
+            (LiveChannel::Sale, Some(a), Ok(v)) => Known::Available(AgainstValuation {
                 value_gbp: v.round() as i64,
                 vintage: vintage_key.clone(),
                 ratio: r4(a as f64 / v),
@@ -432,7 +427,7 @@ pub async fn live_listings(
             (Some(_), None) => na(
                 "no floor area is stated: the listing gives none and no domestic certificate of the UPRN states one",
             ),
-            (Some(a), Some(m2)) => Known::Value(PerM2 {
+            (Some(a), Some(m2)) => Known::Available(PerM2 {
                 value: (a as f64 / m2 * 100.0).round() / 100.0,
                 floor_area_m2: m2,
                 floor_area_source: area_source,
@@ -470,7 +465,7 @@ pub async fn live_listings(
                     LiveChannel::Sale => (m, a),
                     LiveChannel::Rent => (a, m),
                 };
-                Known::Value(YieldFigure {
+                Known::Available(YieldFigure {
                     gross_yield: r4(12.0 * rent as f64 / price as f64),
                     rent_pcm: rent,
                     price_gbp: price,
@@ -501,7 +496,7 @@ pub async fn live_listings(
             };
             match (&rent, &value) {
                 (Err(why), _) | (_, Err(why)) => na(why.clone()),
-                (Ok((rent, n, basis)), Ok(v)) => Known::Value(YieldFigure {
+                (Ok((rent, n, basis)), Ok(v)) => Known::Available(YieldFigure {
                     gross_yield: r4(12.0 * *rent as f64 / v),
                     rent_pcm: *rent,
                     price_gbp: v.round() as i64,
@@ -522,7 +517,7 @@ pub async fn live_listings(
                     (Some(cur), Some(pot)) => Some((cur - pot).max(0)),
                     _ => None,
                 };
-                Known::Value(EnergyFigure {
+                Known::Available(EnergyFigure {
                     current_band: c.current_rating.clone(),
                     potential_band: c.potential_rating.clone(),
                     retrofit_gap_bands: gap,
@@ -551,7 +546,7 @@ pub async fn live_listings(
                             flags.insert(format!("{group}.{name}"), c.value);
                         }
                     }
-                    Known::Value(flags)
+                    Known::Available(flags)
                 }
             },
         };
@@ -614,7 +609,7 @@ async fn lease_of(
         match terrace_ownership::lease(db, u, as_of).await {
             Ok(l) => {
                 if let Some(y) = l.lease.and_then(|x| x.unexpired_years) {
-                    return Ok(Known::Value(LeaseYears {
+                    return Ok(Known::Available(LeaseYears {
                         years_remaining: y,
                         source: "registered_lease",
                     }));
@@ -625,7 +620,7 @@ async fn lease_of(
         }
     }
     if let Some(y) = r.unexpired_years {
-        return Ok(Known::Value(LeaseYears {
+        return Ok(Known::Available(LeaseYears {
             years_remaining: f64::from(y),
             source: "listing",
         }));
@@ -647,7 +642,7 @@ fn signals(
     days_listed: i64,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    if let Known::Value(a) = against {
+    if let Known::Available(a) = against {
         let pct = ((a.ratio - 1.0) * 100.0).round();
         if a.ratio <= 1.0 - VALUATION_SIGNAL {
             out.push(format!("asking {}% under valuation", -pct));
@@ -655,7 +650,7 @@ fn signals(
             out.push(format!("asking {pct}% over valuation"));
         }
     }
-    if let Known::Value(e) = energy
+    if let Known::Available(e) = energy
         && e.mees.lawful_to_let_without_exemption == Some(false)
     {
         out.push(format!(
@@ -663,12 +658,12 @@ fn signals(
             e.current_band.as_deref().unwrap_or("F/G")
         ));
     }
-    if let Known::Value(l) = lease
+    if let Known::Available(l) = lease
         && l.years_remaining < LEASE_SIGNAL_YEARS
     {
         out.push(format!("{:.0} years on lease", l.years_remaining.floor()));
     }
-    if let Known::Value(g) = gross
+    if let Known::Available(g) = gross
         && g.gross_yield >= YIELD_SIGNAL
     {
         out.push(format!(
@@ -676,7 +671,7 @@ fn signals(
             g.gross_yield * 100.0
         ));
     }
-    if let Known::Value(d) = designations {
+    if let Known::Available(d) = designations {
         let hits: Vec<&str> = d
             .iter()
             .filter(|(_, f)| **f == Flag::TRUE)

@@ -468,7 +468,10 @@ fn round4(v: f64) -> f64 {
 }
 
 /// The scan's scope and, for a radius, the circle to keep (BNG metres).
-fn scope_of(p: &Place) -> Result<(FeatureScope, Option<(f64, f64, f64)>), SourcingError> {
+/// A circle in BNG metres: centre x, centre y, radius.
+type Circle = (f64, f64, f64);
+
+fn scope_of(p: &Place) -> Result<(FeatureScope, Option<Circle>), SourcingError> {
     let bad = |field: &str, msg: &str| {
         SourcingError::Invalid(vec![Violation::new(
             &[field],

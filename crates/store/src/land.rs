@@ -701,29 +701,3 @@ pub async fn authority_has_footprints(db: &Db, lad: &str) -> StoreResult<bool> {
     });
     Ok(any.is_some())
 }
-
-/// The plot figures of one parcel, if the land build wrote them (site appraisal).
-pub async fn parcel_stats_of(db: &Db, inspire_id: i64) -> StoreResult<Option<ParcelStatsRow>> {
-    Ok(with_conn!(db, |c| {
-        parcel_stats::table
-            .find(inspire_id)
-            .select(ParcelStatsRow::as_select())
-            .first(c)
-            .await
-            .optional()?
-    }))
-}
-
-/// The UPRNs whose address point lies in a parcel, in UPRN order, at most `limit` (site
-/// appraisal).
-pub async fn uprns_on_parcel(db: &Db, inspire_id: i64, limit: i64) -> StoreResult<Vec<i64>> {
-    Ok(with_conn!(db, |c| {
-        parcel_addresses::table
-            .filter(parcel_addresses::inspire_id.eq(inspire_id))
-            .order(parcel_addresses::uprn)
-            .limit(limit)
-            .select(parcel_addresses::uprn)
-            .load::<i64>(c)
-            .await?
-    }))
-}

@@ -87,10 +87,10 @@ async fn a_planted_site_has_its_rich_picture_and_each_signal_its_evidence() {
     let a = &r.json;
 
     // The site: its parcel's figures as the land build wrote them.
-    let stats = terrace_store::land::parcel_stats_of(&db, land_id)
+    let stats = terrace_store::sourcing::stats_of(&db, &[land_id])
         .await
         .unwrap()
-        .unwrap();
+        .remove(0);
     assert_eq!(a["subject"]["uprn"], uprn);
     assert_eq!(a["subject"]["land_id"], land_id.to_string());
     assert_eq!(a["subject"]["point"], "address_point");
@@ -347,9 +347,12 @@ async fn a_site_with_nothing_to_say_says_signal_none() {
         .unwrap();
     let mut quiet = None;
     for p in parcels {
-        let units = terrace_store::land::uprns_on_parcel(&db, p.inspire_id, 100)
+        let units: Vec<i64> = terrace_store::sourcing::units_on(&db, p.inspire_id, 100)
             .await
-            .unwrap();
+            .unwrap()
+            .into_iter()
+            .map(|(u, _)| u)
+            .collect();
         if units.is_empty() {
             continue;
         }

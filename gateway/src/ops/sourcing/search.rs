@@ -46,6 +46,25 @@ pub(crate) fn district(field: &str, v: &str) -> Result<String, Violation> {
     })
 }
 
+/// The checked input, or every violation found: the strategy rules are read only once the
+/// fields themselves are valid.
+fn finish<Q>(
+    q: Q,
+    mut found: Vec<Violation>,
+    rules: fn(&Q) -> Result<(), Vec<Violation>>,
+) -> Result<Q, ApiError> {
+    if found.is_empty()
+        && let Err(v) = rules(&q)
+    {
+        found.extend(v);
+    }
+    if found.is_empty() {
+        Ok(q)
+    } else {
+        Err(invalid(In::Body, found))
+    }
+}
+
 fn cursor_form(c: &Option<String>, found: &mut Vec<Violation>) {
     if let Some(t) = c
         && let Err(v) = terrace_core::cursor::check_form(t)
@@ -249,10 +268,7 @@ fn search_rules(schema: &mut schemars::Schema) {
         p.insert("asset".into(), json!({"enum": ["unit", null]}));
     }
     let place = place.as_value()["oneOf"].clone();
-    schema.insert(
-        "allOf".into(),
-        json!([{"oneOf": place}, {"oneOf": modes}]),
-    );
+    schema.insert("allOf".into(), json!([{"oneOf": place}, {"oneOf": modes}]));
 }
 
 /// Exactly one place, read; violations collected.
@@ -379,16 +395,7 @@ impl Operation for SearchOp {
             cursor: b.cursor,
             today: chrono::Utc::now().date_naive(),
         };
-        if found.is_empty()
-            && let Err(v) = search::validate(&q)
-        {
-            found.extend(v);
-        }
-        if found.is_empty() {
-            Ok(q)
-        } else {
-            Err(invalid(In::Body, found))
-        }
+        finish(q, found, search::validate)
     }
 
     async fn run(ctx: &Ctx, mut q: SearchQuery) -> Result<SearchAnswer, ApiError> {
@@ -508,16 +515,7 @@ impl Operation for OffmarketOp {
             cursor: b.cursor,
             today: chrono::Utc::now().date_naive(),
         };
-        if found.is_empty()
-            && let Err(v) = offmarket::validate(&q)
-        {
-            found.extend(v);
-        }
-        if found.is_empty() {
-            Ok(q)
-        } else {
-            Err(invalid(In::Body, found))
-        }
+        finish(q, found, offmarket::validate)
     }
 
     async fn run(ctx: &Ctx, mut q: OffmarketQuery) -> Result<OffmarketAnswer, ApiError> {
