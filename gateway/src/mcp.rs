@@ -144,12 +144,12 @@ fn spec_for(op: &'static OpDecl) -> ToolSpec {
     let mut nested_body = false;
     if let Some(body) = op.contract.body {
         let mut schema = standalone(body);
-        // A rule across a body's fields (`oneOf`, `anyOf` or `not` beside its properties: exactly
+        // A rule across a body's fields (`oneOf`, `anyOf`, `allOf` or `not` beside its properties: exactly
         // one location, at least one address field) is not carried into the tool's arguments:
         // the hosts' tool APIs refuse those keywords at the top of an input schema. The tool's
         // description states the rule, and the server enforces it with a tool error.
         if schema.get("type") == Some(&json!("object")) && schema.contains_key("properties") {
-            for k in ["oneOf", "anyOf", "not"] {
+            for k in ["oneOf", "anyOf", "not", "allOf"] {
                 schema.remove(k);
             }
         }

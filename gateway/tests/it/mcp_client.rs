@@ -187,6 +187,17 @@ async fn the_mcp_python_sdk_drives_every_tool_and_signs_in_like_the_common_hosts
     valid["saved_searches_delete"] = json!({"search_id": "ss_none"});
     valid["saved_searches_run"] = json!({"search_id": "ss_none"});
     valid["site_cost_index"] = json!({"basis": "output", "freq": "quarterly"});
+    valid["market_area_report"] = json!({"lad_code": "E06009901", "postcode_district": "XT1"});
+    valid["market_commercial_index"] = json!({});
+    valid["site_appraisal"] = by_uprn.clone();
+    valid["sourcing_land_assembly"] = json!({"title_number": "XT100001"});
+    valid["sourcing_live_listings"] = json!({"districts": ["XT1"], "limit": 5});
+    valid["sourcing_offmarket_owners"] = json!({"lad_code": "E06009901", "limit": 5});
+    valid["sourcing_owners"] = json!({"parcel_ids": ["60000001"]});
+    valid["sourcing_parcel"] = json!({"title_number": "XT100001"});
+    valid["sourcing_search"] =
+        json!({"lad_code": "E06009901", "strategy": "mees_unlettable", "limit": 5});
+    valid["sourcing_strategies"] = json!({"area": "E06009901"});
     valid["site_build_cost"] = json!({"sector": "new_housing", "gia_m2": 500, "rate_gbp_m2": 2000, "rate_period": "2024Q1"});
     let hosts: Vec<Value> = crate::oauth::host_registrations()
         .into_iter()
