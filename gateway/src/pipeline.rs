@@ -179,7 +179,7 @@ pub async fn execute(
         request_id: request_id.to_string(),
         now,
     };
-    let answer = (op.contract.run)(&ctx, input).await.map_err(fail)?;
+    let mut answer = (op.contract.run)(&ctx, input).await.map_err(fail)?;
     let credits = answer.credits(op.price);
     let at_commit = |e: terrace_credits::CreditsError| Failure {
         error: ApiError::from(e),
@@ -236,6 +236,13 @@ pub async fn execute(
         }
         Err(e) => return Err(at_commit(e)),
     };
+    // The answer's own write, now that the call is charged; the caller has the answer whatever
+    // it meets, so a failure is logged, not answered.
+    if let Some(write) = answer.after_commit.take()
+        && let Err(e) = write(state.clone()).await
+    {
+        log_failure(op, request_id, &e);
+    }
     Ok(Charged {
         body: answer.body,
         credits_charged: credits,

@@ -141,7 +141,18 @@ pub trait Operation: 'static {
     fn charged_items(_output: &Self::Output) -> Option<i64> {
         None
     }
+
+    /// A write the answer leaves for after its charge commits (a saved search's run record): it
+    /// happens only for a call that was charged, so a call refused at commit changes nothing.
+    fn after_commit(_output: &Self::Output) -> Option<AfterCommit> {
+        None
+    }
 }
+
+/// A write done after the call's charge commits, given the service's state.
+pub type AfterCommit = Box<
+    dyn FnOnce(AppState) -> Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send>> + Send,
+>;
 
 /// No parameters.
 #[derive(Debug, Default, serde::Deserialize, Validate, JsonSchema)]
@@ -288,6 +299,7 @@ fn run_erased<O: Operation>(ctx: &Ctx, input: Checked) -> OpFuture<'_> {
             None => Answer::of(&output)?,
         };
         answer.charged_items = O::charged_items(&output);
+        answer.after_commit = O::after_commit(&output);
         Ok(answer)
     })
 }
@@ -379,6 +391,8 @@ const CREDIT_FIELDS_ROOM: usize = 80;
 pub struct Answer {
     pub body: String,
     pub charged_items: Option<i64>,
+    /// What to write once the charge has committed ([`Operation::after_commit`]).
+    pub after_commit: Option<AfterCommit>,
 }
 
 impl Answer {
@@ -394,6 +408,7 @@ impl Answer {
         Ok(Answer {
             body,
             charged_items: None,
+            after_commit: None,
         })
     }
 
@@ -410,6 +425,7 @@ impl Answer {
         Answer {
             body,
             charged_items: None,
+            after_commit: None,
         }
     }
 

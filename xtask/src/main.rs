@@ -16,6 +16,7 @@
 //!   cargo xtask bench sourcing [--parcels N] [--secs S]   benchmark the parcel search and the area report over the land world
 //!   cargo xtask bench listings [--listings N] [--secs S]   benchmark the listings load, the listing indices and the asking index
 //!   cargo xtask bench auctions [--lots N] [--secs S]   benchmark the auction lot load, its UPRN links and auctions lots and stats
+//!   cargo xtask bench commercial [--hereditaments N] [--secs S]   benchmark the rating lists' load, the capital index build, the indices and commercial sourcing
 //!   cargo xtask bench valuation [--addresses N] [--secs S]   benchmark the valuation vintage build and the estimate
 //!   cargo xtask bench resolve --real DIR [--postcodes FILE] [--held-out N] [--http [--secs S]]
 //!                                                 the matcher on real addresses (and the service
@@ -27,6 +28,7 @@ mod backtest;
 mod bench;
 mod bench_areas;
 mod bench_auctions;
+mod bench_commercial;
 mod bench_land;
 mod bench_listings;
 mod bench_market;
@@ -67,6 +69,9 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
                                        area report of a whole authority
   bench auctions [--lots N] [--secs S]
                                        benchmark the auction lot load (rows/s, match rate) and auctions lots and stats
+  bench commercial [--hereditaments N] [--secs S]
+                                       a national rating list (four lists) and category B sales: the
+                                       loads, the capital index build, the indices, commercial sourcing
   bench listings [--listings N] [--secs S]
                                        time the listings load (snapshots/s), the listing indices' build
                                        and the asking index on a generated feed
@@ -371,6 +376,9 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
                 bench_land::Routes::Sourcing,
             )
             .await
+        }
+        ["bench", "commercial", rest @ ..] => {
+            bench_commercial::commercial(sized_bench(rest, "--hereditaments", 2_000_000)?).await
         }
         ["bench", "auctions", rest @ ..] => {
             bench_auctions::auctions(sized_bench(rest, "--lots", 500_000)?).await

@@ -36,6 +36,15 @@ pub enum SourcingError {
     Store(#[from] StoreError),
 }
 
+impl From<terrace_core::cursor::CursorError> for SourcingError {
+    fn from(e: terrace_core::cursor::CursorError) -> SourcingError {
+        match e {
+            terrace_core::cursor::CursorError::Malformed(v) => SourcingError::Invalid(vec![v]),
+            terrace_core::cursor::CursorError::NotThisQuery(what) => SourcingError::NotFound(what),
+        }
+    }
+}
+
 impl From<LookupError> for SourcingError {
     fn from(e: LookupError) -> SourcingError {
         match e {
@@ -51,4 +60,16 @@ pub struct SourcingCtx {
     pub db: Db,
     pub areas: AreasCtx,
     pub layers: LayerCache,
+}
+
+impl SourcingCtx {
+    /// The local authority of a GSS code, as the areas index knows it; a code it does not hold
+    /// is `NotFound` (`local authority E06000999`).
+    pub async fn known_lad(&self, code: &str) -> Result<terrace_core::AreaId, SourcingError> {
+        let missing = || SourcingError::NotFound(format!("local authority {code}"));
+        let id = terrace_core::AreaId::new(terrace_core::AreaKind::Lad, code)
+            .map_err(|_| missing())?;
+        let index = self.areas.cache.current(&self.db).await?;
+        index.area(&id).map(|_| id.clone()).ok_or_else(missing)
+    }
 }

@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use terrace_core::Violation;
-use terrace_core::cursor::{CursorError, CursorScope};
+use terrace_core::cursor::CursorScope;
 use terrace_core::registers::name_key;
 use terrace_store::companies::companies_by_number;
 use terrace_store::features::{self as ss, FeatureRow, FeatureScope};
@@ -230,17 +230,11 @@ pub async fn offmarket_owners(
             _ => return Err(cursor_malformed()),
         },
         Ok(None) => None,
-        Err(CursorError::Malformed(v)) => return Err(SourcingError::Invalid(vec![v])),
-        Err(CursorError::NotThisQuery(w)) => return Err(SourcingError::NotFound(w)),
+        Err(e) => return Err(e.into()),
     };
     let scope = match &q.area {
         OwnersArea::Lad(l) => {
-            let index = ctx.areas.cache.current(&ctx.db).await?;
-            let id = terrace_core::AreaId::new(terrace_core::AreaKind::Lad, l)
-                .map_err(|_| SourcingError::NotFound(format!("local authority {l}")))?;
-            if index.area(&id).is_none() {
-                return Err(SourcingError::NotFound(format!("local authority {l}")));
-            }
+            ctx.known_lad(l).await?;
             FeatureScope::Lad(l.clone())
         }
         OwnersArea::District(d) => FeatureScope::District(d.clone()),

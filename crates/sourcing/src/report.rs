@@ -115,13 +115,7 @@ pub async fn area_report(ctx: &SourcingCtx, q: &ReportQuery) -> Result<AreaRepor
     let mut degraded = Vec::new();
     let mut authority = None;
     if let Some(l) = &q.lad_code {
-        let id = terrace_core::AreaId::new(terrace_core::AreaKind::Lad, l)
-            .map_err(|_| SourcingError::NotFound(format!("local authority {l}")))?;
-        let index = ctx.areas.cache.current(&ctx.db).await?;
-        if index.area(&id).is_none() {
-            return Err(SourcingError::NotFound(format!("local authority {l}")));
-        }
-        authority = Some(id.to_string());
+        authority = Some(ctx.known_lad(l).await?.to_string());
     }
     if let Some(d) = &q.postcode_district
         && !terrace_store::listings::area_known(&ctx.db, &ListingArea::PostcodePrefix(d.clone()))

@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use terrace_core::Violation;
-use terrace_core::cursor::{CursorError, CursorScope};
+use terrace_core::cursor::CursorScope;
 use terrace_store::features::{self as ss, FeatureFilter, FeatureRow, FeatureScope, ParcelHit};
 
 /// Where a search looks.
@@ -636,13 +636,6 @@ fn key_of(row: &SearchRow) -> (i64, String) {
     (-((row.score * 10_000.0).round() as i64), id)
 }
 
-fn cursor_error(e: CursorError) -> SourcingError {
-    match e {
-        CursorError::Malformed(v) => SourcingError::Invalid(vec![v]),
-        CursorError::NotThisQuery(what) => SourcingError::NotFound(what),
-    }
-}
-
 /// The rules of a query that need the strategies: a known strategy, valid overrides or filters.
 pub fn validate(q: &SearchQuery) -> Result<(), Vec<Violation>> {
     match resolve(q) {
@@ -662,15 +655,10 @@ pub async fn search(ctx: &SourcingCtx, q: &SearchQuery) -> Result<SearchAnswer, 
             _ => return Err(bad_cursor()),
         },
         Ok(None) => None,
-        Err(e) => return Err(cursor_error(e)),
+        Err(e) => return Err(e.into()),
     };
     if let Place::Lad(l) = &q.place {
-        let index = ctx.areas.cache.current(&ctx.db).await?;
-        let id = terrace_core::AreaId::new(terrace_core::AreaKind::Lad, l)
-            .map_err(|_| SourcingError::NotFound(format!("local authority {l}")))?;
-        if index.area(&id).is_none() {
-            return Err(SourcingError::NotFound(format!("local authority {l}")));
-        }
+        ctx.known_lad(l).await?;
     }
     let (scope, circle) = scope_of(&q.place)?;
     let mut funnel = Funnel::default();

@@ -766,14 +766,7 @@ pub async fn strategies(
     let mut all = all();
     let mut area = None;
     if let Some(code) = lad {
-        let id = terrace_core::AreaId::new(terrace_core::AreaKind::Lad, code)
-            .map_err(|_| crate::SourcingError::NotFound(format!("local authority {code}")))?;
-        let index = ctx.areas.cache.current(&ctx.db).await?;
-        if index.area(&id).is_none() {
-            return Err(crate::SourcingError::NotFound(format!(
-                "local authority {code}"
-            )));
-        }
+        let id = ctx.known_lad(code).await?;
         let reg = match terrace_areas::coverage::coverage(&ctx.areas, &id.to_string()).await {
             Ok(r) => Some(r),
             Err(terrace_areas::AreasError::NotFound(_)) => None,

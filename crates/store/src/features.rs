@@ -251,6 +251,21 @@ pub struct FeatureFilter {
     pub listed_by: Option<NaiveDate>,
 }
 
+/// A boxed `sourcing_features` query kept to a scope's rows.
+macro_rules! in_scope {
+    ($q:expr, $scope:expr) => {
+        match $scope {
+            FeatureScope::Lad(l) => $q.filter(sourcing_features::lad_code.eq(l.clone())),
+            FeatureScope::District(d) => $q.filter(sourcing_features::district.eq(d.clone())),
+            FeatureScope::Bbox(x0, y0, x1, y1) => $q
+                .filter(sourcing_features::x.ge(*x0))
+                .filter(sourcing_features::x.le(*x1))
+                .filter(sourcing_features::y.ge(*y0))
+                .filter(sourcing_features::y.le(*y1)),
+        }
+    };
+}
+
 /// The features of a scope passing the filter's coarse conditions, by UPRN.
 pub async fn features_in(
     db: &Db,
@@ -260,15 +275,7 @@ pub async fn features_in(
     use sourcing_features as sf;
     Ok(with_conn!(db, |c| {
         let mut q = sf::table.select(FeatureRow::as_select()).into_boxed();
-        q = match scope {
-            FeatureScope::Lad(l) => q.filter(sf::lad_code.eq(l.clone())),
-            FeatureScope::District(d) => q.filter(sf::district.eq(d.clone())),
-            FeatureScope::Bbox(x0, y0, x1, y1) => q
-                .filter(sf::x.ge(*x0))
-                .filter(sf::x.le(*x1))
-                .filter(sf::y.ge(*y0))
-                .filter(sf::y.le(*y1)),
-        };
+        q = in_scope!(q, scope);
         if f.owner_company {
             q = q.filter(sf::owner_register.is_not_null());
         }
@@ -332,15 +339,7 @@ pub async fn scope_counts(db: &Db, scope: &FeatureScope) -> StoreResult<(i64, i6
     for owned in [false, true] {
         let n: i64 = with_conn!(db, |c| {
             let mut q = sf::table.count().into_boxed();
-            q = match scope {
-                FeatureScope::Lad(l) => q.filter(sf::lad_code.eq(l.clone())),
-                FeatureScope::District(d) => q.filter(sf::district.eq(d.clone())),
-                FeatureScope::Bbox(x0, y0, x1, y1) => q
-                    .filter(sf::x.ge(*x0))
-                    .filter(sf::x.le(*x1))
-                    .filter(sf::y.ge(*y0))
-                    .filter(sf::y.le(*y1)),
-            };
+            q = in_scope!(q, scope);
             if owned {
                 q = q.filter(sf::owner_register.is_not_null());
             }

@@ -136,17 +136,20 @@ pub async fn delete(db: &Db, account: i64, search_id: &str) -> StoreResult<usize
 }
 
 /// Records a run: when, and the row keys it returned (kept as they were when the answer had no
-/// rows). Returns the rows changed (0 when the search was deleted meanwhile).
+/// rows), on the search as it was run: returns the rows changed (0 when the search was deleted
+/// or given new parameters meanwhile, which stand).
 pub async fn record_run(
     db: &Db,
     account: i64,
     search_id: &str,
+    parameters: &str,
     at: NaiveDateTime,
     keys: Option<String>,
 ) -> StoreResult<usize> {
     let target = saved_searches::table
         .filter(saved_searches::account_id.eq(account))
-        .filter(saved_searches::search_id.eq(search_id.to_string()));
+        .filter(saved_searches::search_id.eq(search_id.to_string()))
+        .filter(saved_searches::parameters.eq(parameters.to_string()));
     Ok(with_conn!(db, |c| match &keys {
         Some(k) =>
             diesel::update(target)

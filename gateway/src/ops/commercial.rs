@@ -166,10 +166,10 @@ pub struct CapitalIndexParams {
     #[serde(default)]
     pub sector: Sector,
     /// The first quarter shown, `YYYYQn`
-    #[schemars(regex(pattern = r"^[0-9]{4}Q[1-4]$"))]
+    #[schemars(regex(pattern = r"^[1-9][0-9]{3}Q[1-4]$"))]
     pub start: Option<String>,
     /// The last quarter shown, `YYYYQn`; not before `start`
-    #[schemars(regex(pattern = r"^[0-9]{4}Q[1-4]$"))]
+    #[schemars(regex(pattern = r"^[1-9][0-9]{3}Q[1-4]$"))]
     pub end: Option<String>,
 }
 

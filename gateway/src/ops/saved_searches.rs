@@ -9,7 +9,7 @@
 
 use crate::error::{ApiError, FieldError};
 use crate::input::{In, cursor_refused, invalid};
-use crate::registry::{Ctx, Json, Method, NoBody, OpDecl, Operation, Price};
+use crate::registry::{AfterCommit, Ctx, Json, Method, NoBody, OpDecl, Operation, Price};
 use chrono::{DateTime, NaiveDateTime, SubsecRound, Utc};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
@@ -43,16 +43,25 @@ pub enum Searchable {
     SourcingCommercial,
     /// `POST /v1/energy/retrofit-candidates`
     EnergyRetrofitCandidates,
+    /// `POST /v1/buildings/mixed-use`
+    BuildingsMixedUse,
+    /// `POST /v1/sourcing/search`
+    SourcingSearch,
+    /// `POST /v1/sourcing/live-listings`
+    SourcingLiveListings,
 }
 
 impl Searchable {
-    pub const ALL: [Searchable; 6] = [
+    pub const ALL: [Searchable; 9] = [
         Searchable::EquityLongHeld,
         Searchable::LandPlotUtilisation,
         Searchable::MarketListings,
         Searchable::AuctionsLots,
         Searchable::SourcingCommercial,
         Searchable::EnergyRetrofitCandidates,
+        Searchable::BuildingsMixedUse,
+        Searchable::SourcingSearch,
+        Searchable::SourcingLiveListings,
     ];
 
     /// (operation id, the answer's field holding the rows, the row's field that keys it).
@@ -66,6 +75,20 @@ impl Searchable {
             Searchable::EnergyRetrofitCandidates => {
                 ("energy_retrofit_candidates", "candidates", "uprn")
             }
+            Searchable::BuildingsMixedUse => ("buildings_mixed_use", "buildings", "building_uprn"),
+            Searchable::SourcingSearch => ("sourcing_search", "data", "uprn"),
+            Searchable::SourcingLiveListings => ("sourcing_live_listings", "data", "listing_id"),
+        }
+    }
+
+    /// The row field that keys a row of this answer: `shape`'s, but a sourcing search of
+    /// parcels keys its rows by `parcel_id` (a parcel row has no UPRN).
+    fn key_field(self, result: &Value) -> &'static str {
+        match self {
+            Searchable::SourcingSearch if result.get("asset") == Some(&json!("parcel")) => {
+                "parcel_id"
+            }
+            _ => self.shape().2,
         }
     }
 
@@ -646,7 +669,8 @@ pub(crate) static DELETE: OpDecl = OpDecl {
 pub struct NewSinceLastRun {
     /// The field of `result` holding the rows.
     pub rows_field: &'static str,
-    /// The field of each row that keys it.
+    /// The field of each row that keys it (a sourcing search: `uprn` for units, `parcel_id` for
+    /// parcels).
     pub key_field: &'static str,
     /// True when no earlier run (since the parameters were last set) returned rows: every row
     /// is new.
@@ -673,6 +697,19 @@ pub struct RunAnswer {
     pub new_since_last_run: Option<NewSinceLastRun>,
     /// What this run cost: the stored operation's price for this answer (as `credits_charged`).
     pub credits_of_stored_operation: i64,
+    /// The run's record, written once the charge commits.
+    #[serde(skip)]
+    record: Option<RunRecord>,
+}
+
+/// What a run records on its search: when it ran and its rows' keys, for the parameters it ran.
+#[derive(Debug)]
+struct RunRecord {
+    account: i64,
+    search_id: String,
+    parameters: String,
+    at: NaiveDateTime,
+    keys: Option<String>,
 }
 
 fn row_key(v: &Value, field: &str) -> Option<String> {
@@ -700,6 +737,7 @@ impl Operation for RunOp {
         let Some(row) = st::get(db, account, &id).await? else {
             return Err(not_found(&id));
         };
+        let parameters = row.parameters.clone();
         let before: Option<Vec<String>> = row
             .last_run_keys
             .as_deref()
@@ -721,7 +759,8 @@ impl Operation for RunOp {
         let result: Value = serde_json::from_str(&inner.body).map_err(|e| {
             ApiError::Internal(format!("reading the stored operation's answer: {e}"))
         })?;
-        let (_, rows_field, key_field) = saved.operation.shape();
+        let (_, rows_field, _) = saved.operation.shape();
+        let key_field = saved.operation.key_field(&result);
         let keys: Option<Vec<String>> = result
             .get(rows_field)
             .and_then(Value::as_array)
@@ -745,10 +784,6 @@ impl Operation for RunOp {
             .transpose()
             .map_err(|e| ApiError::Internal(format!("writing the run's keys: {e}")))?;
         let now = stamp(ctx);
-        // Deleted since it was read: the delete stands, and the run is a 404, not charged.
-        if st::record_run(db, account, &id, now, text).await? == 0 {
-            return Err(not_found(&id));
-        }
         Ok(RunAnswer {
             search_id: saved.search_id,
             name: saved.name,
@@ -758,11 +793,38 @@ impl Operation for RunOp {
             result,
             new_since_last_run,
             credits_of_stored_operation: credits,
+            record: Some(RunRecord {
+                account,
+                search_id: id,
+                parameters,
+                at: now,
+                keys: text,
+            }),
         })
     }
 
     fn charged_items(output: &RunAnswer) -> Option<i64> {
         Some(output.credits_of_stored_operation)
+    }
+
+    /// The run is recorded only once it is charged (a run refused at commit leaves the search's
+    /// last run as it was), and only on the parameters it ran: a search changed or deleted since
+    /// it was read keeps the change (the run has answered, and is charged, either way).
+    fn after_commit(output: &RunAnswer) -> Option<AfterCommit> {
+        let r = output.record.as_ref()?;
+        let (account, id, parameters, at, keys) = (
+            r.account,
+            r.search_id.clone(),
+            r.parameters.clone(),
+            r.at,
+            r.keys.clone(),
+        );
+        Some(Box::new(move |state: crate::state::AppState| {
+            Box::pin(async move {
+                st::record_run(&state.db, account, &id, &parameters, at, keys).await?;
+                Ok(())
+            })
+        }))
     }
 }
 

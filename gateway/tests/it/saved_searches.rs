@@ -413,6 +413,17 @@ async fn a_run_charges_exactly_the_direct_call_on_http_and_mcp() {
     let (acct, key) = account(&t.db, 1000).await;
     let svc = service(state).await;
     let lad = "E06009901";
+    // A district with listings in the fixture feed, for live listings.
+    let listed = terrace_store::listings::listings_in_area(
+        &t.db,
+        &terrace_store::listings::ListingArea::National,
+    )
+    .await
+    .unwrap();
+    let live_district = listed
+        .iter()
+        .find_map(|l| l.postcode.as_deref()?.split(' ').next().map(str::to_string))
+        .expect("the fixture world has listings");
     let cases = [
         (
             "land_plot_utilisation",
@@ -456,9 +467,37 @@ async fn a_run_charges_exactly_the_direct_call_on_http_and_mcp() {
             json!({"limit": 5, "sold_only": true}),
             0,
         ),
+        (
+            "buildings_mixed_use",
+            "POST",
+            "/v1/buildings/mixed-use",
+            json!({"area_id": format!("lad:{lad}"), "limit": 5}),
+            6,
+        ),
+        (
+            "sourcing_search",
+            "POST",
+            "/v1/sourcing/search",
+            json!({"lad_code": lad, "strategy": "under_built_plots", "limit": 5}),
+            5,
+        ),
+        (
+            "sourcing_search",
+            "POST",
+            "/v1/sourcing/search",
+            json!({"lad_code": lad, "strategy": "short_leases", "limit": 5}),
+            5,
+        ),
+        (
+            "sourcing_live_listings",
+            "POST",
+            "/v1/sourcing/live-listings",
+            json!({"districts": [live_district], "limit": 5}),
+            -1,
+        ),
     ];
     let mut expected = 1000;
-    for (op, method, path, params, price) in cases {
+    for (i, (op, method, path, params, price)) in cases.into_iter().enumerate() {
         let direct = if method == "POST" {
             send(&svc, post_json(path, &key, &params)).await
         } else {
@@ -482,7 +521,7 @@ async fn a_run_charges_exactly_the_direct_call_on_http_and_mcp() {
             post_json(
                 SAVE,
                 &key,
-                &json!({"name": op, "operation": op, "parameters": params}),
+                &json!({"name": format!("{op} {i}"), "operation": op, "parameters": params}),
             ),
         )
         .await;
@@ -503,6 +542,22 @@ async fn a_run_charges_exactly_the_direct_call_on_http_and_mcp() {
             "{op}"
         );
         assert_eq!(r.json["credits_of_stored_operation"], charged);
+        if op == "sourcing_search" {
+            // Units are keyed by UPRN, parcels by parcel id: every row of a first run is new.
+            let key_field = match r.json["result"]["asset"].as_str() {
+                Some("parcel") => "parcel_id",
+                _ => "uprn",
+            };
+            let new = &r.json["new_since_last_run"];
+            let rows = r.json["result"]["data"].as_array().unwrap();
+            assert!(!rows.is_empty(), "{op} {i}: {}", r.json);
+            assert_eq!(
+                (new["key_field"].as_str(), new["n"].as_u64()),
+                (Some(key_field), Some(rows.len() as u64)),
+                "{op} {i}: {new}"
+            );
+            assert_eq!(new["keys"][0], rows[0][key_field].to_string().trim_matches('"'));
+        }
         assert_eq!(balance(&t.db, acct).await, expected, "{op}");
         let mut want = direct.json.clone();
         let got = &r.json["result"];

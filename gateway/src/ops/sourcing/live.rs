@@ -21,6 +21,7 @@ pub struct LiveBody {
     /// Postcode districts (outward codes such as EX1 or SW1A; a full postcode is truncated to
     /// its district), 1 to 10
     #[validate(length(min = 1, max = 10))]
+    #[schemars(extend("items" = {"type": "string", "pattern": terrace_core::patterns::DISTRICT}))]
     pub districts: Vec<String>,
     /// `sale` (default) or `rent`
     #[serde(default)]

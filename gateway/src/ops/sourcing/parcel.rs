@@ -24,6 +24,11 @@ fn one_id(schema: &mut schemars::Schema) {
     );
 }
 
+/// The pattern of a parcel id as the schema states it: the INSPIRE id's digits, no leading zero
+/// (the server also reads leading zeros and spaces, but two spellings of one id in an owners
+/// list would be a duplicate the schema could not see).
+const PARCEL_ID: &str = "^[1-9][0-9]{0,17}$";
+
 /// The query of `GET /v1/sourcing/parcel`: exactly one of the four ids.
 #[derive(Debug, Deserialize, Validate, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -34,7 +39,7 @@ pub struct ParcelParams {
     pub uprn: Option<i64>,
     /// The parcel id search and plot utilisation return (`land_id`): the INSPIRE id as text
     #[validate(length(min = 1, max = 18))]
-    #[schemars(regex(pattern = r"^[0-9]{1,18}$"))]
+    #[schemars(regex(pattern = PARCEL_ID))]
     pub parcel_id: Option<String>,
     /// HM Land Registry's INSPIRE id: the same number as parcel_id
     #[validate(range(min = 1, max = 999_999_999_999_999_i64))]
@@ -106,7 +111,7 @@ pub struct AssemblyParams {
     pub uprn: Option<i64>,
     /// The subject by parcel id (the INSPIRE id as text)
     #[validate(length(min = 1, max = 18))]
-    #[schemars(regex(pattern = r"^[0-9]{1,18}$"))]
+    #[schemars(regex(pattern = PARCEL_ID))]
     pub parcel_id: Option<String>,
     /// The subject by INSPIRE id (the same number as parcel_id)
     #[validate(range(min = 1, max = 999_999_999_999_999_i64))]
@@ -180,6 +185,8 @@ pub struct OwnersBody {
     /// 1 to 100 distinct parcel ids as search and plot utilisation return them (INSPIRE ids as
     /// text). An id naming no loaded parcel is a `not_found` item, not charged.
     #[validate(length(min = 1, max = 100))]
+    #[schemars(extend("items" = {"type": "string", "pattern": PARCEL_ID}))]
+    #[schemars(extend("uniqueItems" = true))]
     pub parcel_ids: Vec<String>,
     /// What is owned: `land` (default), the proprietors of the company-owned titles linked to
     /// the parcel through the addresses on it
