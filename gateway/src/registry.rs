@@ -150,9 +150,8 @@ pub trait Operation: 'static {
 }
 
 /// A write done after the call's charge commits, given the service's state.
-pub type AfterCommit = Box<
-    dyn FnOnce(AppState) -> Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send>> + Send,
->;
+pub type AfterCommit =
+    Box<dyn FnOnce(AppState) -> Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send>> + Send>;
 
 /// No parameters.
 #[derive(Debug, Default, serde::Deserialize, Validate, JsonSchema)]

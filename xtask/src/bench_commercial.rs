@@ -129,8 +129,8 @@ fn write_world(dir: &Path, n: usize) -> anyhow::Result<Vec<(i32, std::path::Path
     }
     let mut sales = std::io::BufWriter::new(std::fs::File::create(dir.join("pp-b.csv"))?);
     let mut r = SplitMix64::new(7);
-    let start = chrono::NaiveDate::from_ymd_opt(2014, 1, 1)
-        .ok_or_else(|| anyhow::anyhow!("start date"))?;
+    let start =
+        chrono::NaiveDate::from_ymd_opt(2014, 1, 1).ok_or_else(|| anyhow::anyhow!("start date"))?;
     for i in 0..n {
         let h = hereditament(&mut r, i);
         let (code, text, _) = CODES[h.code];
@@ -248,11 +248,17 @@ pub async fn commercial(opts: SizedBench) -> anyhow::Result<()> {
     for (year, path, entries) in &lists {
         eprintln!("loading the {year} list ({entries} entries)");
         let (secs, report) = xtask_load(&xtask, &store, "voa_rating_list", path)?;
-        eprintln!("  {secs:.1} s, {:.0} entries/s", *entries as f64 / secs.max(1e-9));
-        list_loads.push(serde_json::json!({"list": year, "entries": entries, "seconds": secs,
-            "entries_per_second": *entries as f64 / secs.max(1e-9), "report": report}));
+        eprintln!(
+            "  {secs:.1} s, {:.0} entries/s",
+            *entries as f64 / secs.max(1e-9)
+        );
+        list_loads.push(
+            serde_json::json!({"list": year, "entries": entries, "seconds": secs,
+            "entries_per_second": *entries as f64 / secs.max(1e-9), "report": report}),
+        );
     }
-    let (sales_secs, sales_report) = xtask_load(&xtask, &store, "price_paid", &dir.join("pp-b.csv"))?;
+    let (sales_secs, sales_report) =
+        xtask_load(&xtask, &store, "price_paid", &dir.join("pp-b.csv"))?;
     eprintln!("xtask build (the commercial capital index among the other derived steps)");
     let (build_secs, log) = xtask_build(&xtask, &store)?;
     let line = log
@@ -260,7 +266,9 @@ pub async fn commercial(opts: SizedBench) -> anyhow::Result<()> {
         .find(|l| l.contains("commercial capital index"))
         .unwrap_or_default()
         .to_string();
-    eprintln!("{backend}; generated in {gen_secs:.1} s; sales loaded in {sales_secs:.1} s; xtask build {build_secs:.1} s\n  {line}");
+    eprintln!(
+        "{backend}; generated in {gen_secs:.1} s; sales loaded in {sales_secs:.1} s; xtask build {build_secs:.1} s\n  {line}"
+    );
     let mut figures = Vec::new();
     let mut loads = Vec::new();
     let mut national = Vec::new();
@@ -280,7 +288,12 @@ pub async fn commercial(opts: SizedBench) -> anyhow::Result<()> {
             .map(|b| b.to_string())
             .collect();
         let routes: [(&str, Vec<String>, Option<&str>, &str); 3] = [
-            ("POST", bodies, Some("/v1/sourcing/commercial"), "POST sourcing/commercial"),
+            (
+                "POST",
+                bodies,
+                Some("/v1/sourcing/commercial"),
+                "POST sourcing/commercial",
+            ),
             (
                 "GET",
                 some.iter()
@@ -305,7 +318,10 @@ pub async fn commercial(opts: SizedBench) -> anyhow::Result<()> {
             loads.push(load);
         }
         for sector in ["ALL", "OFFICE", "RETAIL"] {
-            let secs = timed_get(&key, &format!("/v1/market/commercial-rent-index?sector={sector}"))?;
+            let secs = timed_get(
+                &key,
+                &format!("/v1/market/commercial-rent-index?sector={sector}"),
+            )?;
             eprintln!("national rent index, {sector}: {secs:.2} s");
             national.push(serde_json::json!({"sector": sector, "seconds": secs}));
         }

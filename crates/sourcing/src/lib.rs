@@ -67,8 +67,8 @@ impl SourcingCtx {
     /// is `NotFound` (`local authority E06000999`).
     pub async fn known_lad(&self, code: &str) -> Result<terrace_core::AreaId, SourcingError> {
         let missing = || SourcingError::NotFound(format!("local authority {code}"));
-        let id = terrace_core::AreaId::new(terrace_core::AreaKind::Lad, code)
-            .map_err(|_| missing())?;
+        let id =
+            terrace_core::AreaId::new(terrace_core::AreaKind::Lad, code).map_err(|_| missing())?;
         let index = self.areas.cache.current(&self.db).await?;
         index.area(&id).map(|_| id.clone()).ok_or_else(missing)
     }

@@ -595,7 +595,10 @@ async fn a_run_charges_exactly_the_direct_call_on_http_and_mcp() {
         expected < 1000 - 2 * (6 + 6 + 5 + 8),
         "the priced operations were charged"
     );
-    assert!(keyed_rows > 0, "a sourcing search returned rows keyed by their field");
+    assert!(
+        keyed_rows > 0,
+        "a sourcing search returned rows keyed by their field"
+    );
     assert_eq!(
         terrace_store::accounts::ledger_sum(&t.db, acct)
             .await
