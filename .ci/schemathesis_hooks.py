@@ -10,7 +10,8 @@
    gateway/tests/it/market.rs).
 3. One rule JSON Schema cannot state: a range's first is not after its last (months
    `start`/`end` and `from`/`to`, days `date_from`/`date_to`, quarters
-   `quarter_from`/`quarter_to`, list years `start`/`end`, bounds `min_*`/`max_*`; 422
+   `quarter_from`/`quarter_to` and the capital index's `start`/`end` (`2015Q3`), list years
+   `start`/`end`, bounds `min_*`/`max_*`; 422
    otherwise). Generated cases that break only that rule are left out; the rule has its own
    tests (crates/market, gateway/tests/it/market.rs, auctions.rs, commercial_market.rs). The same
    for the cost index's `from_period`/`to_period` (a month 2024M01, quarter 2024Q1 or year
@@ -33,7 +34,9 @@
    422s through a saved search are tested in gateway/tests/it/saved_searches.rs.
 6. Sourcing. A search's `bbox` is [west, south, east, north] with west below east, south below
    north and at most 0.1 degree a side: an order across the items of one array, which JSON
-   Schema cannot state; generated boxes that break it are left out (the 422 is tested in
+   Schema cannot state; and a box's corners and a `location` lie on Great Britain's grid (the
+   conservative box of item 4: the schema's latitude and longitude ranges are a rectangle, the
+   grid's extent is not); generated boxes and points that break these are left out (the 422 is tested in
    gateway/tests/it/sourcing.rs); the same inside a saved search's `parameters`. The area report takes `lad_code`, `postcode_district` or
    both, stated as `x-at-least-one-of`; generated queries with neither are left out (the 422 is
    tested there too).
@@ -50,6 +53,7 @@ import schemathesis
 
 VALID_KEY = re.compile(r"[!-~]{1,255}")
 MONTH = re.compile(r"[0-9]{4}-[0-9]{2}")
+QUARTER = re.compile(r"[0-9]{4}Q[1-4]")
 PERIOD = re.compile(r"([0-9]{4})(?:M([0-9]{2})|Q([1-4]))?")
 
 
@@ -110,6 +114,8 @@ def _ordered(values) -> bool:
                 if a > b:
                     return False
             elif MONTH.match(a) and MONTH.match(b) and a[:7] > b[:7]:
+                return False
+            elif QUARTER.fullmatch(a) and QUARTER.fullmatch(b) and a > b:
                 return False
         elif _number(a) and _number(b) and a > b:
             return False
@@ -182,12 +188,29 @@ def _saved_search_ok(ctx, body) -> bool:
     return _ordered(body.get("parameters")) and _bbox_ok(body.get("parameters"))
 
 
+def _in_gb(lon, lat) -> bool:
+    return GB_LON[0] <= lon <= GB_LON[1] and GB_LAT[0] <= lat <= GB_LAT[1]
+
+
 def _bbox_ok(body) -> bool:
-    box = body.get("bbox") if isinstance(body, dict) else None
+    if not isinstance(body, dict):
+        return True
+    point = body.get("location")
+    if isinstance(point, dict) and _number(point.get("lon")) and _number(point.get("lat")):
+        if not _in_gb(point["lon"], point["lat"]):
+            return False
+    box = body.get("bbox")
     if not isinstance(box, list) or len(box) != 4 or not all(_number(v) for v in box):
         return True
     west, south, east, north = box
-    return west < east and south < north and east - west <= 0.1 and north - south <= 0.1
+    return (
+        west < east
+        and south < north
+        and east - west <= 0.1
+        and north - south <= 0.1
+        and _in_gb(west, south)
+        and _in_gb(east, north)
+    )
 
 
 @schemathesis.hook

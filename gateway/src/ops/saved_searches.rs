@@ -84,11 +84,10 @@ impl Searchable {
     /// The row field that keys a row of this answer: `shape`'s, but a sourcing search of
     /// parcels keys its rows by `parcel_id` (a parcel row has no UPRN).
     fn key_field(self, result: &Value) -> &'static str {
-        match self {
-            Searchable::SourcingSearch if result.get("asset") == Some(&json!("parcel")) => {
-                "parcel_id"
-            }
-            _ => self.shape().2,
+        if self == Searchable::SourcingSearch && result.get("asset") == Some(&json!("parcel")) {
+            "parcel_id"
+        } else {
+            self.shape().2
         }
     }
 
