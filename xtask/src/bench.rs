@@ -171,6 +171,30 @@ pub(crate) fn measure_route(
     ))
 }
 
+/// A uniform draw in `[0, 1)` from the top 53 bits of the benches' generator.
+pub(crate) fn unit(r: &mut terrace_analytics::SplitMix64) -> f64 {
+    (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// Times one GET on the bench service, answered in full, one call at a time; a failure is an
+/// error.
+pub(crate) fn timed_get(key: &str, path: &str) -> anyhow::Result<f64> {
+    let t = std::time::Instant::now();
+    let ok = Command::new("curl")
+        .args([
+            "-fsS",
+            "-o",
+            "/dev/null",
+            "-H",
+            &format!("Authorization: Bearer {key}"),
+            &format!("http://{API}{path}"),
+        ])
+        .status()?
+        .success();
+    anyhow::ensure!(ok, "GET {path} failed");
+    Ok(t.elapsed().as_secs_f64())
+}
+
 pub(crate) fn wrk(
     name: &str,
     url: &str,

@@ -8,7 +8,7 @@
 //! printed and written to target/bench-auctions/results.json; nothing is asserted.
 
 use crate::bench::{
-    Bench, BenchStore, SizedBench, bench_account, bench_serve, measure_route, write_register,
+    Bench, BenchStore, SizedBench, bench_account, bench_serve, measure_route, unit, write_register,
     xtask_build, xtask_load,
 };
 use std::io::Write;
@@ -37,10 +37,6 @@ const OUTCOMES: [&str; 11] = [
     "sold_after",
     "postponed",
 ];
-
-fn unit(r: &mut SplitMix64) -> f64 {
-    (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-}
 
 fn quoted(s: &str) -> String {
     if s.contains([',', '"']) {

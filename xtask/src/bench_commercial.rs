@@ -10,8 +10,8 @@
 //! target/bench-commercial/results.json; nothing is asserted.
 
 use crate::bench::{
-    API, Bench, BenchStore, SizedBench, bench_account, bench_serve, measure_route, xtask_build,
-    xtask_load,
+    Bench, BenchStore, SizedBench, bench_account, bench_serve, measure_route, timed_get, unit,
+    xtask_build, xtask_load,
 };
 use std::io::Write;
 use std::path::Path;
@@ -35,10 +35,6 @@ const CODES: [(&str, &str, u64); 8] = [
     ("MH", "SURGERY AND PREMISES", 70),
 ];
 const LISTS: [i32; 4] = [2010, 2017, 2023, 2026];
-
-fn unit(r: &mut SplitMix64) -> f64 {
-    (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-}
 
 fn lad_code(i: usize) -> String {
     format!("E0{}", 7_000_001 + i)
@@ -91,10 +87,7 @@ struct Hereditament {
 
 fn hereditament(r: &mut SplitMix64, i: usize) -> Hereditament {
     let lad = i % LADS;
-    let (d, u) = (
-        (r.next_u64() % DISTRICTS as u64) as usize,
-        (r.next_u64() % UNITS as u64) as usize,
-    );
+    let (d, u) = (r.below(DISTRICTS), r.below(UNITS));
     let pick = r.next_u64() % 1000;
     let mut acc = 0;
     let code = CODES
@@ -207,24 +200,6 @@ fn write_world(dir: &Path, n: usize) -> anyhow::Result<Vec<(i32, std::path::Path
     }
     sales.flush()?;
     Ok(files)
-}
-
-/// Times one GET, answered in full, one call at a time.
-fn timed_get(key: &str, path: &str) -> anyhow::Result<f64> {
-    let t = Instant::now();
-    let ok = std::process::Command::new("curl")
-        .args([
-            "-fsS",
-            "-o",
-            "/dev/null",
-            "-H",
-            &format!("Authorization: Bearer {key}"),
-            &format!("http://{API}{path}"),
-        ])
-        .status()?
-        .success();
-    anyhow::ensure!(ok, "GET {path} failed");
-    Ok(t.elapsed().as_secs_f64())
 }
 
 pub async fn commercial(opts: SizedBench) -> anyhow::Result<()> {

@@ -196,24 +196,10 @@ pub async fn land(opts: SizedBench, routes: Routes) -> anyhow::Result<()> {
         figures.push(f);
         loads.push(load);
         for lad in LADS {
-            let url = format!(
-                "http://{}/v1/market/area-report?lad_code={lad}&postcode_district=XT1",
-                crate::bench::API
-            );
-            let t = Instant::now();
-            let ok = std::process::Command::new("curl")
-                .args([
-                    "-fsS",
-                    "-o",
-                    "/dev/null",
-                    "-H",
-                    &format!("Authorization: Bearer {key}"),
-                    &url,
-                ])
-                .status()?
-                .success();
-            anyhow::ensure!(ok, "the area report of {lad} failed");
-            report_seconds.push(t.elapsed().as_secs_f64());
+            report_seconds.push(crate::bench::timed_get(
+                &key,
+                &format!("/v1/market/area-report?lad_code={lad}&postcode_district=XT1"),
+            )?);
         }
         eprintln!("area report of a whole authority: {report_seconds:?} s");
     } else if with_wrk {

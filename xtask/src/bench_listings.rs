@@ -10,7 +10,7 @@
 //! target/bench-listings/results.json; nothing is asserted.
 
 use crate::bench::{
-    Bench, BenchStore, SizedBench, bench_account, bench_serve, measure_route, xtask_build,
+    Bench, BenchStore, SizedBench, bench_account, bench_serve, measure_route, unit, xtask_build,
     xtask_load,
 };
 use std::io::Write;
@@ -28,10 +28,6 @@ const TYPES: [(&str, f64); 4] = [
     ("Semi-detached house", 1.05),
     ("Detached house", 1.35),
 ];
-
-fn unit(r: &mut SplitMix64) -> f64 {
-    (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-}
 
 /// A standard normal draw (Box-Muller).
 fn normal(r: &mut SplitMix64) -> f64 {

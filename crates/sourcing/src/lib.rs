@@ -70,6 +70,9 @@ impl SourcingCtx {
         let id =
             terrace_core::AreaId::new(terrace_core::AreaKind::Lad, code).map_err(|_| missing())?;
         let index = self.areas.cache.current(&self.db).await?;
-        index.area(&id).map(|_| id.clone()).ok_or_else(missing)
+        if index.area(&id).is_none() {
+            return Err(missing());
+        }
+        Ok(id)
     }
 }

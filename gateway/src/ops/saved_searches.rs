@@ -702,7 +702,7 @@ pub struct RunAnswer {
 }
 
 /// What a run records on its search: when it ran and its rows' keys, for the parameters it ran.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct RunRecord {
     account: i64,
     search_id: String,
@@ -810,17 +810,18 @@ impl Operation for RunOp {
     /// last run as it was), and only on the parameters it ran: a search changed or deleted since
     /// it was read keeps the change (the run has answered, and is charged, either way).
     fn after_commit(output: &RunAnswer) -> Option<AfterCommit> {
-        let r = output.record.as_ref()?;
-        let (account, id, parameters, at, keys) = (
-            r.account,
-            r.search_id.clone(),
-            r.parameters.clone(),
-            r.at,
-            r.keys.clone(),
-        );
+        let r = output.record.clone()?;
         Some(Box::new(move |state: crate::state::AppState| {
             Box::pin(async move {
-                st::record_run(&state.db, account, &id, &parameters, at, keys).await?;
+                st::record_run(
+                    &state.db,
+                    r.account,
+                    &r.search_id,
+                    &r.parameters,
+                    r.at,
+                    r.keys,
+                )
+                .await?;
                 Ok(())
             })
         }))
