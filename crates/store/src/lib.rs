@@ -63,6 +63,7 @@ pub mod features;
 pub mod gpkg;
 pub mod land;
 pub mod leases;
+pub mod lidar;
 pub mod lha;
 pub mod listings;
 pub mod loads;
