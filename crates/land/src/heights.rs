@@ -247,7 +247,11 @@ fn columns(tiles: &[LidarTileRow], notes: &mut Vec<String>) -> Vec<Vec<LidarTile
     let starts: Vec<f64> = by_west.keys().map(|k| *k as f64 / 1000.0).collect();
     let mut out = Vec::new();
     for (k, (_, mut col)) in by_west.into_iter().enumerate() {
-        col.sort_by(|a, b| a.min_y.total_cmp(&b.min_y).then(a.tile_key.cmp(&b.tile_key)));
+        col.sort_by(|a, b| {
+            a.min_y
+                .total_cmp(&b.min_y)
+                .then(a.tile_key.cmp(&b.tile_key))
+        });
         let next = starts.get(k + 1).copied().unwrap_or(f64::INFINITY);
         let mut kept: Vec<LidarTileRow> = Vec::new();
         for t in col {
@@ -312,18 +316,20 @@ pub async fn build(
     let digest = digest(&kept);
     let widest = lidar::widest_footprint(db).await?;
     // Tiles by (column, index in column), each with the footprints waiting for it.
-    let mut waiting: Vec<Vec<Vec<usize>>> = cols.iter().map(|c| vec![Vec::new(); c.len()]).collect();
+    let mut waiting: Vec<Vec<Vec<usize>>> =
+        cols.iter().map(|c| vec![Vec::new(); c.len()]).collect();
     let mut open: Vec<Option<Open>> = Vec::new();
     let mut done: Vec<LidarHeight> = Vec::new();
-    for k in 0..cols.len() {
+    for (k, column) in cols.iter().enumerate() {
         let lo = if k == 0 {
-            cols[0][0].min_x - widest - 1.0
+            column[0].min_x - widest - 1.0
         } else {
-            cols[k][0].min_x
+            column[0].min_x
         };
-        let hi = cols
-            .get(k + 1)
-            .map_or_else(|| cols[k].iter().map(|t| t.max_x).fold(lo, f64::max), |c| c[0].min_x);
+        let hi = cols.get(k + 1).map_or_else(
+            || column.iter().map(|t| t.max_x).fold(lo, f64::max),
+            |c| c[0].min_x,
+        );
         for f in lidar::pending_in_strip(db, &digest, lo, hi).await? {
             let mut touching: Vec<(usize, usize)> = Vec::new();
             let mut covered = 0.0;
@@ -352,11 +358,13 @@ pub async fn build(
             let mp = match terrace_geo::multipolygon_from_wkb(&f.wkb) {
                 Ok(mp) => mp,
                 Err(e) => {
-                    done.push(Partial {
-                        failed: Some(format!("the footprint's outline is unreadable: {e}")),
-                        ..Partial::default()
-                    }
-                    .finish(f.building_id, "", &digest));
+                    done.push(
+                        Partial {
+                            failed: Some(format!("the footprint's outline is unreadable: {e}")),
+                            ..Partial::default()
+                        }
+                        .finish(f.building_id, "", &digest),
+                    );
                     continue;
                 }
             };
@@ -381,7 +389,7 @@ pub async fn build(
                 remaining: touching.len(),
             }));
         }
-        for (ti, t) in cols[k].iter().enumerate() {
+        for (ti, t) in column.iter().enumerate() {
             let slots = std::mem::take(&mut waiting[k][ti]);
             if slots.is_empty() {
                 continue;
@@ -545,7 +553,14 @@ mod tests {
         dsm[15 * 30 + 15] = -9999.0;
         dtm[16 * 30 + 16] = -9999.0;
         let mut p = Partial::default();
-        p.add(&rect(10.0, 10.0, 20.0, 20.0), &g, &dsm, &dtm, (-9999.0, -9999.0), 2022);
+        p.add(
+            &rect(10.0, 10.0, 20.0, 20.0),
+            &g,
+            &dsm,
+            &dtm,
+            (-9999.0, -9999.0),
+            2022,
+        );
         let row = p.finish("b".into(), "ea_lidar_composite_2022", "d");
         assert_eq!(row.cells, Some(98));
         assert!((row.height_m.unwrap() - 7.25).abs() < 1e-3, "{row:?}");
@@ -561,7 +576,14 @@ mod tests {
         let dsm = vec![-9999f32; 100];
         let dtm = vec![1f32; 100];
         let mut p = Partial::default();
-        p.add(&rect(2.0, 2.0, 5.0, 5.0), &g, &dsm, &dtm, (-9999.0, -9999.0), 2022);
+        p.add(
+            &rect(2.0, 2.0, 5.0, 5.0),
+            &g,
+            &dsm,
+            &dtm,
+            (-9999.0, -9999.0),
+            2022,
+        );
         let row = p.finish("b".into(), "s", "d");
         assert_eq!(row.height_m, None);
         assert_eq!(row.source, None);

@@ -196,45 +196,51 @@ async fn facts(ctx: &LandCtx, uprn: i64) -> Result<Option<PhysicalFacts>, LandEr
             }
         }
     };
-    let (building_id, footprint_area_m2, footprint_geojson, height_m, height_survey_year, volume_m3) =
-        match &footprint {
-            Some(f) => {
-                let linked = format!(
-                    "footprint {} containing the address point ({})",
-                    f.building_id,
-                    link.map(|l| l.method.as_str()).unwrap_or_default()
-                );
-                let outline = terrace_geo::multipolygon_from_wkb(&f.wkb)
-                    .ok()
-                    .and_then(|mp| outline_geojson(&mp));
-                let (height, year, volume) = height_facts(ctx, f, &linked).await?;
-                (
-                    Some(f.building_id.clone()),
-                    Fact::ok(f.area_m2, &f.source, format!("planar area of {linked}")),
-                    match outline {
-                        Some(g) => Fact::ok(
-                            g,
-                            &f.source,
-                            format!("outline of {linked}, WGS84, simplified at {SIMPLIFY_M} m"),
-                        ),
-                        None => Fact::not_available(
-                            "the outline lies outside the BNG to WGS84 transformation",
-                        ),
-                    },
-                    height,
-                    year,
-                    volume,
-                )
-            }
-            None => (
-                None,
-                Fact::not_available(no_footprint.clone()),
-                Fact::not_available(no_footprint.clone()),
-                Fact::not_available(no_footprint.clone()),
-                Fact::not_available(no_footprint.clone()),
-                Fact::not_available(no_footprint.clone()),
-            ),
-        };
+    let (
+        building_id,
+        footprint_area_m2,
+        footprint_geojson,
+        height_m,
+        height_survey_year,
+        volume_m3,
+    ) = match &footprint {
+        Some(f) => {
+            let linked = format!(
+                "footprint {} containing the address point ({})",
+                f.building_id,
+                link.map(|l| l.method.as_str()).unwrap_or_default()
+            );
+            let outline = terrace_geo::multipolygon_from_wkb(&f.wkb)
+                .ok()
+                .and_then(|mp| outline_geojson(&mp));
+            let (height, year, volume) = height_facts(ctx, f, &linked).await?;
+            (
+                Some(f.building_id.clone()),
+                Fact::ok(f.area_m2, &f.source, format!("planar area of {linked}")),
+                match outline {
+                    Some(g) => Fact::ok(
+                        g,
+                        &f.source,
+                        format!("outline of {linked}, WGS84, simplified at {SIMPLIFY_M} m"),
+                    ),
+                    None => Fact::not_available(
+                        "the outline lies outside the BNG to WGS84 transformation",
+                    ),
+                },
+                height,
+                year,
+                volume,
+            )
+        }
+        None => (
+            None,
+            Fact::not_available(no_footprint.clone()),
+            Fact::not_available(no_footprint.clone()),
+            Fact::not_available(no_footprint.clone()),
+            Fact::not_available(no_footprint.clone()),
+            Fact::not_available(no_footprint.clone()),
+        ),
+    };
     let attrs = Attributes::read(ctx, uprn, building_uprn).await?;
     let solar_panels_present = match solar(ctx, uprn).await? {
         f if f.status == terrace_core::FigureStatus::Ok => f,
@@ -291,7 +297,11 @@ async fn height_facts(
         && let (Some(h), Some(v), Some(src)) = (r.height_m, r.volume_m3, r.source.as_deref())
     {
         let cells = r.cells.unwrap_or(0);
-        let skipped = r.note.as_deref().map(|n| format!("; {n}")).unwrap_or_default();
+        let skipped = r
+            .note
+            .as_deref()
+            .map(|n| format!("; {n}"))
+            .unwrap_or_default();
         let height = Fact::ok(
             round_to(h, 2),
             src,
@@ -336,7 +346,11 @@ async fn height_facts(
         ),
         None => {
             let why = format!("{why_lidar}; the footprint source gives no height");
-            (Fact::not_available(why.clone()), Fact::not_available(why), volume)
+            (
+                Fact::not_available(why.clone()),
+                Fact::not_available(why),
+                volume,
+            )
         }
     })
 }

@@ -69,9 +69,7 @@ pub async fn all_tiles(db: &Db) -> StoreResult<Vec<LidarTileRow>> {
 
 /// Whether any tile pair is registered.
 pub async fn tiles_loaded(db: &Db) -> StoreResult<bool> {
-    let n: i64 = with_conn!(db, |c| {
-        lidar_tiles::table.count().get_result(c).await?
-    });
+    let n: i64 = with_conn!(db, |c| lidar_tiles::table.count().get_result(c).await?);
     Ok(n > 0)
 }
 
@@ -185,20 +183,18 @@ pub async fn set_heights(db: &Db, rows: Vec<LidarHeight>) -> StoreResult<usize> 
 pub async fn mark_uncovered(db: &Db, digest: &str, note: &str) -> StoreResult<usize> {
     use building_footprints as f;
     Ok(with_conn!(db, |c| {
-        diesel::update(
-            f::table.filter(f::lidar_built.is_null().or(f::lidar_built.ne(digest))),
-        )
-        .set((
-            f::lidar_height_m.eq(None::<f64>),
-            f::lidar_volume_m3.eq(None::<f64>),
-            f::lidar_cells.eq(None::<i32>),
-            f::lidar_survey_year.eq(None::<i32>),
-            f::lidar_source.eq(None::<String>),
-            f::lidar_note.eq(note),
-            f::lidar_built.eq(digest),
-        ))
-        .execute(c)
-        .await?
+        diesel::update(f::table.filter(f::lidar_built.is_null().or(f::lidar_built.ne(digest))))
+            .set((
+                f::lidar_height_m.eq(None::<f64>),
+                f::lidar_volume_m3.eq(None::<f64>),
+                f::lidar_cells.eq(None::<i32>),
+                f::lidar_survey_year.eq(None::<i32>),
+                f::lidar_source.eq(None::<String>),
+                f::lidar_note.eq(note),
+                f::lidar_built.eq(digest),
+            ))
+            .execute(c)
+            .await?
     }))
 }
 
