@@ -81,9 +81,7 @@ fn header_of(d: &mut Decoder<BufReader<File>>) -> Result<TileHeader, GeoTiffErro
     let scale = d
         .find_tag(Tag::ModelPixelScaleTag)
         .map_err(|e| err(format!("unreadable ModelPixelScale tag: {e}")))?
-        .ok_or_else(|| {
-            err("no georeference: the ModelPixelScale tag (33550) is missing")
-        })?
+        .ok_or_else(|| err("no georeference: the ModelPixelScale tag (33550) is missing"))?
         .into_f64_vec()
         .map_err(|e| err(format!("ModelPixelScale is not a list of numbers: {e}")))?;
     let tie = d
@@ -223,8 +221,11 @@ pub fn write_tile(
         .new_image::<colortype::Gray32Float>(grid.width, grid.height)
         .map_err(e)?;
     let dir = img.encoder();
-    dir.write_tag(Tag::ModelPixelScaleTag, &[grid.cell_x, grid.cell_y, 0.0][..])
-        .map_err(e)?;
+    dir.write_tag(
+        Tag::ModelPixelScaleTag,
+        &[grid.cell_x, grid.cell_y, 0.0][..],
+    )
+    .map_err(e)?;
     dir.write_tag(
         Tag::ModelTiepointTag,
         &[0.0, 0.0, 0.0, grid.west, grid.north, 0.0][..],
@@ -232,7 +233,8 @@ pub fn write_tile(
     .map_err(e)?;
     // GeoKeyDirectory 1.1.0: projected model, PixelIsArea, EPSG:27700.
     let keys: [u16; 16] = [1, 1, 0, 3, 1024, 0, 1, 1, 1025, 0, 1, 1, 3072, 0, 1, 27_700];
-    dir.write_tag(Tag::GeoKeyDirectoryTag, &keys[..]).map_err(e)?;
+    dir.write_tag(Tag::GeoKeyDirectoryTag, &keys[..])
+        .map_err(e)?;
     if let Some(n) = nodata {
         dir.write_tag(Tag::GdalNodata, format!("{n}").as_str())
             .map_err(e)?;
