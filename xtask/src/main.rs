@@ -4,6 +4,7 @@
 //!   cargo xtask load DATASET FILE...              load real files (progress + row accounting)
 //!   cargo xtask load --list                       the datasets (from terrace_ingest::DATASETS)
 //!   cargo xtask build                             derive areas, link sales to UPRNs, build the market tables
+//!   cargo xtask build heights                     the building heights step alone (JSON report)
 //!   cargo xtask validate index                    compare local authority indices with the loaded UK HPI
 //!   cargo xtask migrate                           apply migrations
 //!   cargo xtask openapi [--check]                 write (or check) docs/openapi.json and docs/mcp-tools.json
@@ -13,6 +14,7 @@
 //!   cargo xtask bench market [--districts N] [--years Y] [--per-month R]   benchmark the market build and endpoints
 //!   cargo xtask bench areas [--addresses N] [--secs S] [--reuse]   benchmark areas resolve and reverse-geocode
 //!   cargo xtask bench land [--parcels N] [--secs S]   benchmark the INSPIRE load, the land build and plot utilisation
+//!   cargo xtask bench buildings [--footprints N] [--secs S]   benchmark building heights from LIDAR tiles and buildings/physical
 //!   cargo xtask bench sourcing [--parcels N] [--secs S]   benchmark the parcel search and the area report over the land world
 //!   cargo xtask bench listings [--listings N] [--secs S]   benchmark the listings load, the listing indices and the asking index
 //!   cargo xtask bench auctions [--lots N] [--secs S]   benchmark the auction lot load, its UPRN links and auctions lots and stats
@@ -28,6 +30,7 @@ mod backtest;
 mod bench;
 mod bench_areas;
 mod bench_auctions;
+mod bench_buildings;
 mod bench_commercial;
 mod bench_land;
 mod bench_listings;
@@ -45,6 +48,7 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
   load DATASET FILE...                 load files; DATASET is a name or alias `cargo xtask load --list` lists
   load --list                          list the datasets (name, provenance source, aliases)
   build                                derive each address's area, link sales to UPRNs, build the market indices and volumes, then the valuation vintage
+  build heights                        the building heights step alone, as a JSON line (the buildings bench times it)
   backtest avm [--months N] [--simulated | --realistic] [FILES]
                                        replay the valuation model month by month (only sales registered by each vintage)
                                        beside two baselines; writes the accuracy rows. FILES: Price Paid files loaded into
@@ -64,6 +68,9 @@ const USAGE: &str = "usage: cargo xtask <fixtures|load|build|backtest|validate|m
   bench land [--parcels N] [--secs S]
                                        time the INSPIRE load (polygons/s, peak memory), the land build
                                        and plot utilisation on generated parcels
+  bench buildings [--footprints N] [--secs S]
+                                       time building heights from generated LIDAR tiles (footprints/s,
+                                       peak memory) and buildings/physical at 64 connections
   bench sourcing [--parcels N] [--secs S]
                                        the same world: the parcel search at 64 connections and the
                                        area report of a whole authority
@@ -251,6 +258,21 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
             println!("{}", dataset_list());
             Ok(())
         }
+        ["build", "heights"] => {
+            // The building heights step alone (`cargo xtask bench buildings` times it).
+            let db = store().await?;
+            let t = std::time::Instant::now();
+            let r = terrace_land::heights::build(&db, &mut |s| eprintln!("{s}")).await?;
+            println!(
+                "{}",
+                serde_json::json!({
+                    "tiles": r.tiles, "tiles_read": r.tiles_read, "computed": r.computed,
+                    "with_height": r.with_height, "uncovered": r.uncovered, "notes": r.notes,
+                    "seconds": t.elapsed().as_secs_f64(), "peak_memory_kb": peak_memory_kb(),
+                })
+            );
+            Ok(())
+        }
         ["build"] => {
             let db = store().await?;
             let derived = terrace_build::derive::derive_all(&db, &mut Progress::stderr()).await?;
@@ -369,6 +391,9 @@ async fn run(args: Vec<String>) -> anyhow::Result<()> {
                 bench_land::Routes::Land,
             )
             .await
+        }
+        ["bench", "buildings", rest @ ..] => {
+            bench_buildings::buildings(sized_bench(rest, "--footprints", 1_000_000)?).await
         }
         ["bench", "sourcing", rest @ ..] => {
             bench_land::land(

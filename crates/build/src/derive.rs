@@ -40,6 +40,12 @@ pub const FAMILY_STEPS: &[(&str, Step)] = &[
             .map(|_| ())?)
         })
     }),
+    ("building heights", |db, p| {
+        Box::pin(async move {
+            terrace_land::heights::build(db, &mut |s| p.say_line(s)).await?;
+            Ok(())
+        })
+    }),
     ("commercial capital index", |db, p| {
         Box::pin(async move {
             let r = terrace_commercial::capital_index::build(db, chrono::Utc::now().naive_utc())

@@ -69,6 +69,7 @@ sources! {
     ONS_PIPR = "ons_pipr", 0.5;
     HMLR_INSPIRE = "hmlr_inspire_index_polygons", 0.9;
     OS_OPEN_MAP_LOCAL = "os_open_map_local_buildings", 0.9;
+    EA_LIDAR_COMPOSITE = "ea_lidar_composite_2022", 0.85;
 }
 
 /// The confidence of a source no row names.

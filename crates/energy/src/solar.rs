@@ -16,7 +16,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_core::{Fact, UprnEntry};
 use terrace_store::epc::{self, EpcRow};
-use terrace_store::{address, land};
+use terrace_store::{address, land, lidar};
 
 /// What the data holds about one property's roof and panels.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -113,6 +113,14 @@ async fn facts(ctx: &EnergyCtx, uprn: i64) -> Result<Option<(SolarFacts, bool)>,
         Some(l) => land::authority_has_footprints(&ctx.db, l).await?,
         None => false,
     };
+    // The LIDAR build's height first, then the footprint file's (docs/METHODS.md).
+    let lidar_row = match &footprint {
+        Some(f) => lidar::heights_by_id(&ctx.db, std::slice::from_ref(&f.building_id))
+            .await?
+            .into_iter()
+            .next(),
+        None => None,
+    };
     let (roof_footprint_m2, height_m, building_id) = match &footprint {
         Some(f) => (
             Fact::ok(
@@ -120,10 +128,24 @@ async fn facts(ctx: &EnergyCtx, uprn: i64) -> Result<Option<(SolarFacts, bool)>,
                 &f.source,
                 "footprint area of the building the address point stands in".into(),
             ),
-            match f.height_m {
-                Some(h) => Fact::ok(h, &f.source, "height given with the footprint".into()),
-                None => Fact::not_available(
-                    "the footprint source gives no height, and no LIDAR surface or OpenStreetMap extract is loaded",
+            match (
+                lidar_row
+                    .as_ref()
+                    .and_then(|l| l.height_m.zip(l.source.clone())),
+                f.height_m,
+            ) {
+                (Some((h, src)), _) => Fact::ok(
+                    (h * 100.0).round() / 100.0,
+                    &src,
+                    "median of DSM - DTM over the cells centred inside the footprint (Environment Agency LIDAR composite)".into(),
+                ),
+                (None, Some(h)) => {
+                    Fact::ok(h, &f.source, "height given with the footprint".into())
+                }
+                (None, None) => Fact::not_available(
+                    lidar_row.and_then(|l| l.note).unwrap_or_else(|| {
+                        "the footprint source gives no height, and no LIDAR surface or OpenStreetMap extract is loaded".into()
+                    }),
                 ),
             },
             Some(f.building_id.clone()),

@@ -260,6 +260,8 @@ pub struct LandCases {
     pub sample_roof_shape: String,
     /// The planted cluster of adjacent parcels (the land assembly's tests).
     pub cluster: ClusterCases,
+    /// The LIDAR composite's tiles over the sample house (`lidar/`).
+    pub lidar: crate::lidar::LidarCases,
 }
 
 /// The planted cluster: a 3x2 block of plots around three houses that had no plot, in the
@@ -567,6 +569,7 @@ impl Land {
         u64,
         crate::out::FileStat,
         u64,
+        crate::out::FileStat,
         LandCases,
     )> {
         let mut gml = inspire_header(self.plots.len() + self.cluster.len() + 1);
@@ -597,6 +600,24 @@ impl Land {
         let gml_bytes = crate::out::write_whole(out_dir, INSPIRE_FILE, &gml)?;
         let geojson = os_buildings_geojson(&footprints);
         let b_bytes = crate::out::write_whole(out_dir, BUILDINGS_FILE, &geojson)?;
+        let sample_id = self
+            .plots
+            .iter()
+            .find(|p| p.building && p.uprn == self.cases.sample_uprn)
+            .map(|p| format!("osgb{:016}", p.id));
+        let sample = footprints
+            .iter()
+            .position(|f| Some(&f.0) == sample_id.as_ref())
+            .unwrap_or(usize::MAX);
+        let (lidar_stat, lidar_cases) = crate::lidar::write(out_dir, &footprints, sample)?;
+        self.cases.lidar = lidar_cases;
+        self.cases.lidar.boundary_uprn = self.cases.sample_uprn;
+        let uncovered = self.cases.lidar.uncovered_building.clone();
+        self.cases.lidar.uncovered_uprn = self
+            .plots
+            .iter()
+            .find(|p| p.building && format!("osgb{:016}", p.id) == uncovered)
+            .map_or(0, |p| p.uprn);
         // Attributes for every other building (the sample's first), then one malformed row.
         let mut attrs = format!("{ATTRIBUTES_HEADER}\n");
         let mut rows = 0usize;
@@ -653,6 +674,7 @@ impl Land {
                 bytes: a_bytes,
             },
             attrs_bad_line,
+            lidar_stat,
             self.cases,
         ))
     }

@@ -23,6 +23,7 @@ mod gazetteer;
 mod index;
 pub mod land;
 mod lha;
+pub mod lidar;
 mod listings;
 mod names;
 mod out;
@@ -880,8 +881,15 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         land.cluster_titles(owner, other, titles);
     }
     let (ccod_stat, ocod_stat, ch_stat, ownership_cases) = ownership.finish(out_dir)?;
-    let (gml_stat, buildings_stat, gml_bad_line, attrs_stat, attrs_bad_line, land_cases) =
-        land.finish(out_dir)?;
+    let (
+        gml_stat,
+        buildings_stat,
+        gml_bad_line,
+        attrs_stat,
+        attrs_bad_line,
+        lidar_stat,
+        land_cases,
+    ) = land.finish(out_dir)?;
     let (energy_stats, energy_cases) = energy.finish()?;
     if let Some((file, line, reason)) = &energy_cases.rejected_recommendation {
         rejections.push(Rejection {
@@ -1185,6 +1193,11 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         &buildings_stat,
         "os_buildings",
         "OS Open Map Local building layer as GeoJSON (EPSG:27700; id, feature_code)",
+    ));
+    files.push(entry(
+        &lidar_stat,
+        "lidar_composite",
+        "Environment Agency LIDAR Composite DSM and DTM tiles (a directory): LIDAR-Composite_DSM_1m_2022_<grid ref>.tif and _DTM_ pairs, GeoTIFF float32, 1 m cells, EPSG:27700 (ModelPixelScale, ModelTiepoint, GeoKeyDirectory), GDAL_NODATA -9999, Deflate; two 200 m tiles side by side; rows are tile pairs, bytes the files' total",
     ));
     files.push(entry(
         &attrs_stat,

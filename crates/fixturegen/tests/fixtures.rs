@@ -137,8 +137,26 @@ fn manifest_row_counts_match_the_files() {
         assert_eq!(v["seed"], 1);
         m.clone()
     };
-    assert_eq!(on_disk.files.len(), 79);
+    assert_eq!(on_disk.files.len(), 80);
     for f in &m.files {
+        if f.path == "lidar" {
+            // The LIDAR composite is a directory of GeoTIFF tile pairs: its bytes are its files',
+            // its rows its pairs.
+            let (mut bytes, mut dsm, mut dtm) = (0, 0, 0);
+            for e in std::fs::read_dir(dir.join(&f.path)).unwrap() {
+                let e = e.unwrap();
+                let name = e.file_name().to_string_lossy().into_owned();
+                bytes += e.metadata().unwrap().len();
+                dsm += u64::from(name.contains("_DSM_"));
+                dtm += u64::from(name.contains("_DTM_"));
+                assert!(
+                    std::fs::read(e.path()).unwrap().starts_with(b"II*\0"),
+                    "{name}"
+                );
+            }
+            assert_eq!((bytes, dsm, dtm), (f.bytes, f.rows, f.rows));
+            continue;
+        }
         if f.path.ends_with(".xlsx") {
             // The cost workbook (binary): its size, and its rows are its value cells.
             let bytes = std::fs::read(dir.join(&f.path)).unwrap();
@@ -983,4 +1001,56 @@ fn ownership_files_are_in_the_published_layouts() {
     assert!(!ch.contains(&c.unfiled_company) && ccod.contains(&c.unfiled_company));
     // the landlord's number without its leading zero on some rows
     assert!(ccod.contains("\"9900001\"") && ccod.contains("\"09900001\""));
+}
+
+/// The LIDAR tiles: two pairs side by side whose common edge crosses the sample house's
+/// footprint, each tile georeferenced on its own grid, the sample at its planted height.
+#[test]
+fn lidar_tiles_straddle_the_sample_building_at_its_planted_height() {
+    let (dir, m) = default_fixture();
+    let l = &m.land_cases.lidar;
+    assert_eq!(l.pairs, 2);
+    assert_eq!(l.boundary_uprn, m.land_cases.sample_uprn);
+    assert_eq!(l.planted[0], (l.boundary_building.clone(), 7.25));
+    assert!(l.uncovered > 0 && l.uncovered_uprn > 0 && !l.uncovered_building.is_empty());
+    let v: serde_json::Value =
+        serde_json::from_str(&read(dir, "land/opmplc_building.geojson")).unwrap();
+    let f = v["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["properties"]["id"] == l.boundary_building.as_str())
+        .unwrap();
+    let xs: Vec<f64> = f["geometry"]["coordinates"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c[0].as_f64().unwrap())
+        .collect();
+    let (lo, hi) = xs
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(*x), b.max(*x)));
+    assert!(
+        lo < l.boundary_x && l.boundary_x < hi,
+        "{lo} {} {hi}",
+        l.boundary_x
+    );
+    let mut wests = Vec::new();
+    for e in std::fs::read_dir(dir.join("lidar")).unwrap() {
+        let p = e.unwrap().path();
+        let (h, cells) = terrace_geo::geotiff::read_tile(&p).unwrap();
+        assert_eq!((h.grid.width, h.grid.height, h.nodata), (200, 200, -9999.0));
+        assert_eq!(cells.len(), 40_000);
+        wests.push(h.grid.west);
+    }
+    wests.sort_by(f64::total_cmp);
+    assert_eq!(
+        wests,
+        vec![
+            l.boundary_x - 200.0,
+            l.boundary_x - 200.0,
+            l.boundary_x,
+            l.boundary_x
+        ]
+    );
 }

@@ -12,6 +12,7 @@
 //! `PointIndex`, an R-tree over points answering "which lie within this distance" and "which is the
 //! nearest".
 
+pub mod geotiff;
 mod index;
 mod points;
 mod shape;

@@ -26,6 +26,7 @@ mod epc_recommendations;
 mod inspire;
 mod leases;
 mod lha_rates;
+mod lidar_composite;
 mod listings;
 mod lpa_boundaries;
 mod names_codes;
@@ -118,6 +119,8 @@ pub enum Dataset {
     Inspire,
     /// OS Open Map Local building footprints (GeoJSON).
     OsBuildings,
+    /// The Environment Agency LIDAR Composite DSM and DTM tiles (a directory of GeoTIFFs).
+    LidarComposite,
     /// The operator's auction lot feed (CSV or JSON lines).
     AuctionLots,
     /// ONS construction price series (output price indices, implied deflator, construction
@@ -209,6 +212,7 @@ pub static DATASETS: &[DatasetInfo] = &[
     row!(Dataset::Pipr, "ons_pipr", ["pipr", "private_rents", "price_index_of_private_rents"], sources::ONS_PIPR, 13, pipr::Pipr),
     row!(Dataset::Inspire, "inspire", ["inspire_index_polygons", "hmlr_inspire", "land_registry_cadastral_parcels"], sources::HMLR_INSPIRE, 1, inspire::Inspire),
     row!(Dataset::OsBuildings, "os_buildings", ["os_open_map_local", "open_map_local_buildings"], sources::OS_OPEN_MAP_LOCAL, 1, os_buildings::OsBuildings),
+    row!(Dataset::LidarComposite, "lidar_composite", ["ea_lidar_composite", "lidar", "ea_lidar"], sources::EA_LIDAR_COMPOSITE, 2, lidar_composite::LidarComposite),
     row!(Dataset::BuildingAttributes, "building_attributes", ["building_attribute_feed", "buildings_attributes"], sources::OPERATOR_BUILDING_ATTRIBUTES, 10, building_attributes::BuildingAttributes),
     row!(Dataset::AuctionLots, "auction_lots", ["auctions", "auction_lot_feed"], sources::OPERATOR_AUCTION_LOTS, 10, auction_lots::AuctionLots),
     row!(Dataset::OnsConstructionPrices, "ons_construction_prices", ["construction_output_price_indices", "ons_opi", "construction_prices"], sources::ONS_CONSTRUCTION_PRICES, 20, ons_construction::OnsConstructionPrices),
@@ -315,6 +319,7 @@ mod tests {
             "os_open_names",
             "planning_portals",
             "inspire",
+            "lidar_composite",
         ] {
             assert!(DatasetInfo::find(name).is_some(), "{name}");
         }

@@ -30,6 +30,7 @@ pub mod inspire;
 pub mod layers;
 pub mod leases;
 pub mod lha;
+pub mod lidar;
 pub mod listings;
 pub mod lpa_boundaries;
 pub mod names_codes;
@@ -88,6 +89,17 @@ pub type Parsed<T> = Result<(u64, T), Rejection>;
 /// one of `price_paid`, `epc`, `open_uprn`, `codepoint`, `onspd`, `boundaries`, `addressbase`,
 /// `os_buildings` for a GeoPackage, or `None` when the file is unreadable or none of these.
 pub fn sniff(path: &Path) -> Option<&'static str> {
+    // A directory of GeoTIFF tiles: the LIDAR composite's DSM/DTM pairs.
+    if path.is_dir() {
+        let tiles = std::fs::read_dir(path)
+            .ok()?
+            .filter_map(Result::ok)
+            .any(|e| {
+                let n = e.file_name().to_string_lossy().to_ascii_lowercase();
+                n.ends_with(".tif") || n.ends_with(".tiff") || e.path().is_dir()
+            });
+        return tiles.then_some("lidar_composite");
+    }
     let file = std::fs::File::open(path).ok()?;
     let mut head = Vec::new();
     BufReader::new(file)

@@ -2,7 +2,8 @@
 //! standing on them. [`plot_utilisation`] answers `POST /v1/land/plot-utilisation` from the
 //! figures the land build ([`build`]) writes per parcel; [`classify`] is the land use of a parcel;
 //! [`density`] answers the H3 density, [`stock`] an area's stock profile and [`mixed_use`] its
-//! buildings holding both residential and commercial units.
+//! buildings holding both residential and commercial units; [`heights`] is the build step of
+//! building heights and volumes from the LIDAR composite, which [`physical`] answers.
 //!
 //! Invariants: plain functions over a context, no HTTP or MCP types; decimals are text; a parcel
 //! whose built coverage is not measured (no footprint data for its local authority) has a null
@@ -12,6 +13,7 @@ pub mod build;
 pub mod classify;
 pub mod density;
 pub mod footprints;
+pub mod heights;
 pub mod mixed_use;
 pub mod physical;
 pub mod stock;

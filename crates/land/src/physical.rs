@@ -1,7 +1,7 @@
 //! `POST /v1/buildings/physical`: for each UPRN, the building its address point stands in (the
 //! address-to-footprint link of the derive step) and what the loaded data holds about it: its
-//! footprint area and outline (WGS84 GeoJSON, simplified at 0.5 m), its height where a source
-//! gives one, floors only where a source records them, roof, solar panels, and the unit mix of
+//! footprint area and outline (WGS84 GeoJSON, simplified at 0.5 m), its height, survey year and
+//! volume from the LIDAR build (`heights`), else the footprint file's height, floors only where a source records them, roof, solar panels, and the unit mix of
 //! the addressed building (its units by class and list, as the mixed-use buildings count them).
 //! Methods in docs/METHODS.md ("Physical building facts").
 //!
@@ -16,7 +16,7 @@ use geo::Simplify;
 use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_core::{Fact, UprnEntry};
-use terrace_store::{address, buildings, epc, land};
+use terrace_store::{address, buildings, epc, land, lidar};
 
 /// The tolerance of the simplified outline, metres.
 pub const SIMPLIFY_M: f64 = 0.5;
@@ -97,7 +97,7 @@ pub struct PhysicalBatch {
 
 pub const UNIT_MIX_BASIS: &str = "The addressed building's units (by parent UPRN; parent shells are not units). Residential: address class R or X, or on the council tax list; commercial: class C or X, or a hereditament of the newest loaded rating list; a unit can be both.";
 const FLOORS_REASON: &str = "no loaded source records the number of floors (an OpenStreetMap extract's building:levels, or a building-attributes feed); floors are never estimated from height";
-const VOLUME_REASON: &str = "volume is measured from a LIDAR surface model inside the footprint, and none is loaded for this building; it is never estimated as height times area";
+const VOLUME_REASON: &str = "volume is measured from a LIDAR surface model inside the footprint, never estimated as height times area";
 const ROOF_SHAPE_REASON: &str = "no loaded source records roof shape (an OpenStreetMap extract's roof:shape, or a building-attributes feed)";
 const ROOF_MATERIAL_REASON: &str = "no loaded source records roof material (an OpenStreetMap extract's roof:material, or a building-attributes feed)";
 const BASEMENT_REASON: &str = "no open source records basements: it needs a licensed building-attributes feed, none is loaded";
@@ -196,54 +196,51 @@ async fn facts(ctx: &LandCtx, uprn: i64) -> Result<Option<PhysicalFacts>, LandEr
             }
         }
     };
-    let (building_id, footprint_area_m2, footprint_geojson, height_m, height_survey_year) =
-        match &footprint {
-            Some(f) => {
-                let linked = format!(
-                    "footprint {} containing the address point ({})",
-                    f.building_id,
-                    link.map(|l| l.method.as_str()).unwrap_or_default()
-                );
-                let outline = terrace_geo::multipolygon_from_wkb(&f.wkb)
-                    .ok()
-                    .and_then(|mp| outline_geojson(&mp));
-                let (height, year) = match f.height_m {
-                    Some(h) => (
-                        Fact::ok(h, &f.source, format!("height given with {linked}")),
-                        Fact::not_available(
-                            "the footprint file gives its height without a survey year",
-                        ),
+    let (
+        building_id,
+        footprint_area_m2,
+        footprint_geojson,
+        height_m,
+        height_survey_year,
+        volume_m3,
+    ) = match &footprint {
+        Some(f) => {
+            let linked = format!(
+                "footprint {} containing the address point ({})",
+                f.building_id,
+                link.map(|l| l.method.as_str()).unwrap_or_default()
+            );
+            let outline = terrace_geo::multipolygon_from_wkb(&f.wkb)
+                .ok()
+                .and_then(|mp| outline_geojson(&mp));
+            let (height, year, volume) = height_facts(ctx, f, &linked).await?;
+            (
+                Some(f.building_id.clone()),
+                Fact::ok(f.area_m2, &f.source, format!("planar area of {linked}")),
+                match outline {
+                    Some(g) => Fact::ok(
+                        g,
+                        &f.source,
+                        format!("outline of {linked}, WGS84, simplified at {SIMPLIFY_M} m"),
                     ),
-                    None => {
-                        let why = "the footprint source gives no height, and no LIDAR surface model or OpenStreetMap extract is loaded for it";
-                        (Fact::not_available(why), Fact::not_available(why))
-                    }
-                };
-                (
-                    Some(f.building_id.clone()),
-                    Fact::ok(f.area_m2, &f.source, format!("planar area of {linked}")),
-                    match outline {
-                        Some(g) => Fact::ok(
-                            g,
-                            &f.source,
-                            format!("outline of {linked}, WGS84, simplified at {SIMPLIFY_M} m"),
-                        ),
-                        None => Fact::not_available(
-                            "the outline lies outside the BNG to WGS84 transformation",
-                        ),
-                    },
-                    height,
-                    year,
-                )
-            }
-            None => (
-                None,
-                Fact::not_available(no_footprint.clone()),
-                Fact::not_available(no_footprint.clone()),
-                Fact::not_available(no_footprint.clone()),
-                Fact::not_available(no_footprint.clone()),
-            ),
-        };
+                    None => Fact::not_available(
+                        "the outline lies outside the BNG to WGS84 transformation",
+                    ),
+                },
+                height,
+                year,
+                volume,
+            )
+        }
+        None => (
+            None,
+            Fact::not_available(no_footprint.clone()),
+            Fact::not_available(no_footprint.clone()),
+            Fact::not_available(no_footprint.clone()),
+            Fact::not_available(no_footprint.clone()),
+            Fact::not_available(no_footprint.clone()),
+        ),
+    };
     let attrs = Attributes::read(ctx, uprn, building_uprn).await?;
     let solar_panels_present = match solar(ctx, uprn).await? {
         f if f.status == terrace_core::FigureStatus::Ok => f,
@@ -256,7 +253,7 @@ async fn facts(ctx: &LandCtx, uprn: i64) -> Result<Option<PhysicalFacts>, LandEr
         footprint_geojson,
         height_m,
         height_survey_year,
-        volume_m3: Fact::not_available(VOLUME_REASON),
+        volume_m3,
         floors: attrs
             .fact(|a| a.floors.map(i64::from), "floors")
             .unwrap_or_else(|| attrs.not_available(FLOORS_REASON)),
@@ -278,6 +275,84 @@ async fn facts(ctx: &LandCtx, uprn: i64) -> Result<Option<PhysicalFacts>, LandEr
             .unwrap_or_else(|| attrs.not_available(MATERIAL_REASON)),
         unit_mix,
     }))
+}
+
+fn round_to(v: f64, places: i32) -> f64 {
+    let k = 10f64.powi(places);
+    (v * k).round() / k
+}
+
+/// Height, survey year and volume of a footprint: the LIDAR build's where it measured one; else
+/// the footprint file's height (second to LIDAR, with no survey year or volume); else why not.
+async fn height_facts(
+    ctx: &LandCtx,
+    f: &land::FootprintRow,
+    linked: &str,
+) -> Result<(Fact<f64>, Fact<i32>, Fact<f64>), LandError> {
+    let row = lidar::heights_by_id(&ctx.db, std::slice::from_ref(&f.building_id))
+        .await?
+        .into_iter()
+        .next();
+    if let Some(r) = &row
+        && let (Some(h), Some(v), Some(src)) = (r.height_m, r.volume_m3, r.source.as_deref())
+    {
+        let cells = r.cells.unwrap_or(0);
+        let skipped = r
+            .note
+            .as_deref()
+            .map(|n| format!("; {n}"))
+            .unwrap_or_default();
+        let height = Fact::ok(
+            round_to(h, 2),
+            src,
+            format!(
+                "median of DSM - DTM over the {cells} 1 m cells centred inside {linked}, from the Environment Agency LIDAR composite{skipped}"
+            ),
+        );
+        let year = match r.survey_year {
+            Some(y) => Fact::ok(
+                y,
+                src,
+                "survey year of the LIDAR tiles holding most of the footprint's cells (the composite's 2022 unless the operator gives a tile's year)".to_string(),
+            ),
+            None => Fact::not_available("the LIDAR tiles state no survey year"),
+        };
+        let volume = Fact::ok(
+            round_to(v, 1),
+            src,
+            format!("sum of max(DSM - DTM, 0) x cell area over the same {cells} cells"),
+        );
+        return Ok((height, year, volume));
+    }
+    let why_lidar = match row.as_ref().and_then(|r| r.note.clone()) {
+        Some(n) => n,
+        None if lidar::tiles_loaded(&ctx.db).await? => {
+            "the building heights have not been built since the LIDAR tiles were loaded (cargo xtask build)".to_string()
+        }
+        None => "no LIDAR surface model (DSM and DTM) is loaded".to_string(),
+    };
+    let volume = Fact::not_available(format!("{why_lidar}; {VOLUME_REASON}"));
+    Ok(match f.height_m {
+        Some(h) => (
+            Fact::ok(
+                h,
+                &f.source,
+                format!("height given with {linked} (no LIDAR height: {why_lidar})"),
+            ),
+            Fact::not_available(format!(
+                "the footprint file gives its height without a survey year, and there is no LIDAR height: {why_lidar}"
+            )),
+            volume,
+        ),
+        None => {
+            let why = format!("{why_lidar}; the footprint source gives no height");
+            (
+                Fact::not_available(why.clone()),
+                Fact::not_available(why),
+                volume,
+            )
+        }
+    })
 }
 
 /// The building-attributes feed's row for the UPRN (else for its building record), and whether

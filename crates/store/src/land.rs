@@ -586,13 +586,15 @@ pub async fn scope_units(db: &Db, scope: &PlotScope) -> StoreResult<Vec<StockUni
 pub const GLASSHOUSE: i32 = 15_016;
 
 /// (footprint area in m², height in metres) of the scope's building footprints, glasshouses
-/// left out: a local authority's by the authority holding each footprint's interior point, an
+/// left out; the height is the LIDAR height where the land build measured one, else the
+/// footprint file's (docs/METHODS.md, "Building height and volume"): a local authority's by the authority holding each footprint's interior point, an
 /// LSOA's those standing on a parcel whose interior point lies in the LSOA (each once).
 pub async fn scope_footprints(db: &Db, scope: &PlotScope) -> StoreResult<Vec<(f64, Option<f64>)>> {
     let not_glasshouse = building_footprints::feature_code
         .is_null()
         .or(building_footprints::feature_code.ne(GLASSHOUSE));
-    let rows: Vec<(String, f64, Option<f64>)> = match scope {
+    type Row = (String, f64, Option<f64>, Option<f64>);
+    let rows: Vec<Row> = match scope {
         PlotScope::Lad(l) => with_conn!(db, |c| {
             building_footprints::table
                 .filter(building_footprints::lad_code.eq(l))
@@ -600,6 +602,7 @@ pub async fn scope_footprints(db: &Db, scope: &PlotScope) -> StoreResult<Vec<(f6
                 .select((
                     building_footprints::building_id,
                     building_footprints::area_m2,
+                    building_footprints::lidar_height_m,
                     building_footprints::height_m,
                 ))
                 .load(c)
@@ -620,6 +623,7 @@ pub async fn scope_footprints(db: &Db, scope: &PlotScope) -> StoreResult<Vec<(f6
                 .select((
                     building_footprints::building_id,
                     building_footprints::area_m2,
+                    building_footprints::lidar_height_m,
                     building_footprints::height_m,
                 ))
                 .distinct()
@@ -627,7 +631,10 @@ pub async fn scope_footprints(db: &Db, scope: &PlotScope) -> StoreResult<Vec<(f6
                 .await?
         }),
     };
-    Ok(rows.into_iter().map(|(_, a, h)| (a, h)).collect())
+    Ok(rows
+        .into_iter()
+        .map(|(_, a, lidar, file)| (a, lidar.or(file)))
+        .collect())
 }
 
 #[derive(Debug, Clone, PartialEq, diesel::QueryableByName)]

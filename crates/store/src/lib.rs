@@ -64,6 +64,7 @@ pub mod gpkg;
 pub mod land;
 pub mod leases;
 pub mod lha;
+pub mod lidar;
 pub mod listings;
 pub mod loads;
 mod lookup;

@@ -988,6 +988,39 @@ diesel::table! {
         source -> Text,
         updated_at -> Timestamp,
         height_m -> Nullable<Double>,
+        lidar_height_m -> Nullable<Double>,
+        lidar_volume_m3 -> Nullable<Double>,
+        lidar_cells -> Nullable<Integer>,
+        lidar_survey_year -> Nullable<Integer>,
+        lidar_source -> Nullable<Text>,
+        lidar_note -> Nullable<Text>,
+        lidar_built -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    lidar_tiles (tile_key) {
+        tile_key -> Text,
+        tile -> Text,
+        dsm_path -> Text,
+        dtm_path -> Text,
+        min_x -> Double,
+        min_y -> Double,
+        max_x -> Double,
+        max_y -> Double,
+        cell_x -> Double,
+        cell_y -> Double,
+        width -> Integer,
+        height -> Integer,
+        dsm_nodata -> Double,
+        dtm_nodata -> Double,
+        survey_year -> Integer,
+        dsm_bytes -> BigInt,
+        dtm_bytes -> BigInt,
+        dsm_modified -> BigInt,
+        dtm_modified -> BigInt,
+        source -> Text,
+        updated_at -> Timestamp,
     }
 }
 

@@ -813,3 +813,75 @@ async fn the_building_attributes_feed_loads_rejects_each_malformed_row_and_answe
         other["floors"]
     );
 }
+
+/// The fixture world's LIDAR tiles (loaded by the first start like any dataset): the sample
+/// house's building, across the two tiles' common edge with two nodata roof cells, answers its
+/// planted height (to the centimetre), volume and survey year with the composite as source; a
+/// house whose building no tile covers answers `not_available` saying so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn physical_answers_the_planted_lidar_height_across_a_tile_edge_on_the_fixture_world() {
+    let t = crate::support::fixture_db().await;
+    let state = crate::support::state_for(&t.db, Default::default()).await;
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join("manifest.json")).unwrap())
+            .unwrap();
+    let lidar = &m["land_cases"]["lidar"];
+    let (_, key) = account(&t.db, 100).await;
+    let svc = service(state).await;
+    let body = json!({"uprns": [lidar["boundary_uprn"], lidar["uncovered_uprn"]]});
+    let r = send(&svc, post_json(PHYSICAL, &key, &body)).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let house = &r.json["items"][0]["result"];
+    assert_eq!(house["building_id"], lidar["boundary_building"]);
+    let h = &house["height_m"];
+    assert_eq!(h["status"], "ok", "{h}");
+    let planted = lidar["boundary_height_m"].as_f64().unwrap();
+    assert!(
+        (h["value"].as_f64().unwrap() - planted).abs() <= 0.01,
+        "{h}"
+    );
+    assert_eq!(h["source"], "fixture:ea_lidar_composite_2022");
+    assert!(h["confidence"].as_f64().unwrap() > 0.5);
+    assert!(
+        h["note"].as_str().unwrap().contains("2 of"),
+        "nodata skipped: {h}"
+    );
+    let year = &house["height_survey_year"];
+    assert_eq!(
+        (year["status"].as_str(), year["value"].as_i64()),
+        (Some("ok"), Some(2022))
+    );
+    assert_eq!(year["source"], "fixture:ea_lidar_composite_2022");
+    let v = &house["volume_m3"];
+    assert_eq!(v["status"], "ok", "{v}");
+    let cells: f64 = h["note"]
+        .as_str()
+        .unwrap()
+        .split("over the ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(
+        cells >= 50.0,
+        "an 8 x 8 m footprint less its nodata cells: {cells}"
+    );
+    assert!(
+        (v["value"].as_f64().unwrap() - planted * cells).abs() <= 0.5,
+        "{v}"
+    );
+
+    let far = &r.json["items"][1]["result"];
+    assert_eq!(far["building_id"], lidar["uncovered_building"]);
+    for k in ["height_m", "volume_m3", "height_survey_year"] {
+        assert_eq!(far[k]["status"], "not_available", "{k}: {}", far[k]);
+        assert!(
+            far[k]["note"]
+                .as_str()
+                .unwrap()
+                .contains("no loaded LIDAR tile covers the footprint"),
+            "{k}: {}",
+            far[k]
+        );
+    }
+}

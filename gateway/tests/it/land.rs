@@ -577,10 +577,25 @@ async fn the_fixture_world_links_titles_to_parcels_and_reports_its_coverage() {
                 (Some("64.00"), Some(n)),
                 "{f}"
             );
-            assert_eq!(
-                r.json["median_height_m"]["status"], "not_available",
-                "OS Open Map Local has no height"
-            );
+            // OS Open Map Local has no height: the median is of the LIDAR heights planted
+            // under the footprints the fixture tiles cover.
+            let mut planted: Vec<f64> = cases["lidar"]["planted"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p[1].as_f64().unwrap())
+                .collect();
+            planted.sort_by(f64::total_cmp);
+            let k = planted.len();
+            let median = if k % 2 == 1 {
+                planted[k / 2]
+            } else {
+                (planted[k / 2 - 1] + planted[k / 2]) / 2.0
+            };
+            let h = &r.json["median_height_m"];
+            assert_eq!(h["n"].as_i64(), Some(k as i64), "{h}");
+            let got: f64 = h["value"].as_str().unwrap().parse().unwrap();
+            assert!((got - median).abs() <= 0.006, "{h} against {median}");
         } else {
             assert_eq!(r.json["median_footprint_m2"]["status"], "not_available");
         }
