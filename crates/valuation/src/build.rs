@@ -308,6 +308,7 @@ async fn live_vintage_scores(
                 resale: r.last_sale_date.is_some(),
                 price: s.price as f64,
                 model: Some(r.value?),
+                interval: r.lo.zip(r.hi),
                 anchor: r.estimate_anchor,
                 median: None,
             })
@@ -427,6 +428,16 @@ pub fn vintage_json(v: &an::Vintage) -> serde_json::Value {
                 .zip(c.beta)
                 .map(|(n, b)| (n.to_string(), serde_json::json!(b)))
                 .collect::<serde_json::Map<_, _>>(),
+            "type_steps": {
+                "years": an::TYPE_STEP_YEARS,
+                "ridge_pairs": an::TYPE_STEP_RIDGE_PAIRS,
+                "pairs": c.type_steps.pairs,
+                "steps_by_type": ["D", "S", "T", "F", "O"]
+                    .iter()
+                    .zip(&c.type_steps.steps)
+                    .map(|(t, v)| (t.to_string(), serde_json::json!(v)))
+                    .collect::<serde_json::Map<_, _>>(),
+            },
             "local_trends": {
                 "sectors": local_trends_json(&c.sectors),
                 "streets": local_trends_json(&c.streets),
