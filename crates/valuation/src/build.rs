@@ -370,6 +370,8 @@ pub fn calibration_json(c: &an::Calibration) -> serde_json::Value {
     stacked.sort_by_key(|(k, _)| **k);
     let mut widths: Vec<_> = c.half_width.iter().collect();
     widths.sort_by_key(|(k, _)| **k);
+    let mut by_type: Vec<_> = c.half_width_type.iter().collect();
+    by_type.sort_by_key(|(k, _)| **k);
     serde_json::json!({
         "coverage": an::AVM_COVERAGE,
         "n_calibration": c.n_calibration,
@@ -386,6 +388,7 @@ pub fn calibration_json(c: &an::Calibration) -> serde_json::Value {
         })).collect::<Vec<_>>(),
         "log_half_width": widths.iter().map(|(k, w)| serde_json::json!({"class": k, "half_width": w})).collect::<Vec<_>>(),
         "log_half_width_all": c.half_width_all,
+        "log_half_width_by_type": by_type.iter().map(|((k, t), w)| serde_json::json!({"class": k, "type": ["D", "S", "T", "F", "O"].get(**t), "half_width": w})).collect::<Vec<_>>(),
     })
 }
 
