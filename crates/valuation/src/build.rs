@@ -388,7 +388,7 @@ pub fn calibration_json(c: &an::Calibration) -> serde_json::Value {
         })).collect::<Vec<_>>(),
         "log_half_width": widths.iter().map(|(k, w)| serde_json::json!({"class": k, "half_width": w})).collect::<Vec<_>>(),
         "log_half_width_all": c.half_width_all,
-        "log_half_width_by_type": by_type.iter().map(|((k, t), w)| serde_json::json!({"class": k, "type": ["D", "S", "T", "F", "O"].get(**t), "half_width": w})).collect::<Vec<_>>(),
+        "log_half_width_by_type": by_type.iter().map(|((k, t), w)| serde_json::json!({"class": k, "type": (["D", "S", "T", "F", "O"].get(*t)), "half_width": w})).collect::<Vec<_>>(),
     })
 }
 
@@ -435,11 +435,11 @@ pub fn vintage_json(v: &an::Vintage) -> serde_json::Value {
                 "years": an::TYPE_STEP_YEARS,
                 "ridge_pairs": an::TYPE_STEP_RIDGE_PAIRS,
                 "pairs": c.type_steps.pairs,
-                "steps_by_type": ["D", "S", "T", "F", "O"]
+                "steps_by_type": (["D", "S", "T", "F", "O"]
                     .iter()
                     .zip(&c.type_steps.steps)
                     .map(|(t, v)| (t.to_string(), serde_json::json!(v)))
-                    .collect::<serde_json::Map<_, _>>(),
+                    .collect::<serde_json::Map<_, _>>()),
             },
             "local_trends": {
                 "sectors": local_trends_json(&c.sectors),
