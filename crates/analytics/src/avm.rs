@@ -30,6 +30,7 @@ mod resale;
 use resale::fit_resale_correction;
 pub use resale::{
     CORRECTION_COLUMNS, LocalTrends, MIN_CORRECTION_PAIRS, MIN_TREND_GROUPS, ResaleCorrection,
+    TYPE_STEP_RIDGE_PAIRS, TYPE_STEP_YEARS, TypeSteps,
 };
 
 /// The nominal coverage of the published interval.
@@ -1001,7 +1002,7 @@ pub fn fit_hedonic_set(
         relisting,
         correction: None,
     };
-    set.correction = fit_resale_correction(&rows, &set);
+    set.correction = fit_resale_correction(&rows, &set, vintage);
     set
 }
 
@@ -1310,6 +1311,9 @@ pub struct Calibration {
     /// Interval half-widths (log) per evidence class, and the all-class one.
     pub half_width: HashMap<&'static str, f64>,
     pub half_width_all: Option<f64>,
+    /// Interval half-widths (log) per evidence class and property type (slot of `type_slot`),
+    /// where the pair had [`MIN_CLASS_ERRORS`] calibration sales.
+    pub half_width_type: HashMap<(&'static str, usize), f64>,
     /// Share of calibration sales inside their interval (per construction about the nominal).
     pub calibration_coverage: Option<f64>,
     pub n_calibration: usize,
@@ -1432,6 +1436,15 @@ impl Calibration {
 
     pub fn half_width_for(&self, class: &str) -> Option<f64> {
         self.half_width.get(class).copied().or(self.half_width_all)
+    }
+
+    /// The half-width of `class` for a dwelling of type `t`: the class and type's own when
+    /// measured, else the class's.
+    pub fn half_width_of(&self, class: &'static str, t: PropertyType) -> Option<f64> {
+        self.half_width_type
+            .get(&(class, type_slot(t)))
+            .copied()
+            .or_else(|| self.half_width_for(class))
     }
 }
 
@@ -1576,7 +1589,7 @@ fn combine(
     let w = cal.weights(avail, evidence_bits(&est, subject, at));
     let log_v = blend(&est.logs, &w).unwrap_or_default();
     let class = evidence_class(avail);
-    let hw = cal.half_width_for(class);
+    let hw = cal.half_width_of(class, subject.property_type);
     Ok(AvmValue {
         value: log_v.exp(),
         lo: hw.map(|h| (log_v - h).exp()),
@@ -1613,6 +1626,7 @@ pub fn fit_vintage(
         .collect();
     let step = (targets.len() / max_calibration.max(1)).max(1);
     let mut errs: Vec<CalRow> = Vec::new();
+    let mut types: Vec<PropertyType> = Vec::new();
     for t in targets.iter().step_by(step) {
         let subject = Subject::of_sale(t);
         let mut e = estimates(&subject, &hist, &hed_origin, index, origin, origin);
@@ -1623,8 +1637,10 @@ pub fn fit_vintage(
         }
         let bits = evidence_bits(&e, &subject, t.month);
         errs.push((e.logs, (t.price as f64).ln(), bits));
+        types.push(t.property_type);
     }
-    let calibration = calibrate(&errs);
+    let mut calibration = calibrate(&errs);
+    calibration.half_width_type = type_half_widths(&calibration, &errs, &types);
     Vintage {
         month: vintage,
         hedonic: fit_hedonic_set(&known, index, vintage, vintage),
@@ -1674,6 +1690,7 @@ pub fn calibrate(errs: &[CalRow]) -> Calibration {
         stacked,
         half_width: HashMap::new(),
         half_width_all: None,
+        half_width_type: HashMap::new(),
         calibration_coverage: None,
         n_calibration: 0,
     };
@@ -1706,6 +1723,31 @@ pub fn calibrate(errs: &[CalRow]) -> Calibration {
         .sum::<usize>();
     cal.calibration_coverage = (!all.is_empty()).then(|| inside as f64 / all.len() as f64);
     cal
+}
+
+/// The interval half-widths per evidence class and property type of `errs` (with `types`, the
+/// type of each calibration sale), blended with the calibration's own weights: the
+/// [`AVM_COVERAGE`] quantile of the absolute log errors of each pair with at least
+/// [`MIN_CLASS_ERRORS`] sales.
+fn type_half_widths(
+    cal: &Calibration,
+    errs: &[CalRow],
+    types: &[PropertyType],
+) -> HashMap<(&'static str, usize), f64> {
+    let mut by: HashMap<(&'static str, usize), Vec<f64>> = HashMap::new();
+    for ((logs, y, bits), t) in errs.iter().zip(types) {
+        let avail = [logs[0].is_some(), logs[1].is_some(), logs[2].is_some()];
+        let w = cal.weights(avail, *bits);
+        if let Some(b) = blend(logs, &w) {
+            by.entry((evidence_class(avail), type_slot(*t)))
+                .or_default()
+                .push((b - y).abs());
+        }
+    }
+    by.into_iter()
+        .filter(|(_, v)| v.len() >= MIN_CLASS_ERRORS)
+        .filter_map(|(k, v)| Some((k, quantile(&v, AVM_COVERAGE)?)))
+        .collect()
 }
 
 /// Accuracy of a set of valuations against the prices later paid.

@@ -33,6 +33,11 @@ pub const MIN_TREND_GROUPS: usize = 10;
 /// The variance of one pair's residual is floored at this (log squared), so that the weight of
 /// a short hold stays finite.
 const MIN_PAIR_VARIANCE: f64 = 1e-4;
+/// The type steps: each property type's own change beside the district index in each of the
+/// last this many years before the vintage (an anchor older than that takes them all).
+pub const TYPE_STEP_YEARS: usize = 10;
+/// Ridge on each type step, in pairs of median weight (a pseudo-observation of 0 for each).
+pub const TYPE_STEP_RIDGE_PAIRS: f64 = 20.0;
 
 /// The columns, in the order of [`ResaleCorrection::beta`].
 pub const CORRECTION_COLUMNS: [&str; N_COL] = [
@@ -64,6 +69,61 @@ pub struct ResaleCorrection {
     pub sectors: LocalTrends,
     /// Each street's own trend beside the columns and its sector's, log per year.
     pub streets: LocalTrends,
+    /// Each property type's own change beside the district index and the columns, year by year.
+    pub type_steps: TypeSteps,
+}
+
+/// Each property type's own change beside the district index and the correction's columns in
+/// each of the last [`TYPE_STEP_YEARS`] years before the vintage (log): a type whose prices
+/// parted from the all-dwellings index in some years and not others (flats level while houses
+/// rose) is carried by its own steps, which a trend in the years between cannot follow.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TypeSteps {
+    /// Per type slot (detached, semi-detached, terraced, flat, other), the step of year j
+    /// (j = 0 the year to the vintage): the type's change beside the rest over that year.
+    pub steps: [[f64; TYPE_STEP_YEARS]; 5],
+    /// Pairs behind each type's steps.
+    pub pairs: [usize; 5],
+}
+
+fn type_slot(t: PropertyType) -> usize {
+    match t {
+        PropertyType::Detached => 0,
+        PropertyType::SemiDetached => 1,
+        PropertyType::Terraced => 2,
+        PropertyType::Flat => 3,
+        PropertyType::Other => 4,
+    }
+}
+
+/// Whether a sale `months_ago` before the vintage lies before the end of step year `j` (the
+/// boundary `12 (j + 1)` months before the vintage is crossed on the way to it).
+fn crossed(months_ago: i32, j: usize) -> bool {
+    months_ago >= 12 * (j as i32 + 1)
+}
+
+/// The step columns of a pair of sales `ka` and `kb` months before the vintage (`ka >= kb`):
+/// 1 for each year boundary between them.
+fn step_columns(ka: i32, kb: i32) -> [f64; TYPE_STEP_YEARS] {
+    let mut c = [0.0; TYPE_STEP_YEARS];
+    for (j, x) in c.iter_mut().enumerate() {
+        if crossed(ka, j) && !crossed(kb, j) {
+            *x = 1.0;
+        }
+    }
+    c
+}
+
+impl TypeSteps {
+    /// The type's change beside the rest from a sale `months_ago` before the vintage to it.
+    pub fn of(&self, t: PropertyType, months_ago: i32) -> f64 {
+        let s = &self.steps[type_slot(t)];
+        step_columns(months_ago, 0)
+            .iter()
+            .zip(s)
+            .map(|(c, x)| c * x)
+            .sum()
+    }
 }
 
 /// One level of local trends (postcode sectors, or streets), measured by empirical Bayes: each
@@ -145,7 +205,10 @@ impl ResaleCorrection {
             years,
             above,
         );
-        let local = (self.sectors.of(last.sector) + self.streets.of(last.street)) * years;
+        let local = (self.sectors.of(last.sector) + self.streets.of(last.street)) * years
+            + self
+                .type_steps
+                .of(last.property_type, vintage.months_since(last.month));
         r.iter()
             .zip(&self.beta)
             .enumerate()
@@ -163,6 +226,7 @@ impl ResaleCorrection {
 pub(super) fn fit_resale_correction(
     rows: &[(&AvmSale, f64)],
     hed: &HedonicSet,
+    vintage: Month,
 ) -> Option<ResaleCorrection> {
     // Ordered by dwelling, so the sums (and the fit) are the same on every run.
     let mut by: BTreeMap<u64, Vec<(&AvmSale, f64)>> = BTreeMap::new();
@@ -192,6 +256,8 @@ pub(super) fn fit_resale_correction(
                 sector: a.sector,
                 street: a.street,
                 years,
+                slot: type_slot(a.property_type),
+                steps: step_columns(vintage.months_since(a.month), vintage.months_since(b.month)),
             });
         }
     }
@@ -212,7 +278,16 @@ pub(super) fn fit_resale_correction(
         .map(|p| p.y - p.row.iter().zip(&beta).map(|(x, b)| x * b).sum::<f64>())
         .collect();
     let variance = pair_variance(&pairs, &e);
-    // Sectors first, then streets on what their sectors leave.
+    // The types' own steps, then sectors, then streets, each on what the earlier leave.
+    let type_steps = fit_type_steps(&pairs, &e, &variance);
+    for (r, p) in e.iter_mut().zip(&pairs) {
+        *r -= p
+            .steps
+            .iter()
+            .zip(&type_steps.steps[p.slot])
+            .map(|(c, x)| c * x)
+            .sum::<f64>();
+    }
     let sectors = local_trends(&pairs, &e, &variance, |p| p.sector);
     for (r, p) in e.iter_mut().zip(&pairs) {
         *r -= sectors.of(p.sector) * p.years;
@@ -223,7 +298,42 @@ pub(super) fn fit_resale_correction(
         n_pairs: pairs.len(),
         sectors,
         streets,
+        type_steps,
     })
+}
+
+/// The type steps on the residuals `e` after the columns: per type, ridge least squares of a
+/// pair's residual on its step columns, each pair weighted by `1 / v`, each step with a
+/// pseudo-observation of 0 of weight [`TYPE_STEP_RIDGE_PAIRS`] times the median weight.
+fn fit_type_steps(pairs: &[Pair], e: &[f64], variance: &[f64]) -> TypeSteps {
+    let mut out = TypeSteps::default();
+    let weights: Vec<f64> = variance.iter().map(|v| 1.0 / v).collect();
+    let Some(mid) = crate::stats::median(&weights) else {
+        return out;
+    };
+    let ridge = TYPE_STEP_RIDGE_PAIRS;
+    for slot in 0..5 {
+        let mut ne = NormalEquations::new(TYPE_STEP_YEARS);
+        let mut n = 0;
+        for ((p, r), w) in pairs.iter().zip(e).zip(&weights) {
+            if p.slot == slot {
+                ne.add_dense(&p.steps, *r, *w);
+                n += 1;
+            }
+        }
+        out.pairs[slot] = n;
+        if n == 0 {
+            continue;
+        }
+        for j in 0..TYPE_STEP_YEARS {
+            ne.add(&[(j, 1.0)], 0.0, ridge * mid);
+        }
+        let b = ne.solve(false).beta;
+        for (x, v) in out.steps[slot].iter_mut().zip(&b) {
+            *x = v.clamp(-WEIGHT_ERROR_CLIP, WEIGHT_ERROR_CLIP);
+        }
+    }
+    out
 }
 
 /// One repeat pair of the fit.
@@ -234,6 +344,9 @@ struct Pair {
     sector: Option<u64>,
     street: Option<u64>,
     years: f64,
+    /// The earlier sale's type slot and the pair's type step columns.
+    slot: usize,
+    steps: [f64; TYPE_STEP_YEARS],
 }
 
 /// The variance of a pair's residual as a line in the years between (the two sales' noise,

@@ -5,7 +5,7 @@ use crate::hedonic::hedonic_index;
 use crate::repeat_sales::repeat_sales_index;
 use crate::sales::{PairFilter, PairStats, Sale, form_pairs};
 use crate::series::{IndexGrid, IndexMethod, IndexSeries};
-use crate::smooth::{LEVEL_STEP_PER_MONTH, smooth_log_levels};
+use crate::smooth::{LEVEL_STEP_PER_MONTH, ml_level_step, smooth_log_levels};
 
 /// Repeat sales needs at least this many pairs after the filters ...
 pub const MIN_PAIRS_REPEAT_SALES: usize = 300;
@@ -29,6 +29,10 @@ pub struct IndexConfig {
     pub tau_per_month: f64,
     /// The random-walk step of the smoother over a geography's own estimate (section 6).
     pub level_step_per_month: f64,
+    /// Whether a geography's own step is estimated from its own estimates by maximum likelihood
+    /// (`ml_level_step`, within `LEVEL_STEP_RANGE`); `level_step_per_month` is then the step of a
+    /// series too short to estimate one.
+    pub estimate_level_step: bool,
     pub pair_filter: PairFilter,
 }
 
@@ -41,6 +45,7 @@ impl Default for IndexConfig {
             min_sales_per_period: MIN_SALES_PER_PERIOD,
             tau_per_month: TAU_PER_MONTH,
             level_step_per_month: LEVEL_STEP_PER_MONTH,
+            estimate_level_step: true,
             pair_filter: PairFilter::default(),
         }
     }
@@ -303,10 +308,6 @@ pub fn build_index(
             )
         }
     };
-    let smoothed_note = format!(
-        "; levels smoothed as a local level (random-walk step {:.3} a period)",
-        q
-    );
     let done =
         |series: IndexSeries, method, reason: String, parent: Option<String>, w: Option<f64>| {
             Ok(PublishedIndex {
@@ -324,11 +325,27 @@ pub fn build_index(
             })
         };
     let publish = |raw: &IndexSeries| {
-        smooth_own(raw, grid, q).ok_or(AnalyticsError::NotEnoughData {
+        let ml = cfg
+            .estimate_level_step
+            .then(|| ml_level_step(&observations(raw), true, f64::from(grid.grain.months())))
+            .flatten();
+        let step = ml.unwrap_or(q);
+        let series = smooth_own(raw, grid, step).ok_or(AnalyticsError::NotEnoughData {
             what: "an estimated period",
             need: 1,
             have: 0,
-        })
+        })?;
+        let how = if ml.is_some() {
+            ", by maximum likelihood"
+        } else {
+            ""
+        };
+        Ok::<_, AnalyticsError>((
+            series,
+            format!(
+                "; levels smoothed as a local level (random-walk step {step:.3} a period{how})"
+            ),
+        ))
     };
     let rs = match own_grid {
         Some(g) if n_pairs >= cfg.min_pairs_repeat_sales => repeat_sales_index(&pairs, &g).ok(),
@@ -339,7 +356,7 @@ pub fn build_index(
         .is_some_and(|f| f.series.is_complete() && f.series.min_n() >= cfg.min_pairs_per_period);
     let rs_min = rs.as_ref().map_or(0, |f| f.series.min_n());
     if rs_ok && let Some(f) = rs.as_ref() {
-        let series = publish(&f.series)?;
+        let (series, smoothed_note) = publish(&f.series)?;
         let reason = format!(
             "repeat_sales: {n_pairs} pairs after filters (threshold {}) and at least {rs_min} pairs in every period (threshold {}){smoothed_note}",
             cfg.min_pairs_repeat_sales, cfg.min_pairs_per_period
@@ -361,7 +378,7 @@ pub fn build_index(
             .as_ref()
             .is_some_and(|f| f.series.is_complete() && hed_min >= cfg.min_sales_per_period);
     if hed_ok && let Some(f) = hed.as_ref() {
-        let series = publish(&f.series)?;
+        let (series, smoothed_note) = publish(&f.series)?;
         let reason = format!(
             "hedonic: too few repeat sales, {rs_short}; {n_sales} sales with at least {hed_min} in every period (thresholds {} and {}){smoothed_note}",
             cfg.min_sales_hedonic, cfg.min_sales_per_period
@@ -398,14 +415,14 @@ pub fn build_index(
         );
     }
     if let Some(f) = rs.filter(|f| f.series.is_complete()) {
-        let series = publish(&f.series)?;
+        let (series, smoothed_note) = publish(&f.series)?;
         let reason = format!(
             "repeat_sales (no parent geography to shrink toward): {rs_short}{smoothed_note}"
         );
         return done(series, IndexMethod::RepeatSales, reason, None, None);
     }
     if let Some(f) = hed {
-        let series = publish(&f.series)?;
+        let (series, smoothed_note) = publish(&f.series)?;
         let note = filled_note(&series);
         let reason = format!(
             "hedonic (no parent geography to shrink toward): {rs_short}; {hed_short}{smoothed_note}{note}"

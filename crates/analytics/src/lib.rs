@@ -31,8 +31,9 @@ pub use avm::{
     Estimator, HEDONIC_RIDGE, HedonicModel, HedonicSet, History, IndexSet, LEASE_SHORT_YEARS,
     LocalTrends, LogIndex, MIN_CORRECTION_PAIRS, MIN_RELIST_EVIDENCE, MIN_TREND_GROUPS,
     NEAREST_FILL, NEAREST_MAX_AGE_MONTHS, NEAREST_RADIUS_M, Refusal, RelistPenalty,
-    RepeatVariances, ResaleCorrection, Subject, Vintage, accuracy, age_band_of, anchor_bits,
-    calibrate, estimates, evidence_class, fit_hedonic_set, fit_vintage, measure_relisting, value,
+    RepeatVariances, ResaleCorrection, Subject, TYPE_STEP_RIDGE_PAIRS, TYPE_STEP_YEARS, TypeSteps,
+    Vintage, accuracy, age_band_of, anchor_bits, calibrate, estimates, evidence_class,
+    fit_hedonic_set, fit_vintage, measure_relisting, value,
 };
 pub use decision::{
     IndexConfig, IndexDecision, MIN_PAIRS_PER_PERIOD, MIN_PAIRS_REPEAT_SALES, MIN_SALES_HEDONIC,
@@ -63,7 +64,10 @@ pub use sim::{
     Draws, SIM_AREA_ELASTICITY, SIM_AREA_SD, SIM_NEW_BUILD_PREMIUM, SIM_QUALITY_SD, SimSale,
     SimSpec, SimTruth, SplitMix64, cyclical_log_index, simulate_sales,
 };
-pub use smooth::{LEVEL_STEP_PER_MONTH, SmoothedPoint, smooth_log_levels};
+pub use smooth::{
+    LEVEL_STEP_PER_MONTH, LEVEL_STEP_RANGE, SmoothedPoint, log_likelihood, ml_level_step,
+    smooth_log_levels,
+};
 pub use stats::{
     PriceSummary, median, price_summary, quantile, trailing_sums, trailing_window, turnover_rate,
 };

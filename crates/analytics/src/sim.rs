@@ -95,6 +95,12 @@ pub struct SimSpec {
     /// nothing for it.
     pub sector_trend_sd: f64,
     pub sector_size: usize,
+    /// Share of resales (a dwelling's second or later sale) sold unmodernised: at
+    /// `refurbish_discount` (log) below the dwelling's value, which its buyer then restores
+    /// (the next sale is at the full value, so the discounted sale is an anchor too low by the
+    /// discount). 0 in [`SimSpec::typical`], which then draws nothing for it.
+    pub refurbish_share: f64,
+    pub refurbish_discount: f64,
 }
 
 impl SimSpec {
@@ -129,6 +135,8 @@ impl SimSpec {
             location_trend_sd: 0.0,
             sector_trend_sd: 0.0,
             sector_size: 300,
+            refurbish_share: 0.0,
+            refurbish_discount: 0.0,
         }
     }
 
@@ -319,6 +327,9 @@ pub fn simulate_sales(spec: &SimSpec, draws: &mut dyn Draws) -> Vec<SimSale> {
             let i = pool[draws.below(pool.len())];
             let d = &mut stock[i];
             let new_build = d.is_new && !d.sold;
+            // Drawn only when asked for, so that a spec without it gives the same sales.
+            let unmodernised =
+                spec.refurbish_share > 0.0 && d.sold && draws.uniform() < spec.refurbish_share;
             d.sold = true;
             let years = (t - d.last) as f64 / 12.0;
             d.log_value += spec.dwelling_drift_sd_per_year * years.sqrt() * draws.normal();
@@ -334,6 +345,11 @@ pub fn simulate_sales(spec: &SimSpec, draws: &mut dyn Draws) -> Vec<SimSale> {
                     .map_or(0.0, |slope| slope * t as f64 / 12.0)
                 + if new_build {
                     spec.new_build_premium
+                } else {
+                    0.0
+                }
+                - if unmodernised {
+                    spec.refurbish_discount
                 } else {
                     0.0
                 };

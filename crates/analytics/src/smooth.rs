@@ -164,6 +164,80 @@ pub fn smooth_log_levels(
     )
 }
 
+/// The range over which [`ml_level_step`] searches a geography's step, a month (log): from a
+/// level nearly fixed between months to one that follows each month's estimate.
+pub const LEVEL_STEP_RANGE: (f64, f64) = (0.001, 0.05);
+/// Steps tried, evenly spaced on the log scale over [`LEVEL_STEP_RANGE`].
+const LEVEL_STEP_GRID: usize = 61;
+/// A step is estimated only from at least this many observed periods.
+pub const MIN_STEP_PERIODS: usize = 24;
+
+/// The log-likelihood of `obs` under the local-level model with step `q` (and a drift when
+/// `drift`), by the prediction-error decomposition of the Kalman filter:
+/// `-1/2 sum(ln F(t) + v(t)^2 / F(t))` over the observed periods, `v` the one-step prediction
+/// error and `F` its variance; the first observation (two with a drift), whose prediction is
+/// diffuse, is left out. `None` when no period has an observation.
+pub fn log_likelihood(obs: &[Option<(f64, f64)>], q: f64, drift: bool) -> Option<f64> {
+    let first = obs.iter().flatten().next()?;
+    let q2 = q * q;
+    let mut x = [first.0, 0.0];
+    let mut p = [
+        [DIFFUSE, 0.0],
+        [0.0, if drift { DIFFUSE_DRIFT } else { 0.0 }],
+    ];
+    let skip = if drift { 2 } else { 1 };
+    let (mut seen, mut ll) = (0usize, 0.0);
+    for (t, o) in obs.iter().enumerate() {
+        if t > 0 {
+            x = [x[0] + x[1], x[1]];
+            p = transition(&p, q2);
+        }
+        if let Some((y, se)) = o {
+            let r = (se * se).max(MIN_OBS_VARIANCE);
+            let f = p[0][0] + r;
+            let v = y - x[0];
+            if seen >= skip {
+                ll -= 0.5 * (f.ln() + v * v / f);
+            }
+            seen += 1;
+            let k = [p[0][0] / f, p[1][0] / f];
+            x = [x[0] + k[0] * v, x[1] + k[1] * v];
+            let pp = p;
+            for i in 0..2 {
+                for j in 0..2 {
+                    p[i][j] = pp[i][j] - k[i] * pp[0][j];
+                }
+            }
+        }
+    }
+    Some(ll)
+}
+
+/// The random-walk step (per period of `obs`) that maximises [`log_likelihood`] over
+/// [`LEVEL_STEP_RANGE`] scaled by `sqrt(months per period)`, searched on a grid of
+/// [`LEVEL_STEP_GRID`] steps evenly spaced on the log scale; `None` with fewer than
+/// [`MIN_STEP_PERIODS`] observed periods.
+pub fn ml_level_step(obs: &[Option<(f64, f64)>], drift: bool, months: f64) -> Option<f64> {
+    if obs.iter().flatten().count() < MIN_STEP_PERIODS {
+        return None;
+    }
+    let (lo, hi) = (
+        LEVEL_STEP_RANGE.0 * months.sqrt(),
+        LEVEL_STEP_RANGE.1 * months.sqrt(),
+    );
+    let mut best: Option<(f64, f64)> = None;
+    for i in 0..LEVEL_STEP_GRID {
+        let q = lo * (hi / lo).powf(i as f64 / (LEVEL_STEP_GRID - 1) as f64);
+        let Some(ll) = log_likelihood(obs, q, drift) else {
+            continue;
+        };
+        if ll.is_finite() && best.is_none_or(|(_, b)| ll > b) {
+            best = Some((q, ll));
+        }
+    }
+    best.map(|(q, _)| q)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,6 +284,33 @@ mod tests {
             .filter(|(p, t)| (p.log_level - **t).abs() <= 1.2816 * p.log_se)
             .count();
         assert!(inside >= 80, "{inside} of 120 within the 80% band");
+    }
+
+    /// A random walk with a planted step, observed through noise of a known standard error:
+    /// the maximum-likelihood step is near the planted one, for a quiet walk and a lively one.
+    #[test]
+    fn the_maximum_likelihood_step_recovers_a_planted_step() {
+        for (q, seed) in [(0.004, 11), (0.02, 12)] {
+            let mut d = SplitMix64::new(seed);
+            let mut level = 0.0;
+            let obs: Vec<Option<(f64, f64)>> = (0..300)
+                .map(|t| {
+                    level += 0.003 + q * d.normal();
+                    // Every seventh month unobserved, as a thin geography's are.
+                    (t % 7 != 5).then(|| (level + 0.03 * d.normal(), 0.03))
+                })
+                .collect();
+            let est = ml_level_step(&obs, true, 1.0).unwrap();
+            eprintln!("planted {q}, estimated {est:.4}");
+            assert!(
+                est > q / 1.6 && est < q * 1.6,
+                "planted {q}, estimated {est}"
+            );
+        }
+        // Too few observed periods: no estimate.
+        let short: Vec<Option<(f64, f64)>> =
+            (0..20).map(|t| Some((0.01 * t as f64, 0.03))).collect();
+        assert!(ml_level_step(&short, true, 1.0).is_none());
     }
 
     #[test]

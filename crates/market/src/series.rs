@@ -210,7 +210,7 @@ async fn load(
 }
 
 /// What `provenance.smoothing` says.
-pub const SMOOTHING: &str = "local level: the estimator's monthly log levels smoothed by a Kalman smoother with a random-walk step of 0.01 a month and a drift (a thin geography: its deviation from the parent's level, step 0.01 a month, no drift); se is the smoothed level's standard error";
+pub const SMOOTHING: &str = "local level: the estimator's monthly log levels smoothed by a Kalman smoother with a random-walk step estimated per geography by maximum likelihood (0.001 to 0.05 a month; 0.01 a month for a series of fewer than 24 estimated months) and a drift (a thin geography: its deviation from the parent's level, step 0.01 a month, no drift); se is the smoothed level's standard error";
 
 fn provenance(
     g: &GeographyRow,

@@ -39,6 +39,8 @@ pub struct Valued {
     pub resale: bool,
     pub price: f64,
     pub model: Option<f64>,
+    /// The model's interval at [`an::AVM_COVERAGE`], when the vintage measured one.
+    pub interval: Option<(f64, f64)>,
     pub anchor: Option<f64>,
     pub median: Option<f64>,
 }
@@ -101,6 +103,7 @@ pub fn replay_vintage(sales: &[an::AvmSale], v: an::Month) -> Vec<Valued> {
                 property_type: t.property_type,
                 resale: !hist.sales_of(t.property, v, v.add_months(1)).is_empty(),
                 price: t.price as f64,
+                interval: valued.as_ref().and_then(|x| x.lo.zip(x.hi)),
                 model: valued.map(|x| x.value),
                 anchor,
                 median: median_of(by_type.get(&(t.area, t.property_type)))
@@ -113,20 +116,25 @@ pub fn replay_vintage(sales: &[an::AvmSale], v: an::Month) -> Vec<Valued> {
 /// One line of the backtest table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Line {
-    /// `YYYY-MM`, or `all` for the whole replay.
+    /// `YYYY-MM`, `YYYY` for a year of sale months, or `all` for the whole replay.
     pub month: String,
     /// `D`, `S`, `T`, `F`, `O`, `all`, or `all_resales` (properties with a previous sale).
     pub property_type: String,
     pub estimator: &'static str,
     pub acc: an::Accuracy,
+    /// The share (per cent) of the sales inside the model's interval, over those given one.
+    pub coverage: Option<f64>,
+    /// The median of `100 ln(value / price)`: above 0 when the estimator values high.
+    pub bias: Option<f64>,
 }
 
-/// Accuracy by month and type (and over the whole replay), for the model and both baselines,
-/// each over the sales it valued.
+/// Accuracy by month, year and type (and over the whole replay), for the model and both
+/// baselines, each over the sales it valued.
 pub fn table(valued: &[Valued]) -> Vec<Line> {
     let mut groups: BTreeMap<(String, String), Vec<&Valued>> = BTreeMap::new();
     for x in valued {
-        let months = [x.month.to_string(), "all".to_string()];
+        let month = x.month.to_string();
+        let months = [month.chars().take(4).collect(), month, "all".to_string()];
         for m in months {
             let mut types = vec![type_code(x.property_type).to_string(), "all".to_string()];
             if x.resale {
@@ -148,12 +156,31 @@ pub fn table(valued: &[Valued]) -> Vec<Line> {
                 .iter()
                 .filter_map(|x| Some((pick(x)?, x.price)))
                 .collect();
+            let coverage = (name == MODEL)
+                .then(|| {
+                    let inside: Vec<bool> = xs
+                        .iter()
+                        .filter(|x| x.model.is_some())
+                        .filter_map(|x| x.interval.map(|(lo, hi)| (lo..=hi).contains(&x.price)))
+                        .collect();
+                    (!inside.is_empty()).then(|| {
+                        100.0 * inside.iter().filter(|b| **b).count() as f64 / inside.len() as f64
+                    })
+                })
+                .flatten();
+            let logs: Vec<f64> = pairs
+                .iter()
+                .filter(|(v, p)| *v > 0.0 && *p > 0.0)
+                .map(|(v, p)| 100.0 * (v / p).ln())
+                .collect();
             if let Some(acc) = an::accuracy(&pairs) {
                 out.push(Line {
                     month: m.clone(),
                     property_type: t.clone(),
                     estimator: name,
                     acc,
+                    coverage,
+                    bias: an::median(&logs),
                 });
             }
         }
@@ -161,50 +188,137 @@ pub fn table(valued: &[Valued]) -> Vec<Line> {
     out
 }
 
-/// The table as text: one line per month and type, the model beside both baselines.
+/// The table as text: one line per month (or year) and type, the model (with its interval's
+/// coverage) beside both baselines.
 pub fn render(lines: &[Line]) -> String {
-    let mut by: BTreeMap<(String, String), HashMap<&str, an::Accuracy>> = BTreeMap::new();
+    let mut by: BTreeMap<(String, String), HashMap<&str, &Line>> = BTreeMap::new();
     for l in lines {
         by.entry((l.month.clone(), l.property_type.clone()))
             .or_default()
-            .insert(l.estimator, l.acc);
+            .insert(l.estimator, l);
     }
-    let cell = |a: Option<&an::Accuracy>| {
-        a.map_or("            -             ".to_string(), |a| {
+    let cell = |l: Option<&&Line>| {
+        l.map_or("            -             ".to_string(), |l| {
+            let a = l.acc;
             format!(
                 "{:>5.1} {:>5.1} {:>5.1} {:>6}",
                 a.mdape, a.ppe10, a.ppe20, a.n
             )
         })
     };
+    let extra = |l: Option<&&Line>| {
+        let f = |x: Option<f64>| x.map_or("    -".to_string(), |x| format!("{x:>5.1}"));
+        l.map_or(format!("{:>5} {:>5}", "-", "-"), |l| {
+            format!("{} {}", f(l.coverage), f(l.bias))
+        })
+    };
     let mut s = format!(
-        "{:<8} {:<11} {:<12} | {:<26} | {:<26} | {:<26}\n{:<8} {:<11} {:<12} | {:<26} | {:<26} | {:<26}\n",
+        "{:<8} {:<11} {:<12} | {:<26} {:<11} | {:<26} {:<5} | {:<26}\n{:<8} {:<11} {:<12} | {:<26} {:<11} | {:<26} {:<5} | {:<26}\n",
         "month",
         "asset class",
         "type",
         "model",
+        "",
         "index-anchored last sale",
+        "",
         "district median",
         "",
         "",
         "",
         "MdAPE PPE10 PPE20      n",
+        "cov80  bias",
         "MdAPE PPE10 PPE20      n",
+        " bias",
         "MdAPE PPE10 PPE20      n"
     );
     for ((m, t), e) in &by {
+        let anchor_bias = e
+            .get(ANCHOR)
+            .and_then(|l| l.bias)
+            .map_or("    -".to_string(), |x| format!("{x:>5.1}"));
         s.push_str(&format!(
-            "{m:<8} {:<11} {t:<12} | {} | {} | {}\n",
+            "{m:<8} {:<11} {t:<12} | {} {} | {} {} | {}\n",
             asset_class_of(t),
             cell(e.get(MODEL)),
+            extra(e.get(MODEL)),
             cell(e.get(ANCHOR)),
+            anchor_bias,
             cell(e.get(MEDIAN))
         ));
     }
     s
 }
 
-/// The accuracy rows of a table's monthly lines (the `all` months are printed, not stored),
+/// The goals of issue 44 read off a table's whole-replay lines, one line each with the figure
+/// and `met` or `not met`: resales MdAPE at most 8% and PPE10 at least 60% and at least 10%
+/// lower MdAPE than the index-anchored last sale; all sales MdAPE at most 10% and PPE10 at
+/// least 50%; no type with 50 or more sales above 15% MdAPE; the 80% interval holding 78-82%
+/// of the sales of every type with 50 or more.
+pub fn goals(lines: &[Line]) -> String {
+    let get = |t: &str, e: &str| {
+        lines
+            .iter()
+            .find(|l| l.month == "all" && l.property_type == t && l.estimator == e)
+    };
+    let mut s = String::from("goals (issue 44, all months together)\n");
+    let mut say = |what: String, ok: bool| {
+        s.push_str(&format!(
+            "  {what:<72} {}\n",
+            if ok { "met" } else { "NOT MET" }
+        ));
+    };
+    if let Some(m) = get("all_resales", MODEL) {
+        say(
+            format!("resales MdAPE {:.1} <= 8.0", m.acc.mdape),
+            m.acc.mdape <= 8.0,
+        );
+        say(
+            format!("resales PPE10 {:.1} >= 60.0", m.acc.ppe10),
+            m.acc.ppe10 >= 60.0,
+        );
+        if let Some(a) = get("all_resales", ANCHOR) {
+            say(
+                format!(
+                    "resales MdAPE {:.1} at least 10% below the anchor's {:.1} ({:+.1}%)",
+                    m.acc.mdape,
+                    a.acc.mdape,
+                    100.0 * (m.acc.mdape / a.acc.mdape - 1.0)
+                ),
+                m.acc.mdape <= 0.9 * a.acc.mdape,
+            );
+        }
+    }
+    if let Some(m) = get("all", MODEL) {
+        say(
+            format!("all sales MdAPE {:.1} <= 10.0", m.acc.mdape),
+            m.acc.mdape <= 10.0,
+        );
+        say(
+            format!("all sales PPE10 {:.1} >= 50.0", m.acc.ppe10),
+            m.acc.ppe10 >= 50.0,
+        );
+    }
+    for t in ["D", "S", "T", "F", "O", "all", "all_resales"] {
+        let Some(m) = get(t, MODEL).filter(|m| m.acc.n >= 50) else {
+            continue;
+        };
+        if t.len() == 1 {
+            say(
+                format!("type {t}: MdAPE {:.1} <= 15.0 (n {})", m.acc.mdape, m.acc.n),
+                m.acc.mdape <= 15.0,
+            );
+        }
+        if let Some(c) = m.coverage {
+            say(
+                format!("{t}: 80% interval holds {c:.1}% (78-82)"),
+                (78.0..=82.0).contains(&c),
+            );
+        }
+    }
+    s
+}
+
+/// The accuracy rows of a table's monthly lines (the year and `all` lines are printed, not stored),
 /// with basis `basis` and keys starting with `key_prefix`.
 pub fn accuracy_rows(
     lines: &[Line],
@@ -214,7 +328,7 @@ pub fn accuracy_rows(
 ) -> Vec<AccuracyRow> {
     lines
         .iter()
-        .filter(|l| l.month != "all")
+        .filter(|l| l.month.len() == 7)
         .map(|l| AccuracyRow {
             accuracy_key: format!(
                 "{key_prefix}|{MODEL_VERSION}|{}|{}|{}|{}",
@@ -282,7 +396,7 @@ pub async fn backtest(
     let lines = table(&valued);
     let rows = accuracy_rows(&lines, "replayed_vintage", "replayed_vintage", now);
     let written = vs::replace_accuracy(db, "replayed_vintage", MODEL_VERSION, rows).await?;
-    let table = render(&lines);
+    let table = format!("{}\n{}", render(&lines), goals(&lines));
     say(&table);
     Ok(BacktestReport {
         vintages: months.max(1) as usize,
@@ -362,14 +476,23 @@ fn market_of(
     let mut d = an::SplitMix64::new(seed);
     let first = an::Month::new(2016, 1).unwrap_or(an::Month::from_ordinal(2016 * 12));
     let logs = an::cyclical_log_index(months, 0, 0.004, 0.005, 48.0, 0.002, &mut d);
-    let spec = spec_of(first, logs.clone(), dwellings, per_month);
+    let spec = spec_of(first, logs, dwellings, per_month);
+    market_from_spec(spec, &mut d)
+}
+
+/// The simulated market of a spec (its true index, stock and sales as given), drawn from `d`,
+/// laid out as [`simulated_market`]'s: two districts, streets of thirty on a grid.
+pub fn market_from_spec(spec: an::SimSpec, d: &mut an::SplitMix64) -> SimulatedMarket {
     let mut out = SimulatedMarket {
         sales: Vec::new(),
         truth: Vec::new(),
-        true_index: an::LogIndex { first, logs },
+        true_index: an::LogIndex {
+            first: spec.first,
+            logs: spec.true_log_index.clone(),
+        },
         spec: spec.clone(),
     };
-    for s in an::simulate_sales(&spec, &mut d) {
+    for s in an::simulate_sales(&spec, d) {
         let Some(p) = s.sale.property else { continue };
         let street = p / 30;
         out.sales.push(an::AvmSale {
@@ -505,6 +628,7 @@ pub fn oracle(
                 resale: !earlier.is_empty(),
                 price: s.price as f64,
                 model: Some(t.log_value.exp()),
+                interval: None,
                 anchor: Some((x + new_build + carry).exp()),
                 median: Some((last_only.unwrap_or(mu) + new_build + carry).exp()),
             }
@@ -614,6 +738,109 @@ mod tests {
         assert!((5.0..8.5).contains(&truth.mdape), "{truth:?}");
         assert!(truth.mdape < bayes.mdape && bayes.mdape <= bayes_last.mdape + 0.5);
         assert!(m.mdape > bayes.mdape - 1.0, "model {m:?} Bayes {bayes:?}");
+    }
+
+    /// The published district index on a simulated market whose true index turns: rising 0.8%
+    /// a month for six years, then falling 0.6% a month. Built a year after the turn from the
+    /// sales registered by then, each district's 12-month change at the turn and a year after
+    /// it is within 2 points of the truth. Ignored because it fails (issue 44 stays open on it):
+    /// the smoother rounds a turn this sharp; measured 7.8 and 8.3 against 10.1 at the turn,
+    /// -1.2 and -4.4 against -7.0 a year after it (the series' last month, one-sided).
+    #[test]
+    #[ignore = "issue 44: the published index rounds a sharp turn (7.8 against 10.1 at the turn)"]
+    fn the_published_index_follows_a_planted_turning_point() {
+        let first = an::Month::new(2012, 1).unwrap();
+        let turn = 72usize;
+        let logs: Vec<f64> = (0..120)
+            .map(|t| {
+                if t <= turn {
+                    0.008 * t as f64
+                } else {
+                    0.008 * turn as f64 - 0.006 * (t - turn) as f64
+                }
+            })
+            .collect();
+        let spec = an::SimSpec::typical(first, logs.clone(), 6000, 110.0);
+        let market = market_from_spec(spec, &mut an::SplitMix64::new(5));
+        let at = |t: usize| first.add_months(t as i32);
+        let change = |a: f64, b: f64| 100.0 * ((b - a).exp() - 1.0);
+        let v = at(turn + 14);
+        let known: Vec<an::AvmSale> = market
+            .sales
+            .iter()
+            .filter(|s| s.registered <= v)
+            .cloned()
+            .collect();
+        let index = inputs::indices_from_sales(&known, v);
+        let mut off = Vec::new();
+        for area in [0, 1] {
+            let ix = &index.areas[&area];
+            for t in [turn, turn + 12] {
+                let truth = change(logs[t - 12], logs[t]);
+                let est = change(ix.at(at(t - 12)), ix.at(at(t)));
+                eprintln!("area {area} month {t}: 12-month change {est:.2} truth {truth:.2}");
+                off.push((area, t, est, truth));
+            }
+        }
+        for (area, t, est, truth) in off {
+            assert!(
+                (est - truth).abs() < 2.0,
+                "area {area} month {t}: {est} vs {truth}"
+            );
+        }
+    }
+
+    /// On a simulated market where one resale in five sells unmodernised at 15% under the
+    /// dwelling's value (its buyer restores it, so the next sale is at the full value), the
+    /// model values the next year's resales better than the index-anchored last sale, which
+    /// carries the discount forward.
+    #[test]
+    fn the_model_beats_the_anchor_on_resales_with_planted_refurbishments() {
+        let mut d = an::SplitMix64::new(9);
+        let first = an::Month::new(2014, 1).unwrap();
+        let logs = an::cyclical_log_index(96, 0, 0.004, 0.005, 48.0, 0.002, &mut d);
+        let spec = an::SimSpec {
+            refurbish_share: 0.2,
+            refurbish_discount: 0.15,
+            ..an::SimSpec::realistic(first, logs, 4000, 70.0)
+        };
+        let market = market_from_spec(spec, &mut d);
+        let last = first.add_months(94);
+        let valued = replay(&market.sales, last.add_months(-5), last);
+        let lines = table(&valued);
+        let get = |e: &str| {
+            lines
+                .iter()
+                .find(|l| l.month == "all" && l.property_type == "all_resales" && l.estimator == e)
+                .map(|l| l.acc)
+                .unwrap()
+        };
+        let (m, a) = (get(MODEL), get(ANCHOR));
+        eprintln!("model {m:?}\nanchor {a:?}");
+        assert!(m.n >= 200, "{m:?}");
+        assert!(m.mdape < a.mdape - 1.0, "model {m:?} anchor {a:?}");
+        assert!(m.ppe10 > a.ppe10 + 3.0, "model {m:?} anchor {a:?}");
+    }
+
+    /// On the simulated market (10% sale noise, known), the model's 80% interval holds between
+    /// 72% and 88% of the next months' sales of each type with 100 or more, and of all sales.
+    #[test]
+    fn the_interval_holds_about_eighty_per_cent_of_each_type() {
+        let market = simulated_market(21, 4000, 70.0, 84);
+        let last = an::Month::new(2022, 10).unwrap();
+        let valued = replay(&market.sales, last.add_months(-5), last);
+        let lines = table(&valued);
+        let mut checked = 0;
+        for l in lines
+            .iter()
+            .filter(|l| l.month == "all" && l.estimator == MODEL && l.acc.n >= 100)
+        {
+            let c = l.coverage.unwrap();
+            eprintln!("{}: {c:.1}% of {}", l.property_type, l.acc.n);
+            assert!((72.0..=88.0).contains(&c), "{}: {c}", l.property_type);
+            checked += 1;
+        }
+        assert!(checked >= 4, "{checked}");
     }
 
     #[test]

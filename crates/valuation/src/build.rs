@@ -308,6 +308,7 @@ async fn live_vintage_scores(
                 resale: r.last_sale_date.is_some(),
                 price: s.price as f64,
                 model: Some(r.value?),
+                interval: r.lo.zip(r.hi),
                 anchor: r.estimate_anchor,
                 median: None,
             })
@@ -369,6 +370,8 @@ pub fn calibration_json(c: &an::Calibration) -> serde_json::Value {
     stacked.sort_by_key(|(k, _)| **k);
     let mut widths: Vec<_> = c.half_width.iter().collect();
     widths.sort_by_key(|(k, _)| **k);
+    let mut by_type: Vec<_> = c.half_width_type.iter().collect();
+    by_type.sort_by_key(|(k, _)| **k);
     serde_json::json!({
         "coverage": an::AVM_COVERAGE,
         "n_calibration": c.n_calibration,
@@ -385,6 +388,7 @@ pub fn calibration_json(c: &an::Calibration) -> serde_json::Value {
         })).collect::<Vec<_>>(),
         "log_half_width": widths.iter().map(|(k, w)| serde_json::json!({"class": k, "half_width": w})).collect::<Vec<_>>(),
         "log_half_width_all": c.half_width_all,
+        "log_half_width_by_type": by_type.iter().map(|((k, t), w)| serde_json::json!({"class": k, "type": (["D", "S", "T", "F", "O"].get(*t)), "half_width": w})).collect::<Vec<_>>(),
     })
 }
 
@@ -427,6 +431,16 @@ pub fn vintage_json(v: &an::Vintage) -> serde_json::Value {
                 .zip(c.beta)
                 .map(|(n, b)| (n.to_string(), serde_json::json!(b)))
                 .collect::<serde_json::Map<_, _>>(),
+            "type_steps": {
+                "years": an::TYPE_STEP_YEARS,
+                "ridge_pairs": an::TYPE_STEP_RIDGE_PAIRS,
+                "pairs": c.type_steps.pairs,
+                "steps_by_type": (["D", "S", "T", "F", "O"]
+                    .iter()
+                    .zip(&c.type_steps.steps)
+                    .map(|(t, v)| (t.to_string(), serde_json::json!(v)))
+                    .collect::<serde_json::Map<_, _>>()),
+            },
             "local_trends": {
                 "sectors": local_trends_json(&c.sectors),
                 "streets": local_trends_json(&c.streets),

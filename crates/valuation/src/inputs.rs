@@ -430,9 +430,18 @@ async fn load_index(db: &Db, key: &str) -> Result<Option<an::LogIndex>, Valuatio
 }
 
 /// Indices built from `sales` alone (what a replayed vintage could have published): the nation,
-/// then each district shrunk toward it, on a monthly grid from the first sale to `through`.
+/// then each district (by the decision rule), on a monthly grid from the first sale to the last
+/// month with a sale at or before `through`.
 pub fn indices_from_sales(sales: &[an::AvmSale], through: an::Month) -> an::IndexSet {
     let mut set = an::IndexSet::default();
+    // The series stop at the last month with a sale, as the market build's stop at the last
+    // settled month: the months after it (sales not yet registered) are not estimated.
+    let through = sales
+        .iter()
+        .map(|s| s.month)
+        .filter(|m| *m <= through)
+        .max()
+        .unwrap_or(through);
     let Some(first) = sales.iter().map(|s| s.month).min() else {
         return set;
     };

@@ -29,7 +29,7 @@ pub use ops::*;
 use terrace_store::StoreError;
 
 /// The model version written on every row.
-pub const MODEL_VERSION: &str = "terrace-avm-5";
+pub const MODEL_VERSION: &str = "terrace-avm-6";
 /// The provenance of every derived valuation row.
 pub const SOURCE: &str = "derived:hmlr_price_paid+epc+market_index";
 
