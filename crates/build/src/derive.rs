@@ -46,6 +46,14 @@ pub const FAMILY_STEPS: &[(&str, Step)] = &[
             Ok(())
         })
     }),
+    ("commercial rent index", |db, p| {
+        Box::pin(async move {
+            let r = terrace_commercial::rent_index::build(db, chrono::Utc::now().naive_utc())
+                .await?;
+            p.say_line(&r.summary());
+            Ok(())
+        })
+    }),
     ("commercial capital index", |db, p| {
         Box::pin(async move {
             let r = terrace_commercial::capital_index::build(db, chrono::Utc::now().naive_utc())

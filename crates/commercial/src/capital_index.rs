@@ -46,10 +46,7 @@ pub const BASIS: &str = "prices paid: HM Land Registry Price Paid sales of categ
 pub const METHOD: &str = "repeat_sales: the interval-weighted repeat-sales estimator (Case-Shiller, three stages) on quarters, over consecutive pairs of the same property held at least 6 months with annualised log growth within 0.5; a series of fewer than 10 pairs is withheld, a quarter with fewer than 3 pairs touching it has no level; not shrunk toward any parent";
 
 fn sector_name(s: Sector) -> String {
-    serde_json::to_value(s)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_else(|| "OTHER".into())
+    s.name()
 }
 
 /// What the build did.

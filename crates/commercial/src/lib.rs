@@ -256,8 +256,8 @@ async fn report(
         Some(u) => rt::entries_for_uarn(db, u).await?,
         None => Vec::new(),
     };
-    let counts = rt::list_counts(db).await?;
-    let loaded = |y: i32| counts.iter().any(|(ly, n)| *ly == y && *n > 0);
+    let lists = rt::lists_with_entries(db, &LISTS).await?;
+    let loaded = |y: i32| lists.contains(&y);
     let hereditament = match (uarn, entries.iter().find(|e| e.list_year == 2026)) {
         (None, _) => na("no rating list entry (UARN) is linked to this UPRN"),
         (Some(_), Some(e)) => Block::Available(hereditament_of(e)),

@@ -9,13 +9,14 @@
 
 use std::collections::BTreeMap;
 
-use chrono::NaiveDate;
+use chrono::{NaiveDate, NaiveDateTime};
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::collections::HashMap;
-use terrace_store::rating::{self as rt, IndexEntry};
-use terrace_store::{Db, LookupError};
+use terrace_store::rating::{self as rt, IndexEntry, RentPointRow};
+use terrace_store::{Db, LookupError, StoreError};
 
+use crate::capital_index::NATIONAL;
 use crate::sector::{AreaScope, Sector};
 use crate::{Block, LISTS, median, na};
 
@@ -150,20 +151,9 @@ pub fn per_m2(
     })
 }
 
-/// The measured floor areas by (list, UARN), and the lists holding any summary valuation.
-pub async fn measured(db: &Db) -> Result<(HashMap<(i32, i64), f64>, Vec<i32>), LookupError> {
-    let areas = rt::floor_areas(db)
-        .await?
-        .into_iter()
-        .map(|(y, u, a)| ((y, u), a))
-        .collect();
-    let lists = rt::valuation_counts(db)
-        .await?
-        .into_iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(y, _)| y)
-        .collect();
-    Ok((areas, lists))
+/// The lists whose summary valuations are loaded.
+pub async fn measured_lists(db: &Db) -> Result<Vec<i32>, LookupError> {
+    Ok(rt::lists_with_valuations(db, &LISTS).await?)
 }
 
 fn round(x: f64, places: i32) -> f64 {
@@ -258,16 +248,157 @@ pub fn chain(entries: &[IndexEntry], sector: Sector, loaded: &[i32]) -> Vec<Rent
 
 /// The loaded lists (those holding any entry).
 pub async fn loaded_lists(db: &Db) -> Result<Vec<i32>, LookupError> {
-    Ok(rt::list_counts(db)
+    Ok(rt::lists_with_entries(db, &LISTS).await?)
+}
+
+/// What the rent index build did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuildReport {
+    pub entries: usize,
+    /// Series written (national and each authority, by sector).
+    pub series: usize,
+    pub rows: usize,
+}
+
+impl BuildReport {
+    pub fn summary(&self) -> String {
+        format!(
+            "[derive] commercial rent index: {} rating list entries, {} series, {} list points",
+            self.entries, self.series, self.rows
+        )
+    }
+}
+
+/// The rows of one series (`area_code` `national` or an authority) of every sector: the chain
+/// over `entries` and the per-square-metre points over the measured floor areas.
+pub fn series_rows(
+    area_code: &str,
+    entries: &[IndexEntry],
+    loaded: &[i32],
+    areas: &HashMap<(i32, i64), f64>,
+    measured_lists: &[i32],
+    now: NaiveDateTime,
+) -> Vec<RentPointRow> {
+    let mut rows = Vec::new();
+    for sector in Sector::EVERY {
+        let series_key = format!("{area_code}|{}", sector.name());
+        let per = match per_m2(entries, sector, areas, measured_lists) {
+            Block::Available(r) => r.points,
+            Block::NotAvailable(_) => Vec::new(),
+        };
+        for p in chain(entries, sector, loaded) {
+            let m = per.iter().find(|q| q.list_year == p.list_year);
+            rows.push(RentPointRow {
+                point_key: format!("{series_key}|{}", p.list_year),
+                series_key: series_key.clone(),
+                area_code: area_code.to_string(),
+                sector: sector.name(),
+                list_year: p.list_year,
+                index_level: p.index,
+                link_ratio: p.link_ratio,
+                n_constant: p.n_constant.map(count),
+                n_entries: count(p.n_entries),
+                median_rateable_value: p.median_rateable_value,
+                reason: p.reason,
+                measured: m.is_some(),
+                n_measured: m.map(|q| count(q.n_measured)),
+                median_rv_per_m2: m.and_then(|q| q.median_rv_per_m2),
+                updated_at: now,
+            });
+        }
+    }
+    rows
+}
+
+fn count(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// The points and the per-square-metre block a series' rows hold (the inverse of
+/// [`series_rows`] for one sector).
+pub fn from_rows(rows: &[RentPointRow], measured_lists: &[i32]) -> (Vec<RentPoint>, Block<RentPerM2>) {
+    let points = rows
+        .iter()
+        .map(|r| RentPoint {
+            list_year: r.list_year,
+            valuation_date: valuation_date(r.list_year).unwrap_or_default(),
+            index: r.index_level,
+            link_ratio: r.link_ratio,
+            n_constant: r.n_constant.and_then(|n| usize::try_from(n).ok()),
+            n_entries: usize::try_from(r.n_entries).unwrap_or(0),
+            median_rateable_value: r.median_rateable_value,
+            reason: r.reason.clone(),
+        })
+        .collect();
+    let per = if measured_lists.is_empty() {
+        per_m2(&[], Sector::All, &HashMap::new(), measured_lists)
+    } else {
+        Block::Available(RentPerM2 {
+            points: rows
+                .iter()
+                .filter(|r| r.measured)
+                .map(|r| PerM2Point {
+                    list_year: r.list_year,
+                    valuation_date: valuation_date(r.list_year).unwrap_or_default(),
+                    n_measured: r.n_measured.and_then(|n| usize::try_from(n).ok()).unwrap_or(0),
+                    median_rv_per_m2: r.median_rv_per_m2,
+                })
+                .collect(),
+            basis: PER_M2_BASIS,
+        })
+    };
+    (points, per)
+}
+
+/// The derived step: the rent index of every sector nationally and in every local authority
+/// holding an entry, from the loaded lists and summary valuations, replacing the table. Reading
+/// every list once here is what lets a call read one series.
+pub async fn build(db: &Db, now: NaiveDateTime) -> Result<BuildReport, StoreError> {
+    let loaded = rt::lists_with_entries(db, &LISTS).await?;
+    let measured_lists = rt::lists_with_valuations(db, &LISTS).await?;
+    let areas: HashMap<(i32, i64), f64> = rt::floor_areas(db)
         .await?
         .into_iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(y, _)| y)
-        .collect())
+        .map(|(y, u, a)| ((y, u), a))
+        .collect();
+    let mut placed = rt::entries_with_lads(db).await?;
+    placed.sort_unstable_by(|a, b| a.1.cmp(&b.1));
+    let (entries, lads): (Vec<IndexEntry>, Vec<Option<String>>) = placed.into_iter().unzip();
+    let mut rows = Vec::new();
+    let mut series = 0;
+    if !entries.is_empty() {
+        rows.extend(series_rows(NATIONAL, &entries, &loaded, &areas, &measured_lists, now));
+        series += Sector::EVERY.len();
+    }
+    let mut start = 0;
+    while start < entries.len() {
+        let lad = &lads[start];
+        let end = start + lads[start..].iter().take_while(|l| *l == lad).count();
+        if let Some(code) = lad {
+            rows.extend(series_rows(
+                code,
+                &entries[start..end],
+                &loaded,
+                &areas,
+                &measured_lists,
+                now,
+            ));
+            series += Sector::EVERY.len();
+        }
+        start = end;
+    }
+    let written = rt::replace_rent_index(db, rows).await?;
+    Ok(BuildReport {
+        entries: entries.len(),
+        series,
+        rows: written,
+    })
 }
 
 /// The rent index of a sector, nationally or in one local authority, with the points of the
-/// lists from `start` to `end` (list years, inclusive).
+/// lists from `start` to `end` (list years, inclusive), as the last build wrote it. An area
+/// with no series (no entry of any list is placed in it) reads as the chain over no entries:
+/// each point says why it has no index.
 pub async fn rent_index(
     db: &Db,
     area: AreaScope,
@@ -275,15 +406,21 @@ pub async fn rent_index(
     start: Option<i32>,
     end: Option<i32>,
 ) -> Result<RentIndex, LookupError> {
-    let entries = rt::index_entries(db, area.lad_code.as_deref()).await?;
-    let loaded = loaded_lists(db).await?;
+    let area_code = area.lad_code.clone().unwrap_or_else(|| NATIONAL.into());
+    let rows = rt::rent_series(db, &format!("{area_code}|{}", sector.name())).await?;
+    let measured = measured_lists(db).await?;
+    let (points, rent_per_m2) = if rows.is_empty() {
+        let loaded = loaded_lists(db).await?;
+        (
+            chain(&[], sector, &loaded),
+            per_m2(&[], sector, &HashMap::new(), &measured),
+        )
+    } else {
+        from_rows(&rows, &measured)
+    };
     let shown = |y: i32| start.is_none_or(|s| y >= s) && end.is_none_or(|e| y <= e);
-    let points = chain(&entries, sector, &loaded)
-        .into_iter()
-        .filter(|p| shown(p.list_year))
-        .collect();
-    let (areas, measured_lists) = measured(db).await?;
-    let mut rent_per_m2 = per_m2(&entries, sector, &areas, &measured_lists);
+    let points = points.into_iter().filter(|p| shown(p.list_year)).collect();
+    let mut rent_per_m2 = rent_per_m2;
     if let Block::Available(r) = &mut rent_per_m2 {
         r.points.retain(|p| shown(p.list_year));
     }
@@ -387,6 +524,30 @@ mod tests {
             per_m2(&planted(), Sector::Retail, &areas, &[]),
             Block::NotAvailable(_)
         ));
+    }
+
+    /// The rows the build writes read back as the chain and per-square-metre block they came
+    /// from, for every sector.
+    #[test]
+    fn built_rows_read_back_as_the_chain() {
+        let mut areas = HashMap::new();
+        areas.insert((2023, 1), 100.0);
+        areas.insert((2023, 2), 200.0);
+        let now = chrono::NaiveDate::from_ymd_opt(2026, 1, 1)
+            .and_then(|d| d.and_hms_opt(0, 0, 0))
+            .unwrap();
+        let rows = series_rows("E06000001", &planted(), &LISTS, &areas, &[2023], now);
+        assert_eq!(rows.len(), Sector::EVERY.len() * LISTS.len());
+        for sector in Sector::EVERY {
+            let key = format!("E06000001|{}", sector.name());
+            let mine: Vec<RentPointRow> =
+                rows.iter().filter(|r| r.series_key == key).cloned().collect();
+            let (points, per) = from_rows(&mine, &[2023]);
+            assert_eq!(points, chain(&planted(), sector, &LISTS));
+            assert_eq!(per, per_m2(&planted(), sector, &areas, &[2023]));
+        }
+        let (_, none) = from_rows(&rows[..4], &[]);
+        assert!(matches!(none, Block::NotAvailable(_)));
     }
 
     #[test]

@@ -51,6 +51,30 @@ pub enum Sector {
 }
 
 impl Sector {
+    /// Every sector, `All` first.
+    pub const EVERY: [Sector; 12] = [
+        Sector::All,
+        Sector::Office,
+        Sector::Retail,
+        Sector::RestaurantCafe,
+        Sector::PubBar,
+        Sector::Hotel,
+        Sector::IndustrialWarehouse,
+        Sector::IndustrialFactory,
+        Sector::Leisure,
+        Sector::Healthcare,
+        Sector::Education,
+        Sector::Other,
+    ];
+
+    /// The sector's name as the API writes it (`ALL`, `OFFICE`, ...).
+    pub fn name(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| "OTHER".into())
+    }
+
     /// The sector of a description code (never `All`).
     pub fn of_code(code: Option<&str>) -> Sector {
         let Some(c) = code.map(|c| c.trim().to_ascii_uppercase()) else {

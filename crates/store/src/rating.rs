@@ -2,7 +2,9 @@
 //! UPRN links.
 
 use crate::db::{Db, StoreResult};
-use crate::schema::{postcodes, rating_list_entries, summary_valuations, uarn_uprn_links};
+use crate::schema::{
+    commercial_rent_index, postcodes, rating_list_entries, summary_valuations, uarn_uprn_links,
+};
 use crate::{keyed_ops, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
@@ -87,16 +89,21 @@ pub async fn sector_values(
     }))
 }
 
-/// How many entries each list holds: (list_year, entries), oldest list first.
-pub async fn list_counts(db: &Db) -> StoreResult<Vec<(i32, i64)>> {
-    Ok(with_conn!(db, |c| {
-        rating_list_entries::table
-            .group_by(rating_list_entries::list_year)
-            .order(rating_list_entries::list_year)
-            .select((rating_list_entries::list_year, diesel::dsl::count_star()))
-            .load(c)
-            .await?
-    }))
+/// Which of `years` hold any entry (one indexed probe per list, never a count of the lists).
+pub async fn lists_with_entries(db: &Db, years: &[i32]) -> StoreResult<Vec<i32>> {
+    let mut out = Vec::new();
+    for &y in years {
+        let hit: Option<i32> = with_conn!(db, |c| {
+            rating_list_entries::table
+                .filter(rating_list_entries::list_year.eq(y))
+                .select(rating_list_entries::list_year)
+                .first(c)
+                .await
+                .optional()?
+        });
+        out.extend(hit);
+    }
+    Ok(out)
 }
 
 /// The newest entry of each UARN with no link yet, after `after` in UARN order (keyset pages),
@@ -261,27 +268,25 @@ keyed_ops!(
 /// The measured floor areas (square metres) of these UARNs: (list_year, uarn, area), area basis
 /// only.
 pub async fn floor_areas_for_uarns(db: &Db, uarns: &[i64]) -> StoreResult<Vec<(i32, i64, f64)>> {
-    if uarns.is_empty() {
-        return Ok(Vec::new());
+    let mut out = Vec::new();
+    for k in uarns.chunks(crate::bulk::CHUNK) {
+        let k = k.to_vec();
+        let rows: Vec<(i32, i64, Option<f64>)> = with_conn!(db, |c| {
+            summary_valuations::table
+                .filter(summary_valuations::uarn.eq_any(k.clone()))
+                .filter(summary_valuations::floor_area_m2.is_not_null())
+                .order((summary_valuations::uarn, summary_valuations::list_year))
+                .select((
+                    summary_valuations::list_year,
+                    summary_valuations::uarn,
+                    summary_valuations::floor_area_m2,
+                ))
+                .load(c)
+                .await?
+        });
+        out.extend(rows.into_iter().filter_map(|(y, u, a)| a.map(|a| (y, u, a))));
     }
-    let uarns = uarns.to_vec();
-    let rows: Vec<(i32, i64, Option<f64>)> = with_conn!(db, |c| {
-        summary_valuations::table
-            .filter(summary_valuations::uarn.eq_any(uarns.clone()))
-            .filter(summary_valuations::floor_area_m2.is_not_null())
-            .order((summary_valuations::uarn, summary_valuations::list_year))
-            .select((
-                summary_valuations::list_year,
-                summary_valuations::uarn,
-                summary_valuations::floor_area_m2,
-            ))
-            .load(c)
-            .await?
-    });
-    Ok(rows
-        .into_iter()
-        .filter_map(|(y, u, a)| a.map(|a| (y, u, a)))
-        .collect())
+    Ok(out)
 }
 
 /// Every measured floor area (square metres): (list_year, uarn, area), area basis only, for the
@@ -305,13 +310,107 @@ pub async fn floor_areas(db: &Db) -> StoreResult<Vec<(i32, i64, f64)>> {
         .collect())
 }
 
-/// How many summary valuations each list holds: (list_year, valuations).
-pub async fn valuation_counts(db: &Db) -> StoreResult<Vec<(i32, i64)>> {
+/// Which of `years` hold any summary valuation (one indexed probe per list).
+pub async fn lists_with_valuations(db: &Db, years: &[i32]) -> StoreResult<Vec<i32>> {
+    let mut out = Vec::new();
+    for &y in years {
+        let hit: Option<i32> = with_conn!(db, |c| {
+            summary_valuations::table
+                .filter(summary_valuations::list_year.eq(y))
+                .select(summary_valuations::list_year)
+                .first(c)
+                .await
+                .optional()?
+        });
+        out.extend(hit);
+    }
+    Ok(out)
+}
+
+/// One list's point of one series of the commercial rent index, as the derived build writes it
+/// (`commercial_rent_index`): the chain's point and, where the list's summary valuations are
+/// loaded, its rateable value per square metre.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = commercial_rent_index)]
+pub struct RentPointRow {
+    /// `series_key|list_year`.
+    pub point_key: String,
+    /// `area_code|sector`.
+    pub series_key: String,
+    /// `national` or a local authority GSS code.
+    pub area_code: String,
+    pub sector: String,
+    pub list_year: i32,
+    /// 2010 list = 100; null when the chain to this list is broken (`reason`).
+    pub index_level: Option<f64>,
+    pub link_ratio: Option<f64>,
+    pub n_constant: Option<i64>,
+    pub n_entries: i64,
+    pub median_rateable_value: Option<i64>,
+    pub reason: Option<String>,
+    /// Whether the list's summary valuations are loaded (the per-square-metre point exists).
+    pub measured: bool,
+    pub n_measured: Option<i64>,
+    pub median_rv_per_m2: Option<f64>,
+    pub updated_at: NaiveDateTime,
+}
+
+/// Every entry of every list with the local authority its postcode lies in (null when the
+/// postcode directory does not place it), for the rent index build.
+pub async fn entries_with_lads(db: &Db) -> StoreResult<Vec<(IndexEntry, Option<String>)>> {
+    let rows: Vec<(i32, i64, Option<String>, Option<i64>, Option<Option<String>>)> =
+        with_conn!(db, |c| {
+            rating_list_entries::table
+                .left_join(
+                    postcodes::table
+                        .on(postcodes::postcode.nullable().eq(rating_list_entries::postcode)),
+                )
+                .select((
+                    rating_list_entries::list_year,
+                    rating_list_entries::uarn,
+                    rating_list_entries::description_code,
+                    rating_list_entries::rateable_value,
+                    postcodes::lad_code.nullable(),
+                ))
+                .load(c)
+                .await?
+        });
+    Ok(rows
+        .into_iter()
+        .map(|(y, u, code, rv, lad)| ((y, u, code, rv), lad.flatten()))
+        .collect())
+}
+
+/// Replaces the whole rent index with `rows` in one transaction (a series the build no longer
+/// produces is removed). Returns rows written.
+pub async fn replace_rent_index(db: &Db, rows: Vec<RentPointRow>) -> StoreResult<usize> {
+    let mut keys: Vec<String> = with_conn!(db, |c| {
+        commercial_rent_index::table
+            .select(commercial_rent_index::series_key)
+            .distinct()
+            .load(c)
+            .await?
+    });
+    keys.extend(rows.iter().map(|r| r.series_key.clone()));
+    keys.sort();
+    keys.dedup();
+    Ok(crate::replace_rows!(
+        db,
+        commercial_rent_index::table,
+        commercial_rent_index::series_key,
+        keys,
+        rows
+    ))
+}
+
+/// The points of one rent index series, oldest list first (empty when the build wrote none).
+pub async fn rent_series(db: &Db, series_key: &str) -> StoreResult<Vec<RentPointRow>> {
+    let key = series_key.to_string();
     Ok(with_conn!(db, |c| {
-        summary_valuations::table
-            .group_by(summary_valuations::list_year)
-            .order(summary_valuations::list_year)
-            .select((summary_valuations::list_year, diesel::dsl::count_star()))
+        commercial_rent_index::table
+            .filter(commercial_rent_index::series_key.eq(key.clone()))
+            .order(commercial_rent_index::list_year)
+            .select(RentPointRow::as_select())
             .load(c)
             .await?
     }))

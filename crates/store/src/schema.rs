@@ -1261,6 +1261,26 @@ diesel::table! {
 }
 
 diesel::table! {
+    commercial_rent_index (point_key) {
+        point_key -> Text,
+        series_key -> Text,
+        area_code -> Text,
+        sector -> Text,
+        list_year -> Integer,
+        index_level -> Nullable<Double>,
+        link_ratio -> Nullable<Double>,
+        n_constant -> Nullable<BigInt>,
+        n_entries -> BigInt,
+        median_rateable_value -> Nullable<BigInt>,
+        reason -> Nullable<Text>,
+        measured -> Bool,
+        n_measured -> Nullable<BigInt>,
+        median_rv_per_m2 -> Nullable<Double>,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     commercial_capital_index (point_key) {
         point_key -> Text,
         series_key -> Text,
