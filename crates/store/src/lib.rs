@@ -26,7 +26,8 @@
 //! - [`gpkg`]: reading a GeoPackage file (an SQLite file that is not the store) for a loader;
 //!
 //! Infrastructure: [`db`] (backends, pools, `with_conn!`), [`bulk`] (the shared bulk macros),
-//! [`schema`] (diesel tables), [`testing`] (per-test databases).
+//! [`schema`] (diesel tables), `testing` (per-test databases; only with the `testing` feature, which
+//! the workspace's tests enable).
 //!
 //! Two backends. `Db` is a hand-written enum over two deadpool pools from diesel-async (diesel's
 //! `MultiConnection` derive does not support async connections), picked by `Location::from_env_or`:
@@ -80,6 +81,7 @@ pub mod schema;
 pub mod scope;
 pub mod sourcing;
 pub mod spatial;
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod titles;
 pub mod valuation;
