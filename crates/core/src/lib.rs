@@ -28,6 +28,7 @@
 mod area;
 mod clock;
 mod cores;
+pub mod costs;
 pub mod cursor;
 mod ids;
 pub mod memo;

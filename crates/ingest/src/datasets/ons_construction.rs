@@ -6,7 +6,7 @@ use crate::formats::{Parsed, cost_feeds, ons_construction as format};
 use crate::load::Load;
 use crate::merge::{Change, LoadCtx, merge, stored};
 use std::path::Path;
-use terrace_site::{Basis, Period, Sector};
+use terrace_core::costs::{Basis, Period, Sector};
 use terrace_store::StoreError;
 use terrace_store::costs::{self, CostPointRow};
 use terrace_store::loads::RowCounts;

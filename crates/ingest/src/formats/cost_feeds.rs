@@ -21,7 +21,7 @@ use super::Parsed;
 use super::csvio::{Header, Opened, field};
 use std::io;
 use std::path::Path;
-use terrace_site::{Period, Region, Sector};
+use terrace_core::costs::{Period, Region, Sector};
 
 /// One tender price index value.
 #[derive(Debug, Clone, PartialEq)]

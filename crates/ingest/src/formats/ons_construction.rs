@@ -31,7 +31,7 @@ use calamine::{Data, Reader, open_workbook_auto};
 use chrono::{Days, NaiveDate};
 use std::io;
 use std::path::Path;
-use terrace_site::{Basis, Period, Sector};
+use terrace_core::costs::{Basis, Period, Sector};
 
 /// One published value of one series.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,11 +147,11 @@ pub fn period_of(c: &Data) -> Option<Period> {
             }
             let day = NaiveDate::from_ymd_opt(1899, 12, 30)?
                 .checked_add_days(Days::new(serial as u64))?;
-            Some(Period::of(terrace_site::Freq::Monthly, day))
+            Some(Period::of(terrace_core::costs::Freq::Monthly, day))
         }
         Data::DateTimeIso(s) => {
             let day = NaiveDate::parse_from_str(s.get(..10)?, "%Y-%m-%d").ok()?;
-            Some(Period::of(terrace_site::Freq::Monthly, day))
+            Some(Period::of(terrace_core::costs::Freq::Monthly, day))
         }
         Data::Float(f) if f.fract() == 0.0 => Period::parse(&format!("{f:.0}")),
         Data::Int(i) => Period::parse(&i.to_string()),

@@ -1,4 +1,8 @@
-//! Periods in the series' own format: a month `2024M01`, a quarter `2024Q1`, a year `2024`.
+//! The construction cost series' vocabulary, shared by the loaders that read the publishers'
+//! files (`terrace-ingest`) and the site family that answers from them: what a series measures
+//! ([`Basis`]), the work type ([`Sector`]), the region of a location factor ([`Region`]), and
+//! periods in the series' own format ([`Period`]: a month `2024M01`, a quarter `2024Q1`, a year
+//! `2024`).
 
 use chrono::{Datelike, NaiveDate};
 use schemars::JsonSchema;
@@ -152,6 +156,167 @@ impl fmt::Display for Period {
             Period::Quarter(y, q) => write!(f, "{y}Q{q}"),
             Period::Year(y) => write!(f, "{y}"),
         }
+    }
+}
+
+/// What a cost series measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    // Tender price indices (what contractors bid): an operator's feed, no open source.
+    Tender,
+    // ONS construction output price indices (input costs plus a mark-up, 2015 = 100).
+    Output,
+    // The construction output implied deflator (current prices over chained volume).
+    Deflator,
+    // Average weekly earnings in construction.
+    Labour,
+}
+
+impl Basis {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Basis::Tender => "tender",
+            Basis::Output => "output",
+            Basis::Deflator => "deflator",
+            Basis::Labour => "labour",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Basis> {
+        [Basis::Tender, Basis::Output, Basis::Deflator, Basis::Labour]
+            .into_iter()
+            .find(|b| b.as_str() == s)
+    }
+}
+
+/// The ONS work types (the construction output price indices' series).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Sector {
+    // New work: housing (public and private).
+    NewHousing,
+    // New work: infrastructure.
+    Infrastructure,
+    // New work: public non-housing.
+    PublicNonHousing,
+    // New work: private industrial.
+    PrivateIndustrial,
+    // New work: private commercial.
+    PrivateCommercial,
+    // All new work.
+    AllNewWork,
+    // Repair and maintenance: housing.
+    HousingRepair,
+    // Repair and maintenance: non-housing.
+    NonHousingRepair,
+    // All repair and maintenance.
+    AllRepair,
+    // All work (all construction).
+    AllWork,
+}
+
+/// Every sector, in the order ONS lists the work types.
+pub const SECTORS: [Sector; 10] = [
+    Sector::NewHousing,
+    Sector::Infrastructure,
+    Sector::PublicNonHousing,
+    Sector::PrivateIndustrial,
+    Sector::PrivateCommercial,
+    Sector::AllNewWork,
+    Sector::HousingRepair,
+    Sector::NonHousingRepair,
+    Sector::AllRepair,
+    Sector::AllWork,
+];
+
+impl Sector {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Sector::NewHousing => "new_housing",
+            Sector::Infrastructure => "infrastructure",
+            Sector::PublicNonHousing => "public_non_housing",
+            Sector::PrivateIndustrial => "private_industrial",
+            Sector::PrivateCommercial => "private_commercial",
+            Sector::AllNewWork => "all_new_work",
+            Sector::HousingRepair => "housing_repair",
+            Sector::NonHousingRepair => "non_housing_repair",
+            Sector::AllRepair => "all_repair",
+            Sector::AllWork => "all_work",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Sector> {
+        SECTORS.into_iter().find(|x| x.as_str() == s)
+    }
+}
+
+/// A region of a location-factor table (the UK's ITL1 regions); `national` is the UK-wide series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Region {
+    National,
+    NorthEast,
+    NorthWest,
+    YorkshireAndTheHumber,
+    EastMidlands,
+    WestMidlands,
+    EastOfEngland,
+    London,
+    SouthEast,
+    SouthWest,
+    Wales,
+    Scotland,
+    NorthernIreland,
+}
+
+/// Every region.
+pub const REGIONS: [Region; 13] = [
+    Region::National,
+    Region::NorthEast,
+    Region::NorthWest,
+    Region::YorkshireAndTheHumber,
+    Region::EastMidlands,
+    Region::WestMidlands,
+    Region::EastOfEngland,
+    Region::London,
+    Region::SouthEast,
+    Region::SouthWest,
+    Region::Wales,
+    Region::Scotland,
+    Region::NorthernIreland,
+];
+
+impl Region {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Region::National => "NATIONAL",
+            Region::NorthEast => "NORTH_EAST",
+            Region::NorthWest => "NORTH_WEST",
+            Region::YorkshireAndTheHumber => "YORKSHIRE_AND_THE_HUMBER",
+            Region::EastMidlands => "EAST_MIDLANDS",
+            Region::WestMidlands => "WEST_MIDLANDS",
+            Region::EastOfEngland => "EAST_OF_ENGLAND",
+            Region::London => "LONDON",
+            Region::SouthEast => "SOUTH_EAST",
+            Region::SouthWest => "SOUTH_WEST",
+            Region::Wales => "WALES",
+            Region::Scotland => "SCOTLAND",
+            Region::NorthernIreland => "NORTHERN_IRELAND",
+        }
+    }
+
+    /// A region by its name (any case; spaces, `-` and `_` alike).
+    pub fn parse(s: &str) -> Option<Region> {
+        let norm: String = s
+            .trim()
+            .chars()
+            .map(|c| match c {
+                ' ' | '-' => '_',
+                c => c.to_ascii_uppercase(),
+            })
+            .collect();
+        REGIONS.into_iter().find(|r| r.as_str() == norm)
     }
 }
 
