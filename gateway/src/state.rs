@@ -178,6 +178,8 @@ pub struct State {
     pub market: terrace_market::MarketCache,
     /// Council tax answers kept in memory until a load or a link changes them.
     pub council_tax: Arc<terrace_property::CouncilTaxMemo>,
+    /// The auction feed's coverage, kept until a load changes rows.
+    pub auction_coverage: Arc<terrace_auctions::CoverageMemo>,
     /// OAuth settings (issuer, resource, signing key, lifetimes).
     pub oauth: Arc<terrace_oauth::OAuthSettings>,
     /// Outbound HTTP, for fetching client ID metadata documents (public https only).
@@ -218,6 +220,7 @@ impl AppState {
             layers: terrace_layers::LayerCache::default(),
             market: terrace_market::MarketCache::default(),
             council_tax: Arc::default(),
+            auction_coverage: Arc::default(),
             oauth: Arc::new(terrace_oauth::OAuthSettings::new(
                 "http://127.0.0.1:8080",
                 terrace_oauth::random_token().into_bytes(),

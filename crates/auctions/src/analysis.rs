@@ -2,8 +2,9 @@
 //! the service's valuation, and distressed properties.
 
 use crate::{
-    Answer, AuctionsError, Coverage, GUIDE_NOTE, Guide, Lot, LotType, Maybe, NO_FEED, Outcome,
-    coverage, district_of, group, median, quantile, quarter_label, quarter_start, round_to,
+    Answer, AuctionsError, Coverage, CoverageMemo, GUIDE_NOTE, Guide, Lot, LotType, Maybe, NO_FEED,
+    Outcome, coverage_held, district_of, feed_loaded, group, median, quantile, quarter_label,
+    quarter_start, round_to,
 };
 use chrono::NaiveDate;
 use schemars::JsonSchema;
@@ -104,10 +105,14 @@ fn is_commercial(t: &str) -> bool {
     matches!(t, "commercial" | "mixed")
 }
 
-pub async fn stats(db: &Db, q: &StatsQuery) -> Result<StatsAnswer, AuctionsError> {
+pub async fn stats(
+    db: &Db,
+    memo: &CoverageMemo,
+    q: &StatsQuery,
+) -> Result<StatsAnswer, AuctionsError> {
     let populations_note = "guide_gbp and achieved_gbp are DIFFERENT POPULATIONS: guides are published for most lots, hammer prices only where the house discloses them, so their means are over different lots and their difference is not a discount; each carries its own n";
     let comparable_rule = "comparable when at least 3 sold lots carry both a guide and a published price and they are at least 80% of the lots with a published price; then median_achieved_over_guide is over those lots";
-    let Some(cov) = coverage(db).await? else {
+    let Some(cov) = coverage_held(db, memo).await? else {
         return Ok(StatsAnswer {
             status: Answer::NotAvailable,
             reason: Some(NO_FEED.into()),
@@ -303,7 +308,7 @@ pub async fn comps(db: &Db, q: &CompsQuery) -> Result<CompsAnswer, AuctionsError
         postcode_district: district.clone(),
         lot_type: q.lot_type,
     };
-    if st::lot_count(db).await? == 0 {
+    if !feed_loaded(db).await? {
         return Ok(CompsAnswer {
             status: Answer::NotAvailable,
             reason: Some(NO_FEED.into()),
@@ -413,7 +418,7 @@ pub async fn discount(db: &Db, q: &DiscountQuery) -> Result<DiscountAnswer, Auct
         excluded: None,
         valuation_basis: VALUATION_BASIS,
     };
-    if st::lot_count(db).await? == 0 {
+    if !feed_loaded(db).await? {
         return Ok(empty(Answer::NotAvailable, Some(NO_FEED.into())));
     }
     let filter = LotFilter {
@@ -527,7 +532,7 @@ const RECEIVERSHIP: [&str; 5] = [
 
 pub async fn distressed(db: &Db, q: &DistressedQuery) -> Result<DistressedAnswer, AuctionsError> {
     let rule = "properties (lots sharing a UPRN or a normalised address and postcode) offered at least min_offers times in the feed and never sold at, before or after any of those auctions; receivership_text is a text heuristic on the lot descriptions";
-    if st::lot_count(db).await? == 0 {
+    if !feed_loaded(db).await? {
         return Ok(DistressedAnswer {
             status: Answer::NotAvailable,
             reason: Some(NO_FEED.into()),

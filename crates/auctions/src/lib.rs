@@ -18,7 +18,8 @@ use std::collections::BTreeMap;
 use terrace_core::cursor::{CursorError, CursorScope, Page};
 use terrace_core::{Unavailable, Violation};
 use terrace_store::auctions::{self as st, LotFilter, LotRow};
-use terrace_store::{Db, StoreError, address};
+use terrace_store::memo::Memo;
+use terrace_store::{Db, StoreError, address, meta};
 
 mod analysis;
 pub use analysis::*;
@@ -340,6 +341,36 @@ pub async fn coverage(db: &Db) -> Result<Option<Coverage>, AuctionsError> {
     }))
 }
 
+/// The feed's coverage kept in memory until a load changes rows (`DataVersion`), read at most
+/// once a second: counting every lot of every house is a scan of the whole feed (about 0.2 s at
+/// 500,000 lots on SQLite, measured with `cargo xtask bench auctions`), and lots and stats give
+/// it with every page. One per process, shared by the calls.
+pub struct CoverageMemo(Memo<(), Option<Coverage>>);
+
+impl CoverageMemo {
+    const WATCHED: &[meta::Key] = &[meta::Key::DataVersion];
+    const RECHECK: std::time::Duration = std::time::Duration::from_secs(1);
+}
+
+impl Default for CoverageMemo {
+    fn default() -> Self {
+        CoverageMemo(Memo::new(CoverageMemo::WATCHED, CoverageMemo::RECHECK, 1))
+    }
+}
+
+/// [`coverage`], from `memo` when it holds it.
+pub async fn coverage_held(
+    db: &Db,
+    memo: &CoverageMemo,
+) -> Result<Option<Coverage>, AuctionsError> {
+    memo.0.get_or_fill(db, (), || coverage(db)).await
+}
+
+/// Whether any lot feed is loaded (one indexed probe, not a count).
+pub async fn feed_loaded(db: &Db) -> Result<bool, AuctionsError> {
+    Ok(st::any_lot(db).await?)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Lots.
 
@@ -429,9 +460,9 @@ pub struct LotsMeta {
     pub achieved_note: &'static str,
 }
 
-/// A page of lots.
-pub async fn lots(db: &Db, q: &LotsQuery) -> Result<LotsAnswer, AuctionsError> {
-    let Some(coverage) = coverage(db).await? else {
+/// A page of lots (the coverage from `memo`).
+pub async fn lots(db: &Db, memo: &CoverageMemo, q: &LotsQuery) -> Result<LotsAnswer, AuctionsError> {
+    let Some(coverage) = coverage_held(db, memo).await? else {
         return Ok(LotsAnswer {
             status: Answer::NotAvailable,
             reason: Some(NO_FEED.into()),

@@ -4,7 +4,7 @@
 
 use chrono::{NaiveDate, NaiveDateTime};
 use terrace_auctions::{
-    Answer, DistressedQuery, NO_FEED, StatsQuery, distressed, stats,
+    Answer, CoverageMemo, DistressedQuery, NO_FEED, StatsQuery, distressed, stats,
 };
 use terrace_store::auctions::{LotRow, replace_lots};
 use terrace_store::testing::TestDb;
@@ -69,7 +69,7 @@ fn stats_query() -> StatsQuery {
 #[tokio::test]
 async fn without_a_feed_every_answer_is_not_available() {
     let t = TestDb::new().await;
-    let s = stats(&t.db, &stats_query()).await.unwrap();
+    let s = stats(&t.db, &CoverageMemo::default(), &stats_query()).await.unwrap();
     assert_eq!(s.status, Answer::NotAvailable);
     assert_eq!(s.reason.as_deref(), Some(NO_FEED));
     assert!(s.data.is_none());
@@ -105,7 +105,7 @@ async fn stats_keep_guides_and_prices_apart() {
     )
     .await
     .unwrap();
-    let s = stats(&t.db, &stats_query()).await.unwrap();
+    let s = stats(&t.db, &CoverageMemo::default(), &stats_query()).await.unwrap();
     assert_eq!(s.status, Answer::Ok);
     let rows = s.data.unwrap();
     assert_eq!(rows.len(), 1);

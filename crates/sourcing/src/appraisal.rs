@@ -851,11 +851,7 @@ async fn auction_block(
         properties: Vec::new(),
         note: NOTE,
     };
-    if au::coverage(&ctx.db)
-        .await
-        .map_err(auctions_store)?
-        .is_none()
-    {
+    if !au::feed_loaded(&ctx.db).await.map_err(auctions_store)? {
         b.reason = Some(au::NO_FEED.into());
         return Ok(b);
     }

@@ -77,6 +77,16 @@ pub async fn lot_count(db: &Db) -> StoreResult<i64> {
         .await?))
 }
 
+/// Whether any lot is stored (0 rows: no feed loaded), without counting them.
+pub async fn any_lot(db: &Db) -> StoreResult<bool> {
+    let hit: Option<String> = with_conn!(db, |c| auction_lots::table
+        .select(auction_lots::lot_key)
+        .first(c)
+        .await
+        .optional()?);
+    Ok(hit.is_some())
+}
+
 /// One auction house's extent in the store: (house, first auction, last auction, lots).
 pub type HouseCoverage = (String, Option<NaiveDate>, Option<NaiveDate>, i64);
 

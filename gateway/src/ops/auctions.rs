@@ -153,7 +153,7 @@ impl Operation for LotsOp {
     }
 
     async fn run(ctx: &Ctx, q: au::LotsQuery) -> Result<au::LotsAnswer, ApiError> {
-        Ok(au::lots(&ctx.state.db, &q).await?)
+        Ok(au::lots(&ctx.state.db, &ctx.state.auction_coverage, &q).await?)
     }
 }
 
@@ -236,7 +236,7 @@ impl Operation for StatsOp {
     }
 
     async fn run(ctx: &Ctx, q: au::StatsQuery) -> Result<au::StatsAnswer, ApiError> {
-        Ok(au::stats(&ctx.state.db, &q).await?)
+        Ok(au::stats(&ctx.state.db, &ctx.state.auction_coverage, &q).await?)
     }
 }
 
