@@ -103,14 +103,19 @@ pub async fn address_footprints_of(
     db: &Db,
     uprns: &[i64],
 ) -> StoreResult<Vec<AddressFootprintRow>> {
-    Ok(with_conn!(db, |c| {
-        address_footprints::table
-            .filter(address_footprints::uprn.eq_any(uprns))
-            .order(address_footprints::uprn)
-            .select(AddressFootprintRow::as_select())
-            .load(c)
-            .await?
-    }))
+    let mut out = Vec::new();
+    for k in uprns.chunks(crate::bulk::CHUNK) {
+        let part: Vec<AddressFootprintRow> = with_conn!(db, |c| {
+            address_footprints::table
+                .filter(address_footprints::uprn.eq_any(k))
+                .select(AddressFootprintRow::as_select())
+                .load(c)
+                .await?
+        });
+        out.extend(part);
+    }
+    out.sort_by_key(|r| r.uprn);
+    Ok(out)
 }
 
 /// How many addresses are linked to a footprint.

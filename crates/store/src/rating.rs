@@ -217,18 +217,20 @@ pub async fn entries_in_lad(
 
 /// The entries of these UARNs in every list, by UARN and list.
 pub async fn entries_for_uarns(db: &Db, uarns: &[i64]) -> StoreResult<Vec<RatingEntryRow>> {
-    if uarns.is_empty() {
-        return Ok(Vec::new());
+    let mut out = Vec::new();
+    for k in uarns.chunks(crate::bulk::CHUNK) {
+        let k = k.to_vec();
+        let part: Vec<RatingEntryRow> = with_conn!(db, |c| {
+            rating_list_entries::table
+                .filter(rating_list_entries::uarn.eq_any(k.clone()))
+                .select(RatingEntryRow::as_select())
+                .load(c)
+                .await?
+        });
+        out.extend(part);
     }
-    let uarns = uarns.to_vec();
-    Ok(with_conn!(db, |c| {
-        rating_list_entries::table
-            .filter(rating_list_entries::uarn.eq_any(uarns.clone()))
-            .order((rating_list_entries::uarn, rating_list_entries::list_year))
-            .select(RatingEntryRow::as_select())
-            .load(c)
-            .await?
-    }))
+    out.sort_by_key(|e| (e.uarn, e.list_year));
+    Ok(out)
 }
 
 /// One summary valuation: the measured floor area of a UARN in a list.

@@ -203,16 +203,18 @@ pub async fn titles_for_uprn(db: &Db, uprn: i64) -> StoreResult<Vec<TitleRow>> {
 
 /// The titles linked to any of these UPRNs, by UPRN and title number.
 pub async fn titles_for_uprns(db: &Db, uprns: &[i64]) -> StoreResult<Vec<TitleRow>> {
-    if uprns.is_empty() {
-        return Ok(Vec::new());
+    let mut out = Vec::new();
+    for k in uprns.chunks(crate::bulk::CHUNK) {
+        let k = k.to_vec();
+        let part: Vec<TitleRow> = with_conn!(db, |c| {
+            titles::table
+                .filter(titles::uprn.eq_any(k.clone()))
+                .select(TitleRow::as_select())
+                .load(c)
+                .await?
+        });
+        out.extend(part);
     }
-    let uprns = uprns.to_vec();
-    Ok(with_conn!(db, |c| {
-        titles::table
-            .filter(titles::uprn.eq_any(uprns.clone()))
-            .order((titles::uprn, titles::title_number))
-            .select(TitleRow::as_select())
-            .load(c)
-            .await?
-    }))
+    out.sort_by(|a, b| (a.uprn, &a.title_number).cmp(&(b.uprn, &b.title_number)));
+    Ok(out)
 }
