@@ -360,7 +360,7 @@ pub struct RentPointRow {
 /// Every entry of every list with the local authority its postcode lies in (null when the
 /// postcode directory does not place it), for the rent index build.
 pub async fn entries_with_lads(db: &Db) -> StoreResult<Vec<(IndexEntry, Option<String>)>> {
-    let rows: Vec<(i32, i64, Option<String>, Option<i64>, Option<Option<String>>)> =
+    let rows: Vec<(i32, i64, Option<String>, Option<i64>, Option<String>)> =
         with_conn!(db, |c| {
             rating_list_entries::table
                 .left_join(
@@ -379,7 +379,7 @@ pub async fn entries_with_lads(db: &Db) -> StoreResult<Vec<(IndexEntry, Option<S
         });
     Ok(rows
         .into_iter()
-        .map(|(y, u, code, rv, lad)| ((y, u, code, rv), lad.flatten()))
+        .map(|(y, u, code, rv, lad)| ((y, u, code, rv), lad))
         .collect())
 }
 
