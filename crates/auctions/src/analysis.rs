@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_core::Unavailable;
 use terrace_store::Db;
-use terrace_store::auctions::{self as st, LotFilter, LotRow};
+use terrace_store::auctions::{self as st, LotFigures, LotFilter, LotRow};
 use terrace_valuation::{CarriedValue, Carrier};
 
 /// A population of one figure: how many lots carry it, and its mean and median.
@@ -133,7 +133,7 @@ pub async fn stats(
             .and_then(|d| d.pred_opt()),
         ..LotFilter::default()
     };
-    let rows: Vec<LotRow> = st::lots_where(db, &filter)
+    let rows: Vec<LotFigures> = st::lot_figures_where(db, &filter)
         .await?
         .into_iter()
         .filter(|r| {
@@ -144,7 +144,7 @@ pub async fn stats(
     let without = rows.iter().filter(|r| r.district.is_none()).count();
     let groups = group(
         rows.into_iter().filter(|r| r.district.is_some()).collect(),
-        |r: &LotRow| {
+        |r: &LotFigures| {
             (
                 std::cmp::Reverse(quarter_start(r.auction_date)),
                 r.district.clone().unwrap_or_default(),
@@ -169,12 +169,12 @@ pub async fn stats(
     })
 }
 
-fn stats_row(district: String, qs: NaiveDate, lots: &[LotRow]) -> StatsRow {
+fn stats_row(district: String, qs: NaiveDate, lots: &[LotFigures]) -> StatsRow {
     let outcomes: Vec<Outcome> = lots.iter().map(|l| Outcome::parse(&l.outcome)).collect();
     let offered = outcomes.iter().filter(|o| o.was_offered()).count();
     let sold = outcomes.iter().filter(|o| o.is_sale()).count();
-    let guide = |l: &LotRow| Guide::of(l.guide_low, l.guide_high).map(|g| g.point());
-    let achieved = |l: &LotRow| {
+    let guide = |l: &LotFigures| Guide::of(l.guide_low, l.guide_high).map(|g| g.point());
+    let achieved = |l: &LotFigures| {
         l.hammer_price
             .filter(|_| Outcome::parse(&l.outcome).is_sale())
             .map(|p| p as f64)

@@ -9,6 +9,7 @@ use crate::build::{Detail, years_since};
 use crate::strategy::{self, Asset, Component, FilterKind, Setting, Settings, Strategy};
 use crate::{SourcingCtx, SourcingError};
 use chrono::NaiveDate;
+use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -373,9 +374,14 @@ pub(crate) fn measure_unit(column: &str, r: &FeatureRow, today: NaiveDate) -> Op
 }
 
 fn parcel_measure(column: &str, h: &ParcelHit) -> Option<f64> {
+    plot_measure(column, h.stats.area_m2, h.stats.built_coverage)
+}
+
+/// A parcel's numeric features: the same for a candidate and for the parcel read whole.
+fn plot_measure(column: &str, area_m2: f64, built_coverage: Option<f64>) -> Option<f64> {
     match column {
-        "parcel.area_m2" => Some(h.stats.area_m2),
-        "parcel.built_coverage" => h.stats.built_coverage,
+        "parcel.area_m2" => Some(area_m2),
+        "parcel.built_coverage" => built_coverage,
         _ => None,
     }
 }
@@ -455,12 +461,34 @@ pub(crate) fn score(
                 unit: c.unit,
                 scaled: round4(scaled),
                 weight: round4(c.weight),
-                contribution: round4(scaled * c.weight),
+                contribution: contribution(c, value),
             }
         })
         .collect();
     let score = round4(comps.iter().map(|c| c.contribution).sum());
     (score, comps)
+}
+
+/// A component's contribution to a score (rounded as the answer gives it).
+fn contribution(c: &Component, value: Option<f64>) -> f64 {
+    round4(value.map_or(0.0, |v| strategy::scale(c, v)) * c.weight)
+}
+
+/// The score alone, exactly as [`score`] gives it, without the components: a scan ranks every
+/// row that passes and writes out only the page.
+fn score_only(ranking: &[Component], measure: &dyn Fn(&str) -> Option<f64>) -> f64 {
+    round4(
+        ranking
+            .iter()
+            .map(|c| contribution(c, measure(c.column)))
+            .sum(),
+    )
+}
+
+/// The order of the rows: score descending, then the UPRN or INSPIRE id ascending (what the
+/// cursor carries: the score times 10,000 negated, and the id).
+fn rank_key(score: f64, id: i64) -> (i64, i64) {
+    (-((score * 10_000.0).round() as i64), id)
 }
 
 fn round4(v: f64) -> f64 {
@@ -622,6 +650,26 @@ fn cursor_scope(s: &Strategy, set: &Settings, place: &Place) -> CursorScope {
     CursorScope::new("sourcing_search", &(s.id, s.version, set.to_json(), place))
 }
 
+/// Sorts the ranked rows and keeps those after the cursor's key, at most `limit + 1` (one more
+/// than the page, to know whether another follows).
+fn page(
+    passed: &mut Vec<((i64, i64), usize)>,
+    after: Option<(i64, i64)>,
+    limit: usize,
+) -> Vec<((i64, i64), usize)> {
+    passed.sort_unstable();
+    let start = match after {
+        Some(a) => passed.partition_point(|(k, _)| *k <= a),
+        None => 0,
+    };
+    passed
+        .iter()
+        .skip(start)
+        .take(limit.saturating_add(1))
+        .copied()
+        .collect()
+}
+
 fn key_of(row: &SearchRow) -> (i64, String) {
     let id = match row.asset {
         Asset::Unit => format!("{:020}", row.uprn.unwrap_or_default()),
@@ -660,15 +708,20 @@ pub async fn search(ctx: &SourcingCtx, q: &SearchQuery) -> Result<SearchAnswer, 
     if let Place::Lad(l) = &q.place {
         ctx.known_lad(l).await?;
     }
+    let after: Option<(i64, i64)> = match after {
+        Some((k, id)) => Some((k, id.parse().map_err(|_| bad_cursor())?)),
+        None => None,
+    };
     let (scope, circle) = scope_of(&q.place)?;
     let mut funnel = Funnel::default();
-    let mut rows: Vec<SearchRow> = Vec::new();
     let mut as_of = None;
-    match s.asset {
+    // Every row that passes is ranked by its key alone; only the page is written out.
+    let mut passed: Vec<((i64, i64), usize)> = Vec::new();
+    let rows: Vec<SearchRow> = match s.asset {
         Asset::Unit => {
             funnel.units_in_area = Some(ss::scope_counts(&ctx.db, &scope).await?.0);
             let feats = ss::features_in(&ctx.db, &scope, &coarse(&s, &set, q.today)).await?;
-            for r in &feats {
+            for (i, r) in feats.iter().enumerate() {
                 if let Some((x, y, rad)) = circle {
                     let (Some(rx), Some(ry)) = (r.x, r.y) else {
                         continue;
@@ -680,21 +733,29 @@ pub async fn search(ctx: &SourcingCtx, q: &SearchQuery) -> Result<SearchAnswer, 
                 funnel.scanned += 1;
                 as_of = as_of.max(Some(r.as_of));
                 match unit_verdict(&s, &set, r, q.today) {
-                    Verdict::Pass => rows.push(unit_row(&s, r, q.today)),
+                    Verdict::Pass => {
+                        let sc = score_only(&s.ranking, &|c| measure_unit(c, r, q.today));
+                        passed.push((rank_key(sc, r.uprn), i));
+                    }
                     Verdict::Fail => funnel.failed_filters += 1,
                     Verdict::Unknown => funnel.unknown_features += 1,
                 }
             }
+            funnel.matched = passed.len();
+            page(&mut passed, after, q.limit)
+                .iter()
+                .map(|&(_, i)| unit_row(&s, &feats[i], q.today))
+                .collect()
         }
         Asset::Parcel => {
             let min_area = set.number("min_area_m2").unwrap_or(0.0);
             let max_cov = set.number("max_built_coverage");
             let exclude_open = set.switch("exclude_open_land");
-            for h in ss::parcels_in(&ctx.db, &scope, min_area, max_cov).await? {
+            let cands = ss::parcel_candidates(&ctx.db, &scope, min_area, max_cov).await?;
+            for (i, h) in cands.iter().enumerate() {
                 if let Some((x, y, rad)) = circle {
                     let Some((px, py)) = h
-                        .lat
-                        .zip(h.lon)
+                        .point
                         .and_then(|(la, lo)| terrace_geo::bng_from_wgs84(lo, la))
                     else {
                         continue;
@@ -705,28 +766,38 @@ pub async fn search(ctx: &SourcingCtx, q: &SearchQuery) -> Result<SearchAnswer, 
                 }
                 funnel.scanned += 1;
                 if exclude_open
-                    && is_open_land(
-                        h.stats.landuse_tier_a.as_deref(),
-                        h.stats.landuse_tier_b.as_deref(),
-                    )
+                    && is_open_land(h.landuse_tier_a.as_deref(), h.landuse_tier_b.as_deref())
                 {
                     funnel.open_land_excluded += 1;
                     continue;
                 }
                 let other = |_: &str, _: &Setting| Some(true);
-                match verdict(&s, &set, &|c| parcel_measure(c, &h), &other) {
-                    Verdict::Pass => rows.push(parcel_row(&s, &h)),
+                let measure = |c: &str| plot_measure(c, h.area_m2, h.built_coverage);
+                match verdict(&s, &set, &measure, &other) {
+                    Verdict::Pass => {
+                        let sc = score_only(&s.ranking, &measure);
+                        passed.push((rank_key(sc, h.inspire_id), i));
+                    }
                     Verdict::Fail => funnel.failed_filters += 1,
                     Verdict::Unknown => funnel.unknown_features += 1,
                 }
             }
+            funnel.matched = passed.len();
+            let shown = page(&mut passed, after, q.limit);
+            let ids: Vec<i64> = shown.iter().map(|&(_, i)| cands[i].inspire_id).collect();
+            let whole: HashMap<i64, ParcelHit> = ss::parcels_by_ids(&ctx.db, &ids)
+                .await?
+                .into_iter()
+                .map(|h| (h.stats.inspire_id, h))
+                .collect();
+            // A parcel a build removed between the two reads is left out of the page.
+            ids.iter()
+                .filter_map(|id| whole.get(id))
+                .map(|h| parcel_row(&s, h))
+                .collect()
         }
-    }
-    funnel.matched = rows.len();
-    rows.sort_by_key(key_of);
-    if let Some(a) = &after {
-        rows.retain(|r| key_of(r) > *a);
-    }
+    };
+    let mut rows = rows;
     let mut next_cursor = None;
     if rows.len() > q.limit {
         rows.truncate(q.limit);

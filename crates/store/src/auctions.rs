@@ -202,6 +202,36 @@ pub async fn lots_where(db: &Db, f: &LotFilter) -> StoreResult<Vec<LotRow>> {
     }))
 }
 
+/// The figures of a lot the quarterly statistics read (the lot's text is not read: a district's
+/// thousands of lots are read on every statistics call).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = auction_lots)]
+pub struct LotFigures {
+    pub auction_date: NaiveDate,
+    pub district: Option<String>,
+    pub lot_type: String,
+    pub outcome: String,
+    pub guide_low: Option<i64>,
+    pub guide_high: Option<i64>,
+    pub hammer_price: Option<i64>,
+    pub net_initial_yield_pct: Option<f64>,
+}
+
+/// The figures of every lot the filter selects, oldest auction first (ties by lot key).
+pub async fn lot_figures_where(db: &Db, f: &LotFilter) -> StoreResult<Vec<LotFigures>> {
+    Ok(with_conn!(db, |c| {
+        filtered!(
+            auction_lots::table
+                .select(LotFigures::as_select())
+                .order((auction_lots::auction_date, auction_lots::lot_key))
+                .into_boxed(),
+            f
+        )
+        .load(c)
+        .await?
+    }))
+}
+
 /// Every offer of the given properties, oldest first.
 pub async fn lots_of_properties(db: &Db, keys: &[String]) -> StoreResult<Vec<LotRow>> {
     let mut out = Vec::new();

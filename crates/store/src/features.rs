@@ -362,18 +362,89 @@ pub struct ParcelHit {
     pub lon: Option<f64>,
 }
 
+/// What a search filters and ranks a parcel on; the page's parcels are then read whole
+/// ([`parcels_by_ids`]). `point` (WGS84 latitude, longitude) is read only for a box scope, whose
+/// circle needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParcelCandidate {
+    pub inspire_id: i64,
+    pub area_m2: f64,
+    pub built_coverage: Option<f64>,
+    pub landuse_tier_a: Option<String>,
+    pub landuse_tier_b: Option<String>,
+    pub point: Option<(f64, f64)>,
+}
+
+type CandidateCols = (i64, f64, Option<f64>, Option<String>, Option<String>);
+
 /// The parcels of a scope at least `min_area_m2` large, with coverage at most `max_coverage`
-/// when set (an unmeasured parcel fails a ceiling), by INSPIRE id. A district's parcels are
-/// those holding one of its units.
-pub async fn parcels_in(
+/// when set (an unmeasured parcel fails a ceiling), by INSPIRE id: the few columns a search
+/// ranks on, so that a scan of an authority's 200,000 parcels reads no more. A district's
+/// parcels are those holding one of its units.
+pub async fn parcel_candidates(
     db: &Db,
     scope: &FeatureScope,
     min_area_m2: f64,
     max_coverage: Option<f64>,
-) -> StoreResult<Vec<ParcelHit>> {
+) -> StoreResult<Vec<ParcelCandidate>> {
     use crate::schema::{land_parcels as lp, parcel_stats as ps};
-    let ids: Option<Vec<i64>> = match scope {
+    let cols = (
+        ps::inspire_id,
+        ps::area_m2,
+        ps::built_coverage,
+        ps::landuse_tier_a,
+        ps::landuse_tier_b,
+    );
+    let of = |(inspire_id, area_m2, built_coverage, landuse_tier_a, landuse_tier_b): CandidateCols,
+              point: Option<(f64, f64)>| ParcelCandidate {
+        inspire_id,
+        area_m2,
+        built_coverage,
+        landuse_tier_a,
+        landuse_tier_b,
+        point,
+    };
+    let mut out = Vec::new();
+    match scope {
+        FeatureScope::Bbox(x0, y0, x1, y1) => {
+            let (x0, y0, x1, y1) = (*x0, *y0, *x1, *y1);
+            let rows: Vec<(CandidateCols, Option<f64>, Option<f64>)> = with_conn!(db, |c| {
+                let mut q = ps::table
+                    .inner_join(lp::table.on(lp::inspire_id.eq(ps::inspire_id)))
+                    .filter(ps::area_m2.ge(min_area_m2))
+                    .filter(lp::max_x.ge(x0))
+                    .filter(lp::min_x.le(x1))
+                    .filter(lp::max_y.ge(y0))
+                    .filter(lp::min_y.le(y1))
+                    .select((cols, lp::lat, lp::lon))
+                    .into_boxed();
+                if let Some(m) = max_coverage {
+                    q = q.filter(ps::built_coverage.le(m));
+                }
+                q.order(ps::inspire_id).load(c).await?
+            });
+            out.extend(
+                rows.into_iter()
+                    .map(|(r, lat, lon)| of(r, lat.zip(lon))),
+            );
+        }
+        FeatureScope::Lad(l) => {
+            let l = l.clone();
+            let rows: Vec<CandidateCols> = with_conn!(db, |c| {
+                let mut q = ps::table
+                    .filter(ps::lad_code.eq(l.clone()))
+                    .filter(ps::area_m2.ge(min_area_m2))
+                    .select(cols)
+                    .into_boxed();
+                if let Some(m) = max_coverage {
+                    q = q.filter(ps::built_coverage.le(m));
+                }
+                q.order(ps::inspire_id).load(c).await?
+            });
+            out.extend(rows.into_iter().map(|r| of(r, None)));
+        }
         FeatureScope::District(d) => {
+            let d = d.clone();
             let v: Vec<Option<i64>> = with_conn!(db, |c| {
                 sourcing_features::table
                     .filter(sourcing_features::district.eq(d.clone()))
@@ -383,40 +454,42 @@ pub async fn parcels_in(
                     .load(c)
                     .await?
             });
-            Some(v.into_iter().flatten().collect())
+            let ids: Vec<i64> = v.into_iter().flatten().collect();
+            for k in ids.chunks(crate::bulk::CHUNK) {
+                let k = k.to_vec();
+                let rows: Vec<CandidateCols> = with_conn!(db, |c| {
+                    let mut q = ps::table
+                        .filter(ps::inspire_id.eq_any(k.clone()))
+                        .filter(ps::area_m2.ge(min_area_m2))
+                        .select(cols)
+                        .into_boxed();
+                    if let Some(m) = max_coverage {
+                        q = q.filter(ps::built_coverage.le(m));
+                    }
+                    q.load(c).await?
+                });
+                out.extend(rows.into_iter().map(|r| of(r, None)));
+            }
+            out.sort_by_key(|h| h.inspire_id);
         }
-        FeatureScope::Lad(_) | FeatureScope::Bbox(..) => None,
-    };
+    }
+    Ok(out)
+}
+
+/// The parcels of these INSPIRE ids, whole, with a WGS84 point inside each, by INSPIRE id.
+pub async fn parcels_by_ids(db: &Db, ids: &[i64]) -> StoreResult<Vec<ParcelHit>> {
+    use crate::schema::{land_parcels as lp, parcel_stats as ps};
     let mut out = Vec::new();
-    let chunks: Vec<Option<Vec<i64>>> = match ids {
-        Some(ids) => ids
-            .chunks(crate::bulk::CHUNK)
-            .map(|c| Some(c.to_vec()))
-            .collect(),
-        None => vec![None],
-    };
-    for chunk in chunks {
+    for k in ids.chunks(crate::bulk::CHUNK) {
+        let k = k.to_vec();
         let rows: Vec<(crate::land::ParcelStatsRow, Option<f64>, Option<f64>)> =
             with_conn!(db, |c| {
-                let mut q = ps::table
+                ps::table
                     .inner_join(lp::table.on(lp::inspire_id.eq(ps::inspire_id)))
-                    .filter(ps::area_m2.ge(min_area_m2))
+                    .filter(ps::inspire_id.eq_any(k.clone()))
                     .select((crate::land::ParcelStatsRow::as_select(), lp::lat, lp::lon))
-                    .into_boxed();
-                if let Some(m) = max_coverage {
-                    q = q.filter(ps::built_coverage.le(m));
-                }
-                q = match (scope, &chunk) {
-                    (_, Some(ids)) => q.filter(ps::inspire_id.eq_any(ids.clone())),
-                    (FeatureScope::Lad(l), None) => q.filter(ps::lad_code.eq(l.clone())),
-                    (FeatureScope::Bbox(x0, y0, x1, y1), None) => q
-                        .filter(lp::max_x.ge(*x0))
-                        .filter(lp::min_x.le(*x1))
-                        .filter(lp::max_y.ge(*y0))
-                        .filter(lp::min_y.le(*y1)),
-                    (FeatureScope::District(_), None) => q.filter(ps::inspire_id.eq(-1)),
-                };
-                q.order(ps::inspire_id).load(c).await?
+                    .load(c)
+                    .await?
             });
         out.extend(
             rows.into_iter()
