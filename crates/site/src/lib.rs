@@ -13,7 +13,7 @@ pub mod cost_index;
 pub use terrace_core::costs::{Basis, Freq, PERIOD_PATTERN, Period, Region, Sector};
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use terrace_core::Violation;
 use terrace_store::{Db, StoreError};
 
