@@ -1030,8 +1030,9 @@ sqlite_fixed_statement!(Rollback, "ROLLBACK");
 /// `body` in an immediate transaction run by prepared statements: committed when it returns
 /// `Ok`, rolled back when it (or the commit) fails. A transaction left open by an earlier failure
 /// (a rollback that failed too) is rolled back before this one begins, so one failure never
-/// wedges the writer's connection.
-fn prepared_immediate_transaction<T>(
+/// wedges the writer's connection. Public for the store's tests only.
+#[doc(hidden)]
+pub fn prepared_immediate_transaction<T>(
     c: &mut diesel::SqliteConnection,
     body: impl FnOnce(&mut diesel::SqliteConnection) -> diesel::QueryResult<T>,
 ) -> diesel::QueryResult<T> {
@@ -1428,55 +1429,5 @@ pub async fn debit_idempotent(
             }
         }
         Err(e) => Err(e.into()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::prepared_immediate_transaction;
-    use diesel::connection::SimpleConnection;
-    use diesel::{Connection, RunQueryDsl, SqliteConnection};
-
-    fn rows(c: &mut SqliteConnection) -> i64 {
-        diesel::select(diesel::dsl::sql::<diesel::sql_types::BigInt>(
-            "(SELECT COUNT(*) FROM t)",
-        ))
-        .get_result(c)
-        .unwrap_or(-1)
-    }
-
-    fn insert(c: &mut SqliteConnection) -> diesel::QueryResult<usize> {
-        diesel::sql_query("INSERT INTO t (v) VALUES (1)").execute(c)
-    }
-
-    /// Committed on `Ok`, rolled back on an error, and a transaction left open before it (a
-    /// failed rollback) does not stop the next one.
-    #[test]
-    fn the_prepared_transaction_commits_rolls_back_and_recovers() {
-        let mut c = SqliteConnection::establish(":memory:").unwrap();
-        c.batch_execute("CREATE TABLE t (v INTEGER NOT NULL)")
-            .unwrap();
-        prepared_immediate_transaction(&mut c, insert).unwrap();
-        assert_eq!(rows(&mut c), 1);
-        let failed = prepared_immediate_transaction(&mut c, |c| {
-            insert(c)?;
-            Err::<(), _>(diesel::result::Error::RollbackTransaction)
-        });
-        assert!(failed.is_err());
-        assert_eq!(rows(&mut c), 1, "the failed body's row was rolled back");
-        // A transaction somebody left open: the next one still begins, and commits.
-        c.batch_execute("BEGIN; INSERT INTO t (v) VALUES (2);")
-            .unwrap();
-        prepared_immediate_transaction(&mut c, insert).unwrap();
-        assert_eq!(
-            rows(&mut c),
-            2,
-            "the open transaction was rolled back, this one kept"
-        );
-        // The statements are reused from diesel's cache, batch after batch.
-        for _ in 0..3 {
-            prepared_immediate_transaction(&mut c, insert).unwrap();
-        }
-        assert_eq!(rows(&mut c), 5);
     }
 }

@@ -440,29 +440,3 @@ fn _assert_conn_traits() {
     is_async::<AsyncPgConnection>();
     is_async::<SqliteConn>();
 }
-
-#[cfg(test)]
-mod tests {
-    /// The bundled SQLite is built with the query planner stability guarantee (`.cargo/config.toml`,
-    /// `LIBSQLITE3_FLAGS`): without it every `LIMIT ?` query is parsed and planned again at each
-    /// call (docs/BENCHMARKS.md, issue 20, session 18).
-    #[test]
-    fn the_bundled_sqlite_keeps_plans_whatever_the_bound_values() {
-        use diesel::Connection;
-        use diesel::RunQueryDsl;
-        #[derive(diesel::QueryableByName)]
-        struct Opt {
-            #[diesel(sql_type = diesel::sql_types::Text)]
-            compile_options: String,
-        }
-        let mut c = diesel::SqliteConnection::establish(":memory:").unwrap();
-        let opts: Vec<Opt> = diesel::sql_query("PRAGMA compile_options")
-            .load(&mut c)
-            .unwrap();
-        assert!(
-            opts.iter().any(|o| o.compile_options == "ENABLE_QPSG"),
-            "compiled without ENABLE_QPSG: {:?}",
-            opts.iter().map(|o| &o.compile_options).collect::<Vec<_>>()
-        );
-    }
-}

@@ -95,8 +95,10 @@ impl<K: Hash + Eq, V: Clone> Memo<K, V> {
         Ok(v)
     }
 
-    /// Reads the watched versions when due, and empties the memo when one has changed.
-    async fn check(&self, db: &Db) -> Result<(), StoreError> {
+    /// Reads the watched versions when due, and empties the memo when one has changed (public for
+    /// the store's tests, which interleave a change with a fill).
+    #[doc(hidden)]
+    pub async fn check(&self, db: &Db) -> Result<(), StoreError> {
         if self.fresh() {
             return Ok(());
         }
@@ -132,74 +134,5 @@ impl<K: Hash + Eq, V: Clone> Memo<K, V> {
 
     fn since_born(&self) -> u64 {
         u64::try_from(self.born.elapsed().as_nanos()).unwrap_or(NEVER - 1)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::testing::TestDb;
-
-    const KEYS: &[Key] = &[Key::DataVersion, Key::AddressRegisterVersion];
-
-    async fn answer(n: &std::sync::atomic::AtomicUsize) -> Result<usize, StoreError> {
-        Ok(n.fetch_add(1, Ordering::SeqCst))
-    }
-
-    #[tokio::test]
-    async fn an_answer_is_kept_until_a_watched_version_changes() {
-        let t = TestDb::new().await;
-        let fills = std::sync::atomic::AtomicUsize::new(0);
-        let memo: Memo<i64, usize> = Memo::new(KEYS, Duration::ZERO, 100);
-        let first = memo.get_or_fill(&t.db, 1, || answer(&fills)).await.unwrap();
-        let again = memo.get_or_fill(&t.db, 1, || answer(&fills)).await.unwrap();
-        assert_eq!(
-            (first, again),
-            (0, 0),
-            "the second call is served from memory"
-        );
-        meta::bump(&t.db, Key::DataVersion, "test").await.unwrap();
-        let after = memo.get_or_fill(&t.db, 1, || answer(&fills)).await.unwrap();
-        assert_eq!(after, 1, "a changed data version empties the memo");
-        meta::set(&t.db, Key::AddressRegisterVersion, "v2")
-            .await
-            .unwrap();
-        let after = memo.get_or_fill(&t.db, 1, || answer(&fills)).await.unwrap();
-        assert_eq!(after, 2, "so does a changed address register");
-    }
-
-    #[tokio::test]
-    async fn versions_are_read_at_most_once_per_period() {
-        let t = TestDb::new().await;
-        let fills = std::sync::atomic::AtomicUsize::new(0);
-        let memo: Memo<i64, usize> = Memo::new(KEYS, Duration::from_secs(3600), 100);
-        memo.get_or_fill(&t.db, 1, || answer(&fills)).await.unwrap();
-        meta::bump(&t.db, Key::DataVersion, "test").await.unwrap();
-        let held = memo.get_or_fill(&t.db, 1, || answer(&fills)).await.unwrap();
-        assert_eq!(held, 0, "within the period the change is not yet seen");
-    }
-
-    #[tokio::test]
-    async fn a_fill_that_straddles_a_change_is_not_kept() {
-        let t = TestDb::new().await;
-        let memo: Memo<i64, &str> = Memo::new(KEYS, Duration::ZERO, 100);
-        memo.get_or_fill(&t.db, 2, || async { Ok::<_, StoreError>("warm") })
-            .await
-            .unwrap();
-        // The fill reads the old rows; the load commits and the memo sees it before the fill ends.
-        let got = memo
-            .get_or_fill(&t.db, 1, || async {
-                meta::bump(&t.db, Key::DataVersion, "test").await?;
-                memo.check(&t.db).await?;
-                Ok::<_, StoreError>("old")
-            })
-            .await
-            .unwrap();
-        assert_eq!(got, "old", "the call itself gets what it read");
-        let next = memo
-            .get_or_fill(&t.db, 1, || async { Ok::<_, StoreError>("new") })
-            .await
-            .unwrap();
-        assert_eq!(next, "new", "but the old answer was not kept");
     }
 }

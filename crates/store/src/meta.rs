@@ -150,16 +150,3 @@ pub async fn get_or_insert(db: &Db, key: Key, value: &str) -> StoreResult<String
         meta::table.find(key).select(meta::value).first(c).await?
     }))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::Key;
-
-    #[test]
-    fn keys_are_distinct_and_listed_once() {
-        let mut seen = std::collections::HashSet::new();
-        for k in Key::ALL {
-            assert!(seen.insert(k.as_str()), "{k} spelled twice");
-        }
-    }
-}

@@ -3,6 +3,7 @@
 mod ledger;
 mod migrations;
 mod oauth;
+mod units;
 
 /// The rows `sql` returns on the test store, whichever backend it is on.
 pub async fn load_sql<T>(db: &terrace_store::Db, sql: &str) -> Vec<T>
