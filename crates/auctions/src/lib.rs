@@ -345,7 +345,7 @@ pub async fn coverage(db: &Db) -> Result<Option<Coverage>, AuctionsError> {
 /// once a second: counting every lot of every house is a scan of the whole feed (about 0.2 s at
 /// 500,000 lots on SQLite, measured with `cargo xtask bench auctions`), and lots and stats give
 /// it with every page. One per process, shared by the calls.
-pub struct CoverageMemo(Memo<(), Option<Coverage>>);
+pub struct CoverageMemo(Memo<(), Coverage>);
 
 impl CoverageMemo {
     const WATCHED: &[meta::Key] = &[meta::Key::DataVersion];
@@ -358,12 +358,35 @@ impl Default for CoverageMemo {
     }
 }
 
-/// [`coverage`], from `memo` when it holds it.
+/// [`coverage`], from `memo` when it holds it. No feed is never kept: the first call after a
+/// feed's first load reads it at once.
 pub async fn coverage_held(
     db: &Db,
     memo: &CoverageMemo,
 ) -> Result<Option<Coverage>, AuctionsError> {
-    memo.0.get_or_fill(db, (), || coverage(db)).await
+    let held = memo
+        .0
+        .get_or_fill(db, (), || async {
+            coverage(db).await.map_err(Fill::Failed)?.ok_or(Fill::NoFeed)
+        })
+        .await;
+    match held {
+        Ok(c) => Ok(Some(c)),
+        Err(Fill::NoFeed) => Ok(None),
+        Err(Fill::Failed(e)) => Err(e),
+    }
+}
+
+/// Why a coverage fill kept nothing.
+enum Fill {
+    NoFeed,
+    Failed(AuctionsError),
+}
+
+impl From<StoreError> for Fill {
+    fn from(e: StoreError) -> Self {
+        Fill::Failed(e.into())
+    }
 }
 
 /// Whether any lot feed is loaded (one indexed probe, not a count).

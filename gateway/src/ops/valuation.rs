@@ -100,7 +100,7 @@ pub(crate) static TRANSACTION_ANCHOR: OpDecl = OpDecl {
 pub struct AccuracyParams {
     /// Only rows of this asset class
     pub asset_class: Option<valuation::AssetClass>,
-    /// Only rows of this model version (e.g. `terrace-avm-5`)
+    /// Only rows of this model version (e.g. `terrace-avm-6`)
     #[validate(length(min = 1, max = 64))]
     pub model_version: Option<String>,
     /// Only months from this one on, as `YYYY-MM`
