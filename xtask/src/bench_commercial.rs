@@ -234,7 +234,9 @@ pub async fn commercial(opts: SizedBench) -> anyhow::Result<()> {
     }
     let (sales_secs, sales_report) =
         xtask_load(&xtask, &store, "price_paid", &dir.join("pp-b.csv"))?;
-    eprintln!("xtask build (the commercial rent and capital indices among the other derived steps)");
+    eprintln!(
+        "xtask build (the commercial rent and capital indices among the other derived steps)"
+    );
     let (build_secs, log) = xtask_build(&xtask, &store)?;
     let line = log
         .lines()

@@ -445,6 +445,7 @@ fn print_steps(index: &AddressIndex, queries: &[Query], held: &[Query], sib: &[Q
         Conflict::StreetQualifier,
         Conflict::NumberPlacement,
         Conflict::Postcode,
+        Conflict::StreetName,
     ];
     let all: u32 = order.iter().map(|c| c.bit()).sum();
     let mut steps: Vec<(String, u32)> = vec![("no conflict rule (before)".into(), all)];

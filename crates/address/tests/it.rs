@@ -75,7 +75,9 @@ async fn world() -> (TestDb, AddressCtx) {
         row(1004, Some("FLAT 2"), "4", "HIGH STREET", "EX1 1AA"),
         row(1005, None, "7", "MILL LANE", "EX2 4BB"),
     ];
-    address::replace_addresses(&t.db, rows).await.expect("addresses");
+    address::replace_addresses(&t.db, rows)
+        .await
+        .expect("addresses");
     address::replace_postcodes(&t.db, vec![postcode("EX1 1AA"), postcode("EX4 9ZZ")])
         .await
         .expect("postcodes");
@@ -97,16 +99,23 @@ fn pc(s: &str) -> Postcode {
 #[tokio::test]
 async fn by_uprn_reads_the_record_and_says_not_found() {
     let (_t, ctx) = world().await;
-    let r: serde_json::Value =
-        serde_json::from_str(by_uprn(&ctx, Uprn::new(1004).unwrap()).await.unwrap().text())
-            .unwrap();
+    let r: serde_json::Value = serde_json::from_str(
+        by_uprn(&ctx, Uprn::new(1004).unwrap())
+            .await
+            .unwrap()
+            .text(),
+    )
+    .unwrap();
     assert_eq!(r["uprn"], 1004);
     assert_eq!(r["saon"], "FLAT 2");
     assert_eq!(r["address"], "Flat 2, 4 High Street, Exeter, EX1 1AA");
     assert_eq!(r["local_authority"], "E07000041");
     match by_uprn(&ctx, Uprn::new(999).unwrap()).await {
         Err(AddressError::NotFound(what)) => assert_eq!(what, "UPRN 999"),
-        other => panic!("expected not found, got {:?}", other.map(|t| t.text().to_string())),
+        other => panic!(
+            "expected not found, got {:?}",
+            other.map(|t| t.text().to_string())
+        ),
     }
 }
 
@@ -143,7 +152,10 @@ async fn resolve_finds_the_flat_and_autocomplete_completes_the_street() {
     assert_eq!(r.candidates[0].record.uprn, 1003);
     assert!(r.confident, "an exact flat with its postcode is confident");
     let a = autocomplete(&ctx, "7 mill", 5);
-    assert_eq!(a.results.first().map(|s| s.postcode.clone()), Some(Some("EX2 4BB".into())));
+    assert_eq!(
+        a.results.first().map(|s| s.postcode.clone()),
+        Some(Some("EX2 4BB".into()))
+    );
 }
 
 #[tokio::test]
@@ -158,7 +170,9 @@ async fn an_empty_register_is_not_found_for_resolve_and_postcodes() {
         address: Some("10 High Street".into()),
         ..ResolveInput::default()
     };
-    assert!(matches!(resolve(&ctx, &input).await, Err(AddressError::NotFound(w)) if w == NO_REGISTER));
+    assert!(
+        matches!(resolve(&ctx, &input).await, Err(AddressError::NotFound(w)) if w == NO_REGISTER)
+    );
     assert!(matches!(
         by_postcode(&ctx, &pc("EX1 1AA")).await,
         Err(AddressError::NotFound(w)) if w == NO_REGISTER
@@ -171,18 +185,37 @@ async fn an_empty_register_is_not_found_for_resolve_and_postcodes() {
 async fn the_record_cache_follows_the_register_version() {
     let (t, ctx) = world().await;
     let uprn = Uprn::new(1005).unwrap();
-    assert!(by_uprn(&ctx, uprn).await.unwrap().text().contains("MILL LANE"));
+    assert!(
+        by_uprn(&ctx, uprn)
+            .await
+            .unwrap()
+            .text()
+            .contains("MILL LANE")
+    );
     address::replace_addresses(&t.db, vec![row(1005, None, "7", "MILLER LANE", "EX2 4BB")])
         .await
         .unwrap();
     assert!(
-        by_uprn(&ctx, uprn).await.unwrap().text().contains("\"MILL LANE\""),
+        by_uprn(&ctx, uprn)
+            .await
+            .unwrap()
+            .text()
+            .contains("\"MILL LANE\""),
         "held until the version changes"
     );
-    assert!(!ctx.index.refresh(&t.db).await.unwrap(), "no bump, no rebuild");
+    assert!(
+        !ctx.index.refresh(&t.db).await.unwrap(),
+        "no bump, no rebuild"
+    );
     meta::bump(&t.db, meta::Key::AddressRegisterVersion, "test")
         .await
         .unwrap();
     assert!(ctx.index.refresh(&t.db).await.unwrap());
-    assert!(by_uprn(&ctx, uprn).await.unwrap().text().contains("MILLER LANE"));
+    assert!(
+        by_uprn(&ctx, uprn)
+            .await
+            .unwrap()
+            .text()
+            .contains("MILLER LANE")
+    );
 }

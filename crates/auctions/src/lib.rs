@@ -367,7 +367,10 @@ pub async fn coverage_held(
     let held = memo
         .0
         .get_or_fill(db, (), || async {
-            coverage(db).await.map_err(Fill::Failed)?.ok_or(Fill::NoFeed)
+            coverage(db)
+                .await
+                .map_err(Fill::Failed)?
+                .ok_or(Fill::NoFeed)
         })
         .await;
     match held {
@@ -484,7 +487,11 @@ pub struct LotsMeta {
 }
 
 /// A page of lots (the coverage from `memo`).
-pub async fn lots(db: &Db, memo: &CoverageMemo, q: &LotsQuery) -> Result<LotsAnswer, AuctionsError> {
+pub async fn lots(
+    db: &Db,
+    memo: &CoverageMemo,
+    q: &LotsQuery,
+) -> Result<LotsAnswer, AuctionsError> {
     let Some(coverage) = coverage_held(db, memo).await? else {
         return Ok(LotsAnswer {
             status: Answer::NotAvailable,

@@ -69,7 +69,9 @@ fn stats_query() -> StatsQuery {
 #[tokio::test]
 async fn without_a_feed_every_answer_is_not_available() {
     let t = TestDb::new().await;
-    let s = stats(&t.db, &CoverageMemo::default(), &stats_query()).await.unwrap();
+    let s = stats(&t.db, &CoverageMemo::default(), &stats_query())
+        .await
+        .unwrap();
     assert_eq!(s.status, Answer::NotAvailable);
     assert_eq!(s.reason.as_deref(), Some(NO_FEED));
     assert!(s.data.is_none());
@@ -97,7 +99,14 @@ async fn stats_keep_guides_and_prices_apart() {
     replace_lots(
         &t.db,
         vec![
-            lot(1, d, (Some(100_000), Some(120_000)), "sold", Some(130_000), "1 A ROAD"),
+            lot(
+                1,
+                d,
+                (Some(100_000), Some(120_000)),
+                "sold",
+                Some(130_000),
+                "1 A ROAD",
+            ),
             lot(2, d, (Some(200_000), None), "sold", None, "2 A ROAD"),
             lot(3, d, (Some(90_000), None), "unsold", None, "3 A ROAD"),
             lot(4, d, (Some(50_000), None), "withdrawn", None, "4 A ROAD"),
@@ -105,7 +114,9 @@ async fn stats_keep_guides_and_prices_apart() {
     )
     .await
     .unwrap();
-    let s = stats(&t.db, &CoverageMemo::default(), &stats_query()).await.unwrap();
+    let s = stats(&t.db, &CoverageMemo::default(), &stats_query())
+        .await
+        .unwrap();
     assert_eq!(s.status, Answer::Ok);
     let rows = s.data.unwrap();
     assert_eq!(rows.len(), 1);
@@ -121,7 +132,10 @@ async fn stats_keep_guides_and_prices_apart() {
     assert_eq!(r.achieved_gbp.n, 1);
     assert_eq!(r.achieved_gbp.median, Some(130_000.0));
     assert_eq!(r.n_guide_and_achieved, 1);
-    assert!(!r.comparable, "one lot with both figures is too few to compare");
+    assert!(
+        !r.comparable,
+        "one lot with both figures is too few to compare"
+    );
     assert_eq!(r.median_achieved_over_guide, None);
 }
 
@@ -133,12 +147,54 @@ async fn distressed_properties_were_offered_repeatedly_and_never_sold() {
     replace_lots(
         &t.db,
         vec![
-            lot(1, day(2024, 3, 1), (Some(150_000), None), "unsold", None, "9 B ROAD"),
-            lot(2, day(2024, 9, 1), (Some(140_000), None), "unsold", None, "9 B ROAD"),
-            lot(3, day(2025, 3, 1), (Some(120_000), None), "withdrawn", None, "9 B ROAD"),
-            lot(4, day(2024, 3, 1), (Some(80_000), None), "unsold", None, "5 C ROAD"),
-            lot(5, day(2024, 9, 1), (Some(75_000), None), "sold", None, "5 C ROAD"),
-            lot(6, day(2025, 3, 1), (Some(60_000), None), "unsold", None, "7 D ROAD"),
+            lot(
+                1,
+                day(2024, 3, 1),
+                (Some(150_000), None),
+                "unsold",
+                None,
+                "9 B ROAD",
+            ),
+            lot(
+                2,
+                day(2024, 9, 1),
+                (Some(140_000), None),
+                "unsold",
+                None,
+                "9 B ROAD",
+            ),
+            lot(
+                3,
+                day(2025, 3, 1),
+                (Some(120_000), None),
+                "withdrawn",
+                None,
+                "9 B ROAD",
+            ),
+            lot(
+                4,
+                day(2024, 3, 1),
+                (Some(80_000), None),
+                "unsold",
+                None,
+                "5 C ROAD",
+            ),
+            lot(
+                5,
+                day(2024, 9, 1),
+                (Some(75_000), None),
+                "sold",
+                None,
+                "5 C ROAD",
+            ),
+            lot(
+                6,
+                day(2025, 3, 1),
+                (Some(60_000), None),
+                "unsold",
+                None,
+                "7 D ROAD",
+            ),
         ],
     )
     .await

@@ -48,8 +48,8 @@ pub const FAMILY_STEPS: &[(&str, Step)] = &[
     }),
     ("commercial rent index", |db, p| {
         Box::pin(async move {
-            let r = terrace_commercial::rent_index::build(db, chrono::Utc::now().naive_utc())
-                .await?;
+            let r =
+                terrace_commercial::rent_index::build(db, chrono::Utc::now().naive_utc()).await?;
             p.say_line(&r.summary());
             Ok(())
         })

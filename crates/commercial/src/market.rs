@@ -73,13 +73,12 @@ pub async fn commercial_market(
             let values: Vec<i64> = of_list.iter().filter_map(|(_, _, _, rv)| *rv).collect();
             let measured_lists = rent_index::measured_lists(db).await?;
             let uarns: Vec<i64> = of_list.iter().map(|(_, uarn, _, _)| *uarn).collect();
-            let areas: std::collections::HashMap<i64, f64> =
-                rt::floor_areas_for_uarns(db, &uarns)
-                    .await?
-                    .into_iter()
-                    .filter(|(y, _, _)| *y == year)
-                    .map(|(_, u, a)| (u, a))
-                    .collect();
+            let areas: std::collections::HashMap<i64, f64> = rt::floor_areas_for_uarns(db, &uarns)
+                .await?
+                .into_iter()
+                .filter(|(y, _, _)| *y == year)
+                .map(|(_, u, a)| (u, a))
+                .collect();
             let per_m2: Vec<f64> = of_list
                 .iter()
                 .filter_map(|(_, uarn, _, rv)| {

@@ -316,7 +316,10 @@ fn count(n: usize) -> i64 {
 
 /// The points and the per-square-metre block a series' rows hold (the inverse of
 /// [`series_rows`] for one sector).
-pub fn from_rows(rows: &[RentPointRow], measured_lists: &[i32]) -> (Vec<RentPoint>, Block<RentPerM2>) {
+pub fn from_rows(
+    rows: &[RentPointRow],
+    measured_lists: &[i32],
+) -> (Vec<RentPoint>, Block<RentPerM2>) {
     let points = rows
         .iter()
         .map(|r| RentPoint {
@@ -340,7 +343,10 @@ pub fn from_rows(rows: &[RentPointRow], measured_lists: &[i32]) -> (Vec<RentPoin
                 .map(|r| PerM2Point {
                     list_year: r.list_year,
                     valuation_date: valuation_date(r.list_year).unwrap_or_default(),
-                    n_measured: r.n_measured.and_then(|n| usize::try_from(n).ok()).unwrap_or(0),
+                    n_measured: r
+                        .n_measured
+                        .and_then(|n| usize::try_from(n).ok())
+                        .unwrap_or(0),
                     median_rv_per_m2: r.median_rv_per_m2,
                 })
                 .collect(),
@@ -367,7 +373,14 @@ pub async fn build(db: &Db, now: NaiveDateTime) -> Result<BuildReport, StoreErro
     let mut rows = Vec::new();
     let mut series = 0;
     if !entries.is_empty() {
-        rows.extend(series_rows(NATIONAL, &entries, &loaded, &areas, &measured_lists, now));
+        rows.extend(series_rows(
+            NATIONAL,
+            &entries,
+            &loaded,
+            &areas,
+            &measured_lists,
+            now,
+        ));
         series += Sector::EVERY.len();
     }
     let mut start = 0;
@@ -540,8 +553,11 @@ mod tests {
         assert_eq!(rows.len(), Sector::EVERY.len() * LISTS.len());
         for sector in Sector::EVERY {
             let key = format!("E06000001|{}", sector.name());
-            let mine: Vec<RentPointRow> =
-                rows.iter().filter(|r| r.series_key == key).cloned().collect();
+            let mine: Vec<RentPointRow> = rows
+                .iter()
+                .filter(|r| r.series_key == key)
+                .cloned()
+                .collect();
             let (points, per) = from_rows(&mine, &[2023]);
             assert_eq!(points, chain(&planted(), sector, &LISTS));
             assert_eq!(per, per_m2(&planted(), sector, &areas, &[2023]));

@@ -174,7 +174,9 @@ pub async fn sourcing(
     for (y, u, a) in rt::floor_areas_for_uarns(db, &uarns).await? {
         areas.entry(u).or_default().push((y, a));
     }
-    let smv_loaded = !rt::lists_with_valuations(db, &crate::LISTS).await?.is_empty();
+    let smv_loaded = !rt::lists_with_valuations(db, &crate::LISTS)
+        .await?
+        .is_empty();
     let rows: Vec<SourcingRow> = picked
         .iter()
         .map(|e| {

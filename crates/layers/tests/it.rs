@@ -41,7 +41,14 @@ fn place(uprn: i64, at: Option<(f64, f64)>, lad: &str) -> AddressRow {
 }
 
 /// A square polygon feature of `dataset` with `category`, from (x0, y0), `side` metres.
-fn square(dataset: &str, reference: &str, category: &str, x0: f64, y0: f64, side: f64) -> FeatureRow {
+fn square(
+    dataset: &str,
+    reference: &str,
+    category: &str,
+    x0: f64,
+    y0: f64,
+    side: f64,
+) -> FeatureRow {
     let p = polygon![
         (x: x0, y: y0),
         (x: x0 + side, y: y0),
@@ -103,7 +110,14 @@ async fn flags_are_three_valued_by_coverage() {
     .unwrap();
     replace_features(
         &t.db,
-        vec![square("ea-flood-zones", "fz3-1", "FZ3", 1000.0, 1000.0, 100.0)],
+        vec![square(
+            "ea-flood-zones",
+            "fz3-1",
+            "FZ3",
+            1000.0,
+            1000.0,
+            100.0,
+        )],
     )
     .await
     .unwrap();
@@ -130,7 +144,10 @@ async fn flags_are_three_valued_by_coverage() {
 
     let outside = risk(&t.db, &cache, uprn(12)).await.unwrap();
     assert_eq!(outside.flood.zone, "1");
-    assert_eq!(outside.flood.flags["in_flood_zone_3"].value, Flag::Known(false));
+    assert_eq!(
+        outside.flood.flags["in_flood_zone_3"].value,
+        Flag::Known(false)
+    );
 
     // Outside the polygon in an authority the layer is not loaded for: not checked, never
     // false (a matching feature is true wherever it is loaded: see the crate's text).
@@ -169,10 +186,20 @@ async fn the_cache_follows_the_layers_version() {
         .unwrap();
     let cache = LayerCache::default();
     let before = risk(&t.db, &cache, uprn(21)).await.unwrap();
-    assert_eq!(before.heritage["conservation_area"].value, Flag::Known(false));
+    assert_eq!(
+        before.heritage["conservation_area"].value,
+        Flag::Known(false)
+    );
     replace_features(
         &t.db,
-        vec![square("conservation-area", "ca-1", "conservation-area", 0.0, 0.0, 100.0)],
+        vec![square(
+            "conservation-area",
+            "ca-1",
+            "conservation-area",
+            0.0,
+            0.0,
+            100.0,
+        )],
     )
     .await
     .unwrap();

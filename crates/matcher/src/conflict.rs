@@ -15,7 +15,12 @@
 //!   the query's plain house number (`8 KINGS STREET`) is the candidate's flat number in a block
 //!   named without a number (`FLAT 8, REGENT HOUSE, KINGS STREET`);
 //! - [`Conflict::Postcode`] (set in `matcher.rs`): the query gives a postcode and the
-//!   candidate's own postcode is another.
+//!   candidate's own postcode is another;
+//! - [`Conflict::StreetName`]: the query writes a street (name words before a street type:
+//!   `FARM CLOSE`, `WHIPTON BARTON ROAD`) and the address' street has a name word the query
+//!   writes nowhere (`ASH FARM CLOSE`), or the query's street a name word the address writes
+//!   nowhere (`BARTON ROAD`); a word one typing slip away (five letters or more) or `SAINT` for
+//!   `ST` agrees, and qualifiers, street types and single letters are left to the other rules.
 
 use crate::AddressEntry;
 
@@ -28,6 +33,7 @@ pub enum Conflict {
     StreetQualifier,
     NumberPlacement,
     Postcode,
+    StreetName,
 }
 
 impl Conflict {
@@ -44,6 +50,7 @@ impl Conflict {
             "street_qualifier" => Conflict::StreetQualifier,
             "number_placement" => Conflict::NumberPlacement,
             "postcode" => Conflict::Postcode,
+            "street_name" => Conflict::StreetName,
             _ => return None,
         })
     }
@@ -268,10 +275,26 @@ fn qualifiers_conflict(a: &[&str], b: &[&str]) -> bool {
 
 fn entry_segments(e: &AddressEntry) -> Vec<Vec<String>> {
     let mut segs = Vec::new();
-    for f in [&e.saon, &e.paon, &e.street, &e.locality] {
-        if let Some(v) = crate::nonempty(f) {
-            segs.extend(segments(v));
+    if let Some(v) = crate::nonempty(&e.saon) {
+        segs.extend(segments(v));
+    }
+    let paon = crate::nonempty(&e.paon).map(segments).unwrap_or_default();
+    let street = crate::nonempty(&e.street).map(segments).unwrap_or_default();
+    match (paon.as_slice(), street.as_slice()) {
+        // A house number alone before the street is written with it, as a person writes it
+        // (`3` and `SWAN COURT` read `3 SWAN COURT`): a register that keeps a building's name
+        // as the street still shows whose number it is.
+        ([p], [first, rest @ ..]) if p.len() == 1 && is_number(&p[0]) => {
+            segs.push(p.iter().chain(first).cloned().collect());
+            segs.extend(rest.iter().cloned());
         }
+        _ => {
+            segs.extend(paon);
+            segs.extend(street);
+        }
+    }
+    if let Some(v) = crate::nonempty(&e.locality) {
+        segs.extend(segments(v));
     }
     segs
 }
@@ -294,6 +317,121 @@ fn named_nowhere(name: &str, ws: &[&str]) -> bool {
     let mut parts = name.split(' ');
     parts.next_back();
     parts.all(|w| !ws.contains(&w))
+}
+
+/// The name words of the streets a text writes: the words before each street type back to a
+/// number, a flat word or the segment's start (`7, FARM CLOSE`: `FARM`), `THE`, qualifiers and
+/// single letters left out. A building noun before the type (`COURT ROAD`) is a name word.
+fn street_names(segs: &[Vec<String>]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for seg in segs {
+        for (j, w) in seg.iter().enumerate() {
+            if j == 0 || !has(STREET_TYPES, w) {
+                continue;
+            }
+            let mut k = j;
+            while k > 0 {
+                let p = seg[k - 1].as_str();
+                if is_number(p) || has(FLAT_WORDS, p) || has(STREET_TYPES, p) {
+                    break;
+                }
+                k -= 1;
+            }
+            let name: Vec<String> = seg[k..j]
+                .iter()
+                .filter(|w| w.len() > 1 && *w != "THE" && !has(QUALIFIERS, w))
+                .cloned()
+                .collect();
+            if !name.is_empty() {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// Does `w` appear among `ws` (joined: `joined`), allowing `SAINT` for `ST`, a plural `S`, one
+/// typing slip in a word of five letters or more, and a word written inside a compound of the
+/// other side (`CORN MILL` and `CORNMILL`)?
+fn written(w: &str, ws: &[&str], joined: &str) -> bool {
+    fn saint(a: &str) -> &str {
+        if a == "SAINT" { "ST" } else { a }
+    }
+    let plural = |a: &str, b: &str| a.len() == b.len() + 1 && a.ends_with('S') && a.starts_with(b);
+    // Two neighbouring letters swapped (`HIHG` for `HIGH`).
+    let swapped = |a: &str, b: &str| {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        let diff: Vec<usize> = (0..a.len()).filter(|&i| a[i] != b[i]).collect();
+        a.len() == b.len()
+            && diff.len() == 2
+            && diff[1] == diff[0] + 1
+            && a[diff[0]] == b[diff[1]]
+            && a[diff[1]] == b[diff[0]]
+    };
+    // One slip in a word of five letters or more, or of four with the first letter kept (`HILL`
+    // and `MILL` stay apart).
+    let slip = |a: &str, b: &str| {
+        let long = a.len() >= 5 && b.len() >= 5;
+        let four = a.len() >= 4 && b.len() >= 4 && a.as_bytes()[0] == b.as_bytes()[0];
+        (long || four) && edit_distance_at_most_one(a, b)
+    };
+    ws.iter().any(|v| {
+        saint(v) == saint(w)
+            || plural(v, w)
+            || plural(w, v)
+            || w.len() == v.len() && w.len() >= 3 && swapped(w, v)
+            || slip(w, v)
+    }) || w.len() >= 4 && joined.contains(w)
+}
+
+/// The query's street and the address' disagree on a name word (see the module's doc): the
+/// address' street is a street (it has a street type) and no street the query writes is
+/// written in the address, or a street of the query that shares a word or its type with the
+/// address' street lacks one of that street's name words.
+fn street_names_conflict(qs: &[Vec<String>], qw: &[&str], e: &AddressEntry, ew: &[&str]) -> bool {
+    let Some(street) = crate::nonempty(&e.street) else {
+        return false;
+    };
+    let q_names = street_names(qs);
+    if q_names.is_empty() {
+        return false;
+    }
+    let e_words: Vec<String> = segments(street).into_iter().flatten().collect();
+    let e_typed = e_words.iter().any(|w| has(STREET_TYPES, w));
+    let e_name: Vec<&str> = e_words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| {
+            w.len() > 1
+                && *w != "THE"
+                && !has(QUALIFIERS, w)
+                && !has(STREET_TYPES, w)
+                && !is_number(w)
+        })
+        .collect();
+    if e_name.is_empty() {
+        return false;
+    }
+    // The address' words, its town too (a register built from certificate lines may keep the
+    // street there: `2, KINGSGATE` on `PENNSYLVANIA ROAD`).
+    let town: Vec<String> = crate::nonempty(&e.town)
+        .map(|t| segments(t).into_iter().flatten().collect())
+        .unwrap_or_default();
+    let everywhere: Vec<&str> = ew
+        .iter()
+        .copied()
+        .chain(town.iter().map(String::as_str))
+        .collect();
+    let e_joined: String = everywhere.concat();
+    let q_joined: String = qw.concat();
+    let agrees = |n: &Vec<String>| n.iter().all(|w| written(w, &everywhere, &e_joined));
+    if e_typed && !q_names.iter().any(agrees) {
+        return true;
+    }
+    q_names.iter().any(|n| {
+        let shares = n.iter().any(|w| e_name.contains(&w.as_str()));
+        shares && e_name.iter().any(|w| !written(w, qw, &q_joined))
+    })
 }
 
 /// The conflict between a query's text and an address, if any (see the module's doc).
@@ -319,6 +457,9 @@ pub(crate) fn text_conflict(query: &str, e: &AddressEntry) -> Option<Conflict> {
     }
     if qualifiers_conflict(&qw, &ew) || qualifiers_conflict(&ew, &qw) {
         return Some(Conflict::StreetQualifier);
+    }
+    if street_names_conflict(&qs, &qw, e, &ew) {
+        return Some(Conflict::StreetName);
     }
     let q_flat = qw.iter().any(|w| has(FLAT_WORDS, w)) || floor(&qw).is_some();
     if !q_flat && eb.is_empty() && crate::nonempty(&e.saon).is_none() {
@@ -348,7 +489,7 @@ pub(crate) fn text_conflict(query: &str, e: &AddressEntry) -> Option<Conflict> {
         let qn = numbers(&qw);
         if eb
             .iter()
-            .any(|(_, n)| n.as_ref().is_some_and(|n| qn.contains(n)))
+            .any(|(name, n)| n.as_ref().is_some_and(|n| qn.contains(n)) && named_nowhere(name, &qw))
         {
             return Some(Conflict::NumberPlacement);
         }

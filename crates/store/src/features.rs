@@ -395,15 +395,16 @@ pub async fn parcel_candidates(
         ps::landuse_tier_a,
         ps::landuse_tier_b,
     );
-    let of = |(inspire_id, area_m2, built_coverage, landuse_tier_a, landuse_tier_b): CandidateCols,
-              point: Option<(f64, f64)>| ParcelCandidate {
-        inspire_id,
-        area_m2,
-        built_coverage,
-        landuse_tier_a,
-        landuse_tier_b,
-        point,
-    };
+    let of =
+        |(inspire_id, area_m2, built_coverage, landuse_tier_a, landuse_tier_b): CandidateCols,
+         point: Option<(f64, f64)>| ParcelCandidate {
+            inspire_id,
+            area_m2,
+            built_coverage,
+            landuse_tier_a,
+            landuse_tier_b,
+            point,
+        };
     let mut out = Vec::new();
     match scope {
         FeatureScope::Bbox(x0, y0, x1, y1) => {
@@ -423,10 +424,7 @@ pub async fn parcel_candidates(
                 }
                 q.order(ps::inspire_id).load(c).await?
             });
-            out.extend(
-                rows.into_iter()
-                    .map(|(r, lat, lon)| of(r, lat.zip(lon))),
-            );
+            out.extend(rows.into_iter().map(|(r, lat, lon)| of(r, lat.zip(lon))));
         }
         FeatureScope::Lad(l) => {
             let l = l.clone();

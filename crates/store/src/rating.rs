@@ -286,7 +286,10 @@ pub async fn floor_areas_for_uarns(db: &Db, uarns: &[i64]) -> StoreResult<Vec<(i
                 .load(c)
                 .await?
         });
-        out.extend(rows.into_iter().filter_map(|(y, u, a)| a.map(|a| (y, u, a))));
+        out.extend(
+            rows.into_iter()
+                .filter_map(|(y, u, a)| a.map(|a| (y, u, a))),
+        );
     }
     Ok(out)
 }
@@ -360,23 +363,23 @@ pub struct RentPointRow {
 /// Every entry of every list with the local authority its postcode lies in (null when the
 /// postcode directory does not place it), for the rent index build.
 pub async fn entries_with_lads(db: &Db) -> StoreResult<Vec<(IndexEntry, Option<String>)>> {
-    let rows: Vec<(i32, i64, Option<String>, Option<i64>, Option<String>)> =
-        with_conn!(db, |c| {
-            rating_list_entries::table
-                .left_join(
-                    postcodes::table
-                        .on(postcodes::postcode.nullable().eq(rating_list_entries::postcode)),
-                )
-                .select((
-                    rating_list_entries::list_year,
-                    rating_list_entries::uarn,
-                    rating_list_entries::description_code,
-                    rating_list_entries::rateable_value,
-                    postcodes::lad_code.nullable(),
-                ))
-                .load(c)
-                .await?
-        });
+    let rows: Vec<(i32, i64, Option<String>, Option<i64>, Option<String>)> = with_conn!(db, |c| {
+        rating_list_entries::table
+            .left_join(
+                postcodes::table.on(postcodes::postcode
+                    .nullable()
+                    .eq(rating_list_entries::postcode)),
+            )
+            .select((
+                rating_list_entries::list_year,
+                rating_list_entries::uarn,
+                rating_list_entries::description_code,
+                rating_list_entries::rateable_value,
+                postcodes::lad_code.nullable(),
+            ))
+            .load(c)
+            .await?
+    });
     Ok(rows
         .into_iter()
         .map(|(y, u, code, rv, lad)| ((y, u, code, rv), lad))

@@ -1357,6 +1357,52 @@ fn with_neighbours(mut v: Vec<AddressEntry>, street: &str, pc: &str) -> Vec<Addr
     v
 }
 
+/// A street the query writes that the address' street contradicts: a name word the query's
+/// street lacks (`ASH`), or a street the address does not write at all (`WHIPTON`).
+#[test]
+fn resolve_conflicting_street_name_is_not_confident() {
+    let reg = with_neighbours(
+        vec![
+            street_entry(1, "", "7", "ASH FARM CLOSE", "EX1 1AA"),
+            street_entry(2, "", "100", "BARTON ROAD", "EX2 9DD"),
+        ],
+        "ASH FARM CLOSE",
+        "EX1 1AA",
+    );
+    let c = sibling_conflict(reg.clone(), "7, Farm Close", None, 1);
+    assert_eq!(c, Some(crate::Conflict::StreetName));
+    let c = sibling_conflict(reg, "100, Whipton Barton Road", None, 2);
+    assert_eq!(c, Some(crate::Conflict::StreetName));
+}
+
+/// What is not a street conflict: a compound written apart, a plural, `SAINT` for `ST`, a
+/// street kept as the town, and a street the query adds where the address names a building.
+#[test]
+fn street_names_that_agree_are_no_conflict() {
+    let e = |paon: &str, street: &str, town: Option<&str>| AddressEntry {
+        town: town.map(str::to_string),
+        ..street_entry(1, "", paon, street, "EX1 1AA")
+    };
+    let none = |q: &str, a: &AddressEntry| {
+        assert_eq!(crate::conflict::text_conflict(q, a), None, "{q}");
+    };
+    none(
+        "34, Cornmill Crescent",
+        &e("34", "CORN MILL CRESCENT", None),
+    );
+    none("10 Corn Mill Crescent", &e("10", "CORNMILL CRESCENT", None));
+    none("7 Sand Grove", &e("7", "SANDS GROVE", None));
+    none("5 Saint James Road", &e("5", "ST JAMES ROAD", None));
+    none(
+        "2, Kingsgate, Pennsylvania Road",
+        &e("2", "KINGSGATE", Some("PENNSYLVANIA ROAD")),
+    );
+    none(
+        "25 Richmond Court, St. Davids Hill",
+        &e("25", "RICHMOND COURT", Some("EXETER")),
+    );
+}
+
 #[test]
 fn resolve_conflicting_building_name_is_not_confident() {
     let reg = with_neighbours(
@@ -1437,6 +1483,18 @@ fn resolve_number_on_another_thing_is_not_confident() {
         "EX2 4DD",
     );
     let c = sibling_conflict(reg.clone(), "3, Old Mill Close", Some("EX2 4DD"), 1);
+    assert_eq!(c, Some(crate::Conflict::NumberPlacement));
+    // The same building kept as a house number on a street named for it, the real street as
+    // the locality (as registers built from certificate address lines keep it).
+    let lines = with_neighbours(
+        vec![AddressEntry {
+            locality: Some("OLD MILL CLOSE".into()),
+            ..street_entry(1, "", "3", "SWAN COURT", "EX2 4DD")
+        }],
+        "OLD MILL CLOSE",
+        "EX2 4DD",
+    );
+    let c = sibling_conflict(lines, "3, Old Mill Close", Some("EX2 4DD"), 1);
     assert_eq!(c, Some(crate::Conflict::NumberPlacement));
     let c = sibling_conflict(
         reg,
