@@ -180,6 +180,8 @@ pub struct State {
     pub council_tax: Arc<terrace_property::CouncilTaxMemo>,
     /// The auction feed's coverage, kept until a load changes rows.
     pub auction_coverage: Arc<terrace_auctions::CoverageMemo>,
+    /// The parcel candidates of recent sourcing searches, kept until a load or build changes rows.
+    pub sourcing_candidates: Arc<terrace_sourcing::search::CandidateMemo>,
     /// OAuth settings (issuer, resource, signing key, lifetimes).
     pub oauth: Arc<terrace_oauth::OAuthSettings>,
     /// Outbound HTTP, for fetching client ID metadata documents (public https only).
@@ -221,6 +223,7 @@ impl AppState {
             market: terrace_market::MarketCache::default(),
             council_tax: Arc::default(),
             auction_coverage: Arc::default(),
+            sourcing_candidates: Arc::default(),
             oauth: Arc::new(terrace_oauth::OAuthSettings::new(
                 "http://127.0.0.1:8080",
                 terrace_oauth::random_token().into_bytes(),

@@ -244,6 +244,8 @@ pub async fn derive_all(db: &Db, progress: &mut Progress) -> Result<Derived, Bui
     })
     .await?;
     crate::catalogue::derive_catalogue(db, progress).await?;
+    // The derived tables changed: answers kept in memory (`memo::Memo`) are dropped.
+    meta::bump(db, meta::Key::DataVersion, "derive").await?;
     Ok(Derived { market, valuation })
 }
 

@@ -54,12 +54,14 @@ impl From<LookupError> for SourcingError {
     }
 }
 
-/// The family's context: the store, the areas and the spatial layers (designation flags).
+/// The family's context: the store, the areas, the spatial layers (designation flags) and the
+/// parcel candidates of recent searches.
 #[derive(Clone)]
 pub struct SourcingCtx {
     pub db: Db,
     pub areas: AreasCtx,
     pub layers: LayerCache,
+    pub candidates: std::sync::Arc<search::CandidateMemo>,
 }
 
 impl SourcingCtx {

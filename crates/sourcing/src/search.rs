@@ -13,9 +13,14 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::sync::Arc;
 use terrace_core::Violation;
 use terrace_core::cursor::CursorScope;
-use terrace_store::features::{self as ss, FeatureFilter, FeatureRow, FeatureScope, ParcelHit};
+use terrace_store::features::{
+    self as ss, FeatureFilter, FeatureRow, FeatureScope, ParcelCandidate, ParcelHit,
+};
+use terrace_store::memo::Memo;
+use terrace_store::{StoreError, meta};
 
 /// Where a search looks.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -657,17 +662,17 @@ fn page(
     after: Option<(i64, i64)>,
     limit: usize,
 ) -> Vec<((i64, i64), usize)> {
+    if let Some(a) = after {
+        passed.retain(|(k, _)| *k > a);
+    }
+    // The page and one more, in order, without sorting the rest (linear in the rows).
+    let keep = limit.saturating_add(1);
+    if passed.len() > keep {
+        passed.select_nth_unstable(keep);
+        passed.truncate(keep);
+    }
     passed.sort_unstable();
-    let start = match after {
-        Some(a) => passed.partition_point(|(k, _)| *k <= a),
-        None => 0,
-    };
-    passed
-        .iter()
-        .skip(start)
-        .take(limit.saturating_add(1))
-        .copied()
-        .collect()
+    std::mem::take(passed)
 }
 
 fn key_of(row: &SearchRow) -> (i64, String) {
@@ -691,6 +696,47 @@ pub fn validate(q: &SearchQuery) -> Result<(), Vec<Violation>> {
         Err(SourcingError::Invalid(v)) => Err(v),
         Err(SourcingError::NotFound(_) | SourcingError::Store(_)) => Ok(()),
     }
+}
+
+/// The parcel candidates of recent searches (an authority's 200,000 parcels are about 12 MB),
+/// by scope, floor and ceiling, kept until a load or a build changes rows (`DataVersion`, read on
+/// every call: one small query, so an answer is never older than the store): the scan of
+/// `parcel_stats` is most of a search's time.
+pub struct CandidateMemo(Memo<String, Arc<Vec<ParcelCandidate>>>);
+
+impl CandidateMemo {
+    const WATCHED: &[meta::Key] = &[meta::Key::DataVersion, meta::Key::AddressRegisterVersion];
+    /// Scans kept at most.
+    const MAX: usize = 8;
+}
+
+impl Default for CandidateMemo {
+    fn default() -> Self {
+        CandidateMemo(Memo::new(
+            CandidateMemo::WATCHED,
+            std::time::Duration::ZERO,
+            CandidateMemo::MAX,
+        ))
+    }
+}
+
+/// The candidates of a scan, from the memo when it holds them.
+async fn candidates(
+    ctx: &SourcingCtx,
+    scope: &FeatureScope,
+    min_area: f64,
+    max_cov: Option<f64>,
+) -> Result<Arc<Vec<ParcelCandidate>>, SourcingError> {
+    let key = format!("{scope:?}|{min_area:?}|{max_cov:?}");
+    Ok(ctx
+        .candidates
+        .0
+        .get_or_fill(&ctx.db, key, || async {
+            Ok::<_, StoreError>(Arc::new(
+                ss::parcel_candidates(&ctx.db, scope, min_area, max_cov).await?,
+            ))
+        })
+        .await?)
 }
 
 /// Runs a search.
@@ -751,7 +797,7 @@ pub async fn search(ctx: &SourcingCtx, q: &SearchQuery) -> Result<SearchAnswer, 
             let min_area = set.number("min_area_m2").unwrap_or(0.0);
             let max_cov = set.number("max_built_coverage");
             let exclude_open = set.switch("exclude_open_land");
-            let cands = ss::parcel_candidates(&ctx.db, &scope, min_area, max_cov).await?;
+            let cands = candidates(ctx, &scope, min_area, max_cov).await?;
             for (i, h) in cands.iter().enumerate() {
                 if let Some((x, y, rad)) = circle {
                     let Some((px, py)) = h

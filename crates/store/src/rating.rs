@@ -360,10 +360,13 @@ pub struct RentPointRow {
     pub updated_at: NaiveDateTime,
 }
 
+/// An entry as the rent index build reads it, with its postcode's local authority.
+type PlacedEntry = (i32, i64, Option<String>, Option<i64>, Option<String>);
+
 /// Every entry of every list with the local authority its postcode lies in (null when the
 /// postcode directory does not place it), for the rent index build.
 pub async fn entries_with_lads(db: &Db) -> StoreResult<Vec<(IndexEntry, Option<String>)>> {
-    let rows: Vec<(i32, i64, Option<String>, Option<i64>, Option<String>)> = with_conn!(db, |c| {
+    let rows: Vec<PlacedEntry> = with_conn!(db, |c| {
         rating_list_entries::table
             .left_join(
                 postcodes::table.on(postcodes::postcode

@@ -33,6 +33,7 @@ pub(crate) fn sourcing_ctx(ctx: &Ctx) -> SourcingCtx {
         db: ctx.state.db.clone(),
         areas: ctx.state.areas.clone(),
         layers: ctx.state.layers.clone(),
+        candidates: ctx.state.sourcing_candidates.clone(),
     }
 }
 
