@@ -215,3 +215,24 @@ macro_rules! keyed_ops {
         }
     };
 }
+
+/// Replaces every series of `$table` at once with `$rows` (each row carries its `$key`): the
+/// series now in the table and those in `$rows` are deleted, then `$rows` written, in one
+/// transaction, so a series the build no longer produces is removed. Rows written.
+#[macro_export]
+macro_rules! replace_series {
+    ($db:expr, $table:ident, $key:ident, $rows:expr) => {{
+        let rows = $rows;
+        let mut keys: Vec<String> = $crate::with_conn!($db, |c| {
+            $table::table
+                .select($table::$key)
+                .distinct()
+                .load(c)
+                .await?
+        });
+        keys.extend(rows.iter().map(|r| r.$key.clone()));
+        keys.sort();
+        keys.dedup();
+        $crate::replace_rows!($db, $table::table, $table::$key, keys, rows)
+    }};
+}

@@ -123,21 +123,10 @@ pub struct CapitalPointRow {
 
 /// Replaces the whole capital index with `rows` in one transaction. Returns rows written.
 pub async fn replace_capital_index(db: &Db, rows: Vec<CapitalPointRow>) -> StoreResult<usize> {
-    let mut keys: Vec<String> = with_conn!(db, |c| {
-        commercial_capital_index::table
-            .select(commercial_capital_index::series_key)
-            .distinct()
-            .load(c)
-            .await?
-    });
-    keys.extend(rows.iter().map(|r| r.series_key.clone()));
-    keys.sort();
-    keys.dedup();
-    Ok(crate::replace_rows!(
+    Ok(crate::replace_series!(
         db,
-        commercial_capital_index::table,
-        commercial_capital_index::series_key,
-        keys,
+        commercial_capital_index,
+        series_key,
         rows
     ))
 }

@@ -89,21 +89,29 @@ pub async fn sector_values(
     }))
 }
 
-/// Which of `years` hold any entry (one indexed probe per list, never a count of the lists).
+/// Which of `years` have a row in `$table` (one indexed probe on `$table.list_year` per list,
+/// never a count of the lists).
+macro_rules! lists_holding {
+    ($db:expr, $years:expr, $table:ident) => {{
+        let mut out = Vec::new();
+        for &y in $years {
+            let hit: Option<i32> = with_conn!($db, |c| {
+                $table::table
+                    .filter($table::list_year.eq(y))
+                    .select($table::list_year)
+                    .first(c)
+                    .await
+                    .optional()?
+            });
+            out.extend(hit);
+        }
+        Ok(out)
+    }};
+}
+
+/// Which of `years` hold any entry.
 pub async fn lists_with_entries(db: &Db, years: &[i32]) -> StoreResult<Vec<i32>> {
-    let mut out = Vec::new();
-    for &y in years {
-        let hit: Option<i32> = with_conn!(db, |c| {
-            rating_list_entries::table
-                .filter(rating_list_entries::list_year.eq(y))
-                .select(rating_list_entries::list_year)
-                .first(c)
-                .await
-                .optional()?
-        });
-        out.extend(hit);
-    }
-    Ok(out)
+    lists_holding!(db, years, rating_list_entries)
 }
 
 /// The newest entry of each UARN with no link yet, after `after` in UARN order (keyset pages),
@@ -315,21 +323,9 @@ pub async fn floor_areas(db: &Db) -> StoreResult<Vec<(i32, i64, f64)>> {
         .collect())
 }
 
-/// Which of `years` hold any summary valuation (one indexed probe per list).
+/// Which of `years` hold any summary valuation.
 pub async fn lists_with_valuations(db: &Db, years: &[i32]) -> StoreResult<Vec<i32>> {
-    let mut out = Vec::new();
-    for &y in years {
-        let hit: Option<i32> = with_conn!(db, |c| {
-            summary_valuations::table
-                .filter(summary_valuations::list_year.eq(y))
-                .select(summary_valuations::list_year)
-                .first(c)
-                .await
-                .optional()?
-        });
-        out.extend(hit);
-    }
-    Ok(out)
+    lists_holding!(db, years, summary_valuations)
 }
 
 /// One list's point of one series of the commercial rent index, as the derived build writes it
@@ -392,21 +388,10 @@ pub async fn entries_with_lads(db: &Db) -> StoreResult<Vec<(IndexEntry, Option<S
 /// Replaces the whole rent index with `rows` in one transaction (a series the build no longer
 /// produces is removed). Returns rows written.
 pub async fn replace_rent_index(db: &Db, rows: Vec<RentPointRow>) -> StoreResult<usize> {
-    let mut keys: Vec<String> = with_conn!(db, |c| {
-        commercial_rent_index::table
-            .select(commercial_rent_index::series_key)
-            .distinct()
-            .load(c)
-            .await?
-    });
-    keys.extend(rows.iter().map(|r| r.series_key.clone()));
-    keys.sort();
-    keys.dedup();
-    Ok(crate::replace_rows!(
+    Ok(crate::replace_series!(
         db,
-        commercial_rent_index::table,
-        commercial_rent_index::series_key,
-        keys,
+        commercial_rent_index,
+        series_key,
         rows
     ))
 }
