@@ -130,7 +130,7 @@ pub async fn link_auction_lots(
 ) -> Result<AuctionLinks, BuildError> {
     use terrace_store::auctions;
     let mut out = AuctionLinks::default();
-    if auctions::lot_count(db).await? == 0 {
+    if !auctions::any_lot(db).await? {
         return Ok(out);
     }
     let index = terrace_address::build_index(db).await?;

@@ -112,6 +112,13 @@ pub fn median_f(mut v: Vec<f64>) -> Option<f64> {
     })
 }
 
+/// The per-square-metre block where no summary valuation is loaded.
+fn not_measured() -> Block<RentPerM2> {
+    na(
+        "rateable value per square metre needs the VOA summary valuations (measured floor areas), and none is loaded",
+    )
+}
+
 /// The per-square-metre series of the sector's entries over the measured floor areas
 /// (`areas` by list and UARN), for the lists in `measured_lists`.
 pub fn per_m2(
@@ -121,9 +128,7 @@ pub fn per_m2(
     measured_lists: &[i32],
 ) -> Block<RentPerM2> {
     if measured_lists.is_empty() {
-        return na(
-            "rateable value per square metre needs the VOA summary valuations (measured floor areas), and none is loaded",
-        );
+        return not_measured();
     }
     let points = LISTS
         .iter()
@@ -334,7 +339,7 @@ pub fn from_rows(
         })
         .collect();
     let per = if measured_lists.is_empty() {
-        per_m2(&[], Sector::All, &HashMap::new(), measured_lists)
+        not_measured()
     } else {
         Block::Available(RentPerM2 {
             points: rows
@@ -422,7 +427,7 @@ pub async fn rent_index(
     let area_code = area.lad_code.clone().unwrap_or_else(|| NATIONAL.into());
     let rows = rt::rent_series(db, &format!("{area_code}|{}", sector.name())).await?;
     let measured = measured_lists(db).await?;
-    let (points, rent_per_m2) = if rows.is_empty() {
+    let (points, mut rent_per_m2) = if rows.is_empty() {
         let loaded = loaded_lists(db).await?;
         (
             chain(&[], sector, &loaded),
@@ -433,7 +438,6 @@ pub async fn rent_index(
     };
     let shown = |y: i32| start.is_none_or(|s| y >= s) && end.is_none_or(|e| y <= e);
     let points = points.into_iter().filter(|p| shown(p.list_year)).collect();
-    let mut rent_per_m2 = rent_per_m2;
     if let Block::Available(r) = &mut rent_per_m2 {
         r.points.retain(|p| shown(p.list_year));
     }

@@ -17,10 +17,13 @@
 //! - [`Conflict::Postcode`] (set in `matcher.rs`): the query gives a postcode and the
 //!   candidate's own postcode is another;
 //! - [`Conflict::StreetName`]: the query writes a street (name words before a street type:
-//!   `FARM CLOSE`, `WHIPTON BARTON ROAD`) and the address' street has a name word the query
-//!   writes nowhere (`ASH FARM CLOSE`), or the query's street a name word the address writes
-//!   nowhere (`BARTON ROAD`); a word one typing slip away (five letters or more) or `SAINT` for
-//!   `ST` agrees, and qualifiers, street types and single letters are left to the other rules.
+//!   `FARM CLOSE`, `WHIPTON BARTON ROAD`) and either the address' street, a typed street, is
+//!   written nowhere in the address (its town included) for any street of the query (`100
+//!   BARTON ROAD` for `WHIPTON BARTON ROAD`), or a street of the query sharing a name word with
+//!   the address' street lacks one of its name words (`ASH FARM CLOSE` for `FARM CLOSE`). Words
+//!   agree spelled as compounds (`CORN MILL`, `CORNMILL`), in the plural, `SAINT` for `ST`, with
+//!   two letters swapped or one slip (five letters, or four with the first kept); qualifiers,
+//!   street types and single letters are left to the other rules.
 
 use crate::AddressEntry;
 
@@ -361,9 +364,11 @@ fn written(w: &str, ws: &[&str], joined: &str) -> bool {
     // Two neighbouring letters swapped (`HIHG` for `HIGH`).
     let swapped = |a: &str, b: &str| {
         let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() || a.len() < 3 {
+            return false;
+        }
         let diff: Vec<usize> = (0..a.len()).filter(|&i| a[i] != b[i]).collect();
-        a.len() == b.len()
-            && diff.len() == 2
+        diff.len() == 2
             && diff[1] == diff[0] + 1
             && a[diff[0]] == b[diff[1]]
             && a[diff[1]] == b[diff[0]]
@@ -376,18 +381,14 @@ fn written(w: &str, ws: &[&str], joined: &str) -> bool {
         (long || four) && edit_distance_at_most_one(a, b)
     };
     ws.iter().any(|v| {
-        saint(v) == saint(w)
-            || plural(v, w)
-            || plural(w, v)
-            || w.len() == v.len() && w.len() >= 3 && swapped(w, v)
-            || slip(w, v)
+        saint(v) == saint(w) || plural(v, w) || plural(w, v) || swapped(w, v) || slip(w, v)
     }) || w.len() >= 4 && joined.contains(w)
 }
 
 /// The query's street and the address' disagree on a name word (see the module's doc): the
 /// address' street is a street (it has a street type) and no street the query writes is
-/// written in the address, or a street of the query that shares a word or its type with the
-/// address' street lacks one of that street's name words.
+/// written in the address, or a street of the query that shares a name word with the address'
+/// street lacks one of that street's name words.
 fn street_names_conflict(qs: &[Vec<String>], qw: &[&str], e: &AddressEntry, ew: &[&str]) -> bool {
     let Some(street) = crate::nonempty(&e.street) else {
         return false;

@@ -698,7 +698,8 @@ pub fn validate(q: &SearchQuery) -> Result<(), Vec<Violation>> {
     }
 }
 
-/// The parcel candidates of recent searches (an authority's 200,000 parcels are about 12 MB),
+/// The parcel candidates of recent searches (an authority's 200,000 parcels are some 20 MB with
+/// their two text columns),
 /// by scope, floor and ceiling, kept until a load or a build changes rows (`DataVersion`, read on
 /// every call: one small query, so an answer is never older than the store): the scan of
 /// `parcel_stats` is most of a search's time.
@@ -763,7 +764,7 @@ pub async fn search(ctx: &SourcingCtx, q: &SearchQuery) -> Result<SearchAnswer, 
     let mut as_of = None;
     // Every row that passes is ranked by its key alone; only the page is written out.
     let mut passed: Vec<((i64, i64), usize)> = Vec::new();
-    let rows: Vec<SearchRow> = match s.asset {
+    let mut rows: Vec<SearchRow> = match s.asset {
         Asset::Unit => {
             funnel.units_in_area = Some(ss::scope_counts(&ctx.db, &scope).await?.0);
             let feats = ss::features_in(&ctx.db, &scope, &coarse(&s, &set, q.today)).await?;
@@ -843,7 +844,6 @@ pub async fn search(ctx: &SourcingCtx, q: &SearchQuery) -> Result<SearchAnswer, 
                 .collect()
         }
     };
-    let mut rows = rows;
     let mut next_cursor = None;
     if rows.len() > q.limit {
         rows.truncate(q.limit);

@@ -69,14 +69,6 @@ matchable_ops!(
 /// The outcomes that are a sale.
 pub const SOLD: [&str; 3] = ["sold", "sold_prior", "sold_after"];
 
-/// How many lots are stored (0: no feed loaded).
-pub async fn lot_count(db: &Db) -> StoreResult<i64> {
-    Ok(with_conn!(db, |c| auction_lots::table
-        .count()
-        .get_result(c)
-        .await?))
-}
-
 /// Whether any lot is stored (0 rows: no feed loaded), without counting them.
 pub async fn any_lot(db: &Db) -> StoreResult<bool> {
     let hit: Option<String> = with_conn!(db, |c| auction_lots::table

@@ -426,45 +426,44 @@ pub async fn parcel_candidates(
             });
             out.extend(rows.into_iter().map(|(r, lat, lon)| of(r, lat.zip(lon))));
         }
-        FeatureScope::Lad(l) => {
-            let l = l.clone();
-            let rows: Vec<CandidateCols> = with_conn!(db, |c| {
-                let mut q = ps::table
-                    .filter(ps::lad_code.eq(l.clone()))
-                    .filter(ps::area_m2.ge(min_area_m2))
-                    .select(cols)
-                    .into_boxed();
-                if let Some(m) = max_coverage {
-                    q = q.filter(ps::built_coverage.le(m));
+        FeatureScope::Lad(_) | FeatureScope::District(_) => {
+            // An authority's parcels by its code; a district's by the parcels of its units.
+            let chunks: Vec<Option<Vec<i64>>> = match scope {
+                FeatureScope::District(d) => {
+                    let d = d.clone();
+                    let v: Vec<Option<i64>> = with_conn!(db, |c| {
+                        sourcing_features::table
+                            .filter(sourcing_features::district.eq(d.clone()))
+                            .filter(sourcing_features::parcel_id.is_not_null())
+                            .select(sourcing_features::parcel_id)
+                            .distinct()
+                            .load(c)
+                            .await?
+                    });
+                    let ids: Vec<i64> = v.into_iter().flatten().collect();
+                    ids.chunks(crate::bulk::CHUNK)
+                        .map(|k| Some(k.to_vec()))
+                        .collect()
                 }
-                q.order(ps::inspire_id).load(c).await?
-            });
-            out.extend(rows.into_iter().map(|r| of(r, None)));
-        }
-        FeatureScope::District(d) => {
-            let d = d.clone();
-            let v: Vec<Option<i64>> = with_conn!(db, |c| {
-                sourcing_features::table
-                    .filter(sourcing_features::district.eq(d.clone()))
-                    .filter(sourcing_features::parcel_id.is_not_null())
-                    .select(sourcing_features::parcel_id)
-                    .distinct()
-                    .load(c)
-                    .await?
-            });
-            let ids: Vec<i64> = v.into_iter().flatten().collect();
-            for k in ids.chunks(crate::bulk::CHUNK) {
-                let k = k.to_vec();
+                FeatureScope::Lad(_) | FeatureScope::Bbox(..) => vec![None],
+            };
+            for chunk in chunks {
                 let rows: Vec<CandidateCols> = with_conn!(db, |c| {
                     let mut q = ps::table
-                        .filter(ps::inspire_id.eq_any(k.clone()))
                         .filter(ps::area_m2.ge(min_area_m2))
                         .select(cols)
                         .into_boxed();
                     if let Some(m) = max_coverage {
                         q = q.filter(ps::built_coverage.le(m));
                     }
-                    q.load(c).await?
+                    q = match (&chunk, scope) {
+                        (Some(ids), _) => q.filter(ps::inspire_id.eq_any(ids.clone())),
+                        (None, FeatureScope::Lad(l)) => q.filter(ps::lad_code.eq(l.clone())),
+                        (None, FeatureScope::District(_) | FeatureScope::Bbox(..)) => {
+                            q.filter(ps::inspire_id.eq(-1))
+                        }
+                    };
+                    q.order(ps::inspire_id).load(c).await?
                 });
                 out.extend(rows.into_iter().map(|r| of(r, None)));
             }
