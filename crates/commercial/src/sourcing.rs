@@ -8,7 +8,8 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_core::{CursorScope, Page};
-use terrace_store::rating as rt;
+use terrace_store::auctions::{self as st_auctions, LotFilter};
+use terrace_store::rating::{self as rt, RatingEntryRow};
 use terrace_store::{Db, LookupError};
 
 use crate::owner::{self, OwnerTitle};
@@ -83,9 +84,63 @@ pub struct SourcingRow {
     /// Measured floor area and rateable value per square metre (summary valuations).
     pub floor_area: Block<FloorArea>,
     pub freeholder: Block<Freeholder>,
-    pub auction_history: Block<serde_json::Value>,
-    pub income_value: Block<serde_json::Value>,
+    /// The UPRN's offers at the auctions the operator's feed follows.
+    pub auction_history: Block<AuctionHistory>,
+    /// The newest list's rateable value capitalised at the district's median auction yield.
+    pub income_value: Block<IncomeValue>,
 }
+
+/// The offers of a property at auction.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct AuctionHistory {
+    /// Oldest first; empty: never offered at the auctions the feed follows.
+    pub offers: Vec<AuctionOffer>,
+    pub coverage: &'static str,
+}
+
+const AUCTION_COVERAGE: &str = "lots matched to the hereditament's UPRN (given by the feed or found by the address matcher); only the auction houses the operator's feed follows are covered";
+
+/// One offer of a property at auction, as the operator's feed records it.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct AuctionOffer {
+    pub auction_date: NaiveDate,
+    pub auction_house: String,
+    pub lot_number: String,
+    /// `residential`, `commercial`, `land`, `ground_rent` or `mixed`.
+    pub lot_type: String,
+    /// `sold`, `unsold`, `withdrawn`, `sold_prior`, `sold_after`, `postponed` or `unknown`.
+    pub outcome: String,
+    pub guide_low: Option<i64>,
+    pub guide_high: Option<i64>,
+    /// Null: not disclosed, or not sold.
+    pub hammer_price: Option<i64>,
+    pub net_initial_yield_pct: Option<f64>,
+}
+
+/// An income-basis indication: an assessment capitalised at a market yield, not a valuation.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct IncomeValue {
+    /// Pounds: the rateable value over the yield.
+    pub value: i64,
+    pub rateable_value: i64,
+    pub list_year: i32,
+    /// The median net initial yield (percent) of the district's sold commercial and mixed lots.
+    pub yield_pct: f64,
+    /// The lots the median is taken over.
+    pub n_lots: usize,
+    pub district: String,
+    /// The auction dates the lots span.
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    pub basis: &'static str,
+}
+
+/// The fewest sold lots with a yield a district needs before its median is used.
+pub const MIN_YIELD_LOTS: usize = 5;
+/// The months before a district's newest yield that its median reads.
+pub const YIELD_MONTHS: u32 = 36;
+
+const INCOME_BASIS: &str = "The newest list's rateable value (the VOA's assessment of the open-market annual rent at the list's valuation date) divided by the median net initial yield of sold commercial and mixed lots in the postcode district at the auctions the operator's feed follows, over the 36 months to the district's newest such lot. An indication on an assessment, not a valuation and not a rent paid.";
 
 /// A page of commercial sourcing.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -102,9 +157,6 @@ pub struct SourcingAnswer {
 }
 
 const BASIS: &str = "Rated stock of the newest loaded VOA rating list in the local authority (by the entry's postcode), in UARN order. A rateable value is the VOA's assessment of the open-market annual rent at the list's valuation date: an assessment, not a rent paid and not a price. No income-basis value is given without a yield source for the district.";
-
-/// How many entries are read per store round trip while filtering by sector.
-const BATCH: i64 = 500;
 
 /// One page of the rated stock of `area` (a resolved local authority) matching `q`.
 pub async fn sourcing(
@@ -126,42 +178,32 @@ pub async fn sourcing(
     let Some(year) = answer.list_year else {
         return Ok(answer);
     };
-    let mut after = q.after.unwrap_or(i64::MIN);
+    let uarns: Vec<i64> = rt::entry_codes_in_lad(
+        db,
+        year,
+        &q.lad_code,
+        q.after.unwrap_or(i64::MIN),
+        (q.min_rateable_value, q.max_rateable_value),
+    )
+    .await?
+    .into_iter()
+    .filter(|(_, code)| q.sector.contains(code.as_deref()))
+    .take(q.limit + 1)
+    .map(|(uarn, _)| uarn)
+    .collect();
     let mut picked = Vec::new();
-    loop {
-        let batch = rt::entries_in_lad(
-            db,
-            year,
-            &q.lad_code,
-            after,
-            (q.min_rateable_value, q.max_rateable_value),
-            BATCH,
-        )
-        .await?;
-        let full = batch.len() as i64 == BATCH;
-        if let Some(last) = batch.last() {
-            after = last.uarn;
-        }
-        picked.extend(
-            batch
-                .into_iter()
-                .filter(|e| q.sector.contains(e.description_code.as_deref())),
-        );
-        if picked.len() > q.limit || !full {
-            break;
-        }
-    }
-    picked.truncate(q.limit + 1);
-    let uarns: Vec<i64> = picked.iter().map(|e| e.uarn).collect();
     let mut history: BTreeMap<i64, Vec<ListValue>> = BTreeMap::new();
     for e in rt::entries_for_uarns(db, &uarns).await? {
         history.entry(e.uarn).or_default().push(ListValue {
             list_year: e.list_year,
             valuation_date: rent_index::valuation_date(e.list_year),
             rateable_value: e.rateable_value,
-            description_code: e.description_code,
+            description_code: e.description_code.clone(),
             effective_date: e.effective_date,
         });
+        if e.list_year == year {
+            picked.push(e);
+        }
     }
     let links: BTreeMap<i64, i64> = rt::links_by_uarn(db, &uarns)
         .await?
@@ -174,6 +216,15 @@ pub async fn sourcing(
     for (y, u, a) in rt::floor_areas_for_uarns(db, &uarns).await? {
         areas.entry(u).or_default().push((y, a));
     }
+    let feed = st_auctions::any_lot(db).await?;
+    let (offers, yields) = if feed {
+        (
+            offers_by_uprn(db, &uprns).await?,
+            district_yields(db, &picked).await?,
+        )
+    } else {
+        Default::default()
+    };
     let smv_loaded = !rt::lists_with_valuations(db, &crate::LISTS)
         .await?
         .is_empty();
@@ -224,10 +275,8 @@ pub async fn sourcing(
                 history: hist,
                 floor_area,
                 freeholder,
-                auction_history: na("no auction results are loaded"),
-                income_value: na(
-                    "no auction yield for the district is loaded, so no income-basis value is given (a yield is never assumed)",
-                ),
+                auction_history: auction_history(uprn, &offers, feed),
+                income_value: income_value(e, &yields, feed),
             }
         })
         .collect();
@@ -235,4 +284,140 @@ pub async fn sourcing(
     answer.data = page.data;
     answer.next_cursor = page.next_cursor;
     Ok(answer)
+}
+
+/// The offers of each UPRN.
+async fn offers_by_uprn(
+    db: &Db,
+    uprns: &[i64],
+) -> Result<BTreeMap<i64, Vec<AuctionOffer>>, LookupError> {
+    let mut out: BTreeMap<i64, Vec<AuctionOffer>> = BTreeMap::new();
+    for l in st_auctions::lots_of_uprns(db, uprns).await? {
+        let Some(u) = l.uprn else { continue };
+        out.entry(u).or_default().push(AuctionOffer {
+            auction_date: l.auction_date,
+            auction_house: l.auction_house,
+            lot_number: l.lot_number,
+            lot_type: l.lot_type,
+            outcome: l.outcome,
+            guide_low: l.guide_low,
+            guide_high: l.guide_high,
+            hammer_price: l.hammer_price,
+            net_initial_yield_pct: l.net_initial_yield_pct,
+        });
+    }
+    Ok(out)
+}
+
+/// The postcode district (outward code) of an entry.
+fn district_of(e: &RatingEntryRow) -> Option<String> {
+    let pc = e.postcode.as_deref()?.trim();
+    let out = pc.split_whitespace().next()?;
+    (out.len() < pc.len()).then(|| out.to_ascii_uppercase())
+}
+
+/// A district's yield evidence: (median yield, lots, first and last auction date), or why none.
+type DistrictYield = Result<(f64, usize, NaiveDate, NaiveDate), String>;
+
+/// The yield evidence of the districts of `entries`.
+async fn district_yields(
+    db: &Db,
+    entries: &[RatingEntryRow],
+) -> Result<BTreeMap<String, DistrictYield>, LookupError> {
+    let mut out = BTreeMap::new();
+    for d in entries.iter().filter_map(district_of) {
+        if out.contains_key(&d) {
+            continue;
+        }
+        let f = LotFilter {
+            sold_only: true,
+            with_yield: true,
+            district: Some(d.clone()),
+            lot_types: Some(vec!["commercial".into(), "mixed".into()]),
+            ..LotFilter::default()
+        };
+        let lots = st_auctions::lot_figures_where(db, &f).await?;
+        out.insert(d, median_yield(&lots));
+    }
+    Ok(out)
+}
+
+/// The median yield of the lots within [`YIELD_MONTHS`] of the newest, at least
+/// [`MIN_YIELD_LOTS`] of them.
+fn median_yield(lots: &[st_auctions::LotFigures]) -> DistrictYield {
+    let Some(to) = lots.iter().map(|l| l.auction_date).max() else {
+        return Err("no sold commercial or mixed lot with a yield in the district at the auctions the feed follows".into());
+    };
+    let from = to
+        .checked_sub_months(chrono::Months::new(YIELD_MONTHS))
+        .unwrap_or(NaiveDate::MIN);
+    let mut ys: Vec<(f64, NaiveDate)> = lots
+        .iter()
+        .filter(|l| l.auction_date >= from)
+        .filter_map(|l| l.net_initial_yield_pct.map(|y| (y, l.auction_date)))
+        .filter(|(y, _)| y.is_finite() && *y > 0.0)
+        .collect();
+    if ys.len() < MIN_YIELD_LOTS {
+        return Err(format!(
+            "{} sold commercial or mixed lots with a yield in the district in the {YIELD_MONTHS} months to {to}, fewer than the {MIN_YIELD_LOTS} an income-basis value needs (a yield is never assumed)",
+            ys.len()
+        ));
+    }
+    ys.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let n = ys.len();
+    let median = if n % 2 == 1 {
+        ys[n / 2].0
+    } else {
+        (ys[n / 2 - 1].0 + ys[n / 2].0) / 2.0
+    };
+    let first = ys.iter().map(|y| y.1).min().unwrap_or(to);
+    Ok((median, n, first, to))
+}
+
+const NO_FEED: &str = "no auction lot feed is loaded (the operator's feed: docs/DATA.md), so auction offers and auction yields are unknown";
+
+fn auction_history(
+    uprn: Option<i64>,
+    offers: &BTreeMap<i64, Vec<AuctionOffer>>,
+    feed: bool,
+) -> Block<AuctionHistory> {
+    match uprn {
+        _ if !feed => na(NO_FEED),
+        None => na("no UPRN links this hereditament, so its auction offers cannot be found"),
+        Some(u) => Block::Available(AuctionHistory {
+            offers: offers.get(&u).cloned().unwrap_or_default(),
+            coverage: AUCTION_COVERAGE,
+        }),
+    }
+}
+
+fn income_value(
+    e: &RatingEntryRow,
+    yields: &BTreeMap<String, DistrictYield>,
+    feed: bool,
+) -> Block<IncomeValue> {
+    if !feed {
+        return na(NO_FEED);
+    }
+    let Some(rv) = e.rateable_value.filter(|v| *v > 0) else {
+        return na("the entry has no rateable value in the newest list");
+    };
+    let Some(d) = district_of(e) else {
+        return na("the entry has no full postcode, so its district's auction yield is unknown");
+    };
+    match yields.get(&d) {
+        Some(Ok((y, n, from, to))) => Block::Available(IncomeValue {
+            value: (rv as f64 * 100.0 / y).round() as i64,
+            rateable_value: rv,
+            list_year: e.list_year,
+            yield_pct: *y,
+            n_lots: *n,
+            district: d,
+            from: *from,
+            to: *to,
+            basis: INCOME_BASIS,
+        }),
+        Some(Err(why)) => na(why.clone()),
+        None => na("no auction yield was read for the district"),
+    }
 }

@@ -698,17 +698,49 @@ pub fn validate(q: &SearchQuery) -> Result<(), Vec<Violation>> {
     }
 }
 
-/// The parcel candidates of recent searches (an authority's 200,000 parcels are some 20 MB with
-/// their two text columns),
-/// by scope, floor and ceiling, kept until a load or a build changes rows (`DataVersion`, read on
-/// every call: one small query, so an answer is never older than the store): the scan of
-/// `parcel_stats` is most of a search's time.
-pub struct CandidateMemo(Memo<String, Arc<Vec<ParcelCandidate>>>);
+/// A parcel as a scan reads it: its plot figures, whether it is open land (decided once, when the
+/// scope is read) and, for a box scope, its point on the British National Grid. No text: an
+/// authority's 200,000 parcels are some 8 MB.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Candidate {
+    inspire_id: i64,
+    area_m2: f64,
+    built_coverage: Option<f64>,
+    open_land: bool,
+    bng: Option<(f64, f64)>,
+}
+
+impl Candidate {
+    fn of(p: &ParcelCandidate) -> Candidate {
+        Candidate {
+            inspire_id: p.inspire_id,
+            area_m2: p.area_m2,
+            built_coverage: p.built_coverage,
+            open_land: is_open_land(p.landuse_tier_a.as_deref(), p.landuse_tier_b.as_deref()),
+            bng: p
+                .point
+                .and_then(|(la, lo)| terrace_geo::bng_from_wgs84(lo, la)),
+        }
+    }
+
+    /// At least the floor, and at most the ceiling when one is set (an unmeasured parcel fails a
+    /// ceiling).
+    fn within(&self, min_area: f64, max_cov: Option<f64>) -> bool {
+        self.area_m2 >= min_area
+            && max_cov.is_none_or(|m| self.built_coverage.is_some_and(|c| c <= m))
+    }
+}
+
+/// The parcels of recently searched scopes, by scope, kept until a load or a build changes rows
+/// (`DataVersion`, read on every call: one small query, so an answer is never older than the
+/// store): the read of `parcel_stats` is most of a search's time, and every search of a scope
+/// (any strategy, floor or ceiling) shares one read.
+pub struct CandidateMemo(Memo<String, Arc<Vec<Candidate>>>);
 
 impl CandidateMemo {
     const WATCHED: &[meta::Key] = &[meta::Key::DataVersion, meta::Key::AddressRegisterVersion];
-    /// Scans kept at most.
-    const MAX: usize = 8;
+    /// Scopes kept at most (16 authorities of 200,000 parcels are some 130 MB).
+    const MAX: usize = 16;
 }
 
 impl Default for CandidateMemo {
@@ -721,21 +753,18 @@ impl Default for CandidateMemo {
     }
 }
 
-/// The candidates of a scan, from the memo when it holds them.
+/// The parcels of a scope, from the memo when it holds them.
 async fn candidates(
     ctx: &SourcingCtx,
     scope: &FeatureScope,
-    min_area: f64,
-    max_cov: Option<f64>,
-) -> Result<Arc<Vec<ParcelCandidate>>, SourcingError> {
-    let key = format!("{scope:?}|{min_area:?}|{max_cov:?}");
+) -> Result<Arc<Vec<Candidate>>, SourcingError> {
+    let key = format!("{scope:?}");
     Ok(ctx
         .candidates
         .0
         .get_or_fill(&ctx.db, key, || async {
-            Ok::<_, StoreError>(Arc::new(
-                ss::parcel_candidates(&ctx.db, scope, min_area, max_cov).await?,
-            ))
+            let read = ss::parcel_candidates(&ctx.db, scope).await?;
+            Ok::<_, StoreError>(Arc::new(read.iter().map(Candidate::of).collect()))
         })
         .await?)
 }
@@ -798,13 +827,13 @@ pub async fn search(ctx: &SourcingCtx, q: &SearchQuery) -> Result<SearchAnswer, 
             let min_area = set.number("min_area_m2").unwrap_or(0.0);
             let max_cov = set.number("max_built_coverage");
             let exclude_open = set.switch("exclude_open_land");
-            let cands = candidates(ctx, &scope, min_area, max_cov).await?;
+            let cands = candidates(ctx, &scope).await?;
             for (i, h) in cands.iter().enumerate() {
+                if !h.within(min_area, max_cov) {
+                    continue;
+                }
                 if let Some((x, y, rad)) = circle {
-                    let Some((px, py)) = h
-                        .point
-                        .and_then(|(la, lo)| terrace_geo::bng_from_wgs84(lo, la))
-                    else {
+                    let Some((px, py)) = h.bng else {
                         continue;
                     };
                     if (px - x).hypot(py - y) > rad {
@@ -812,9 +841,7 @@ pub async fn search(ctx: &SourcingCtx, q: &SearchQuery) -> Result<SearchAnswer, 
                     }
                 }
                 funnel.scanned += 1;
-                if exclude_open
-                    && is_open_land(h.landuse_tier_a.as_deref(), h.landuse_tier_b.as_deref())
-                {
+                if exclude_open && h.open_land {
                     funnel.open_land_excluded += 1;
                     continue;
                 }

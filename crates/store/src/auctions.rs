@@ -239,6 +239,21 @@ pub async fn lots_of_properties(db: &Db, keys: &[String]) -> StoreResult<Vec<Lot
     Ok(out)
 }
 
+/// Every lot of the given UPRNs, oldest auction first (ties by lot key).
+pub async fn lots_of_uprns(db: &Db, uprns: &[i64]) -> StoreResult<Vec<LotRow>> {
+    let mut out = Vec::new();
+    for k in uprns.chunks(crate::bulk::CHUNK) {
+        let part: Vec<LotRow> = with_conn!(db, |c| auction_lots::table
+            .filter(auction_lots::uprn.eq_any(k))
+            .select(LotRow::as_select())
+            .order((auction_lots::auction_date, auction_lots::lot_key))
+            .load(c)
+            .await?);
+        out.extend(part);
+    }
+    Ok(out)
+}
+
 /// What the re-offer link reads of a lot: (lot key, UPRN, address key, property key).
 pub type LinkRow = (String, Option<i64>, String, Option<String>);
 

@@ -377,16 +377,11 @@ pub struct ParcelCandidate {
 
 type CandidateCols = (i64, f64, Option<f64>, Option<String>, Option<String>);
 
-/// The parcels of a scope at least `min_area_m2` large, with coverage at most `max_coverage`
-/// when set (an unmeasured parcel fails a ceiling), by INSPIRE id: the few columns a search
-/// ranks on, so that a scan of an authority's 200,000 parcels reads no more. A district's
-/// parcels are those holding one of its units.
-pub async fn parcel_candidates(
-    db: &Db,
-    scope: &FeatureScope,
-    min_area_m2: f64,
-    max_coverage: Option<f64>,
-) -> StoreResult<Vec<ParcelCandidate>> {
+/// Every parcel of a scope, by INSPIRE id: the few columns a search filters and ranks on, so
+/// that a scan of an authority's 200,000 parcels reads no more (a search applies its floor and
+/// ceiling itself, so that one read serves every search of the scope). A district's parcels are
+/// those holding one of its units.
+pub async fn parcel_candidates(db: &Db, scope: &FeatureScope) -> StoreResult<Vec<ParcelCandidate>> {
     use crate::schema::{land_parcels as lp, parcel_stats as ps};
     let cols = (
         ps::inspire_id,
@@ -410,19 +405,16 @@ pub async fn parcel_candidates(
         FeatureScope::Bbox(x0, y0, x1, y1) => {
             let (x0, y0, x1, y1) = (*x0, *y0, *x1, *y1);
             let rows: Vec<(CandidateCols, Option<f64>, Option<f64>)> = with_conn!(db, |c| {
-                let mut q = ps::table
+                ps::table
                     .inner_join(lp::table.on(lp::inspire_id.eq(ps::inspire_id)))
-                    .filter(ps::area_m2.ge(min_area_m2))
                     .filter(lp::max_x.ge(x0))
                     .filter(lp::min_x.le(x1))
                     .filter(lp::max_y.ge(y0))
                     .filter(lp::min_y.le(y1))
                     .select((cols, lp::lat, lp::lon))
-                    .into_boxed();
-                if let Some(m) = max_coverage {
-                    q = q.filter(ps::built_coverage.le(m));
-                }
-                q.order(ps::inspire_id).load(c).await?
+                    .order(ps::inspire_id)
+                    .load(c)
+                    .await?
             });
             out.extend(rows.into_iter().map(|(r, lat, lon)| of(r, lat.zip(lon))));
         }
@@ -449,14 +441,8 @@ pub async fn parcel_candidates(
             };
             for chunk in chunks {
                 let rows: Vec<CandidateCols> = with_conn!(db, |c| {
-                    let mut q = ps::table
-                        .filter(ps::area_m2.ge(min_area_m2))
-                        .select(cols)
-                        .into_boxed();
-                    if let Some(m) = max_coverage {
-                        q = q.filter(ps::built_coverage.le(m));
-                    }
-                    q = match (&chunk, scope) {
+                    let q = ps::table.select(cols).into_boxed();
+                    let q = match (&chunk, scope) {
                         (Some(ids), _) => q.filter(ps::inspire_id.eq_any(ids.clone())),
                         (None, FeatureScope::Lad(l)) => q.filter(ps::lad_code.eq(l.clone())),
                         (None, FeatureScope::District(_) | FeatureScope::Bbox(..)) => {

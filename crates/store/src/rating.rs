@@ -186,41 +186,51 @@ pub async fn index_entries(db: &Db, lad: Option<&str>) -> StoreResult<Vec<IndexE
     }))
 }
 
-/// The entries of list `list_year` whose postcode lies in local authority `lad`, with a UARN
-/// after `after`, with a rateable value within the bounds when given, in UARN order, at most
-/// `limit` (keyset pages for commercial sourcing).
-pub async fn entries_in_lad(
+/// The UARN and description code of each entry of list `list_year` whose postcode lies in local
+/// authority `lad`, with a UARN after `after` and a rateable value within the bounds when given,
+/// in UARN order (keyset pages for commercial sourcing). Read from the authority's postcodes
+/// (`postcodes_lad_idx`, then `rating_list_entries_postcode_idx`), so that a call reads the
+/// authority's entries, not a list's.
+pub async fn entry_codes_in_lad(
     db: &Db,
     list_year: i32,
     lad: &str,
     after: i64,
     rv_bounds: (Option<i64>, Option<i64>),
-    limit: i64,
-) -> StoreResult<Vec<RatingEntryRow>> {
+) -> StoreResult<Vec<(i64, Option<String>)>> {
     let lad = lad.to_string();
-    Ok(with_conn!(db, |c| {
-        let mut q = rating_list_entries::table
-            .filter(rating_list_entries::list_year.eq(list_year))
-            .filter(rating_list_entries::uarn.gt(after))
-            .filter(
-                rating_list_entries::postcode.eq_any(
-                    postcodes::table
-                        .filter(postcodes::lad_code.eq(lad.clone()))
-                        .select(postcodes::postcode.nullable()),
-                ),
-            )
-            .order(rating_list_entries::uarn)
-            .limit(limit)
-            .select(RatingEntryRow::as_select())
-            .into_boxed();
-        if let Some(lo) = rv_bounds.0 {
-            q = q.filter(rating_list_entries::rateable_value.ge(lo));
-        }
-        if let Some(hi) = rv_bounds.1 {
-            q = q.filter(rating_list_entries::rateable_value.le(hi));
-        }
-        q.load(c).await?
-    }))
+    let pcs: Vec<String> = with_conn!(db, |c| {
+        postcodes::table
+            .filter(postcodes::lad_code.eq(lad.clone()))
+            .select(postcodes::postcode)
+            .load(c)
+            .await?
+    });
+    let mut out = Vec::new();
+    for k in pcs.chunks(crate::bulk::CHUNK) {
+        let k = k.to_vec();
+        let part: Vec<(i64, Option<String>)> = with_conn!(db, |c| {
+            let mut q = rating_list_entries::table
+                .filter(rating_list_entries::postcode.eq_any(k.clone()))
+                .filter(rating_list_entries::list_year.eq(list_year))
+                .filter(rating_list_entries::uarn.gt(after))
+                .select((
+                    rating_list_entries::uarn,
+                    rating_list_entries::description_code,
+                ))
+                .into_boxed();
+            if let Some(lo) = rv_bounds.0 {
+                q = q.filter(rating_list_entries::rateable_value.ge(lo));
+            }
+            if let Some(hi) = rv_bounds.1 {
+                q = q.filter(rating_list_entries::rateable_value.le(hi));
+            }
+            q.load(c).await?
+        });
+        out.extend(part);
+    }
+    out.sort_unstable_by_key(|e| e.0);
+    Ok(out)
 }
 
 /// The entries of these UARNs in every list, by UARN and list.

@@ -337,8 +337,12 @@ async fn market_and_sourcing_on_the_fixture_world() {
     );
     assert_eq!(first["floor_area"]["floor_area_m2"], 66.1);
     assert_eq!(first["floor_area"]["rateable_value_per_m2"], 866.87);
+    // The fixture feed has no lot at its UPRN, and four sold commercial lots with a yield in
+    // XT1: too few for an income-basis value.
+    assert_eq!(first["auction_history"]["offers"], json!([]), "{first}");
     assert_eq!(first["income_value"]["status"], "not_available");
-    assert_eq!(first["auction_history"]["status"], "not_available");
+    let why = first["income_value"]["reason"].as_str().unwrap();
+    assert!(why.contains("fewer than the 5"), "{why}");
     // The freeholder: a company title linked to the UPRN, or the reason it is not.
     let fh = &first["freeholder"];
     if fh["status"] == "not_available" {
@@ -364,6 +368,42 @@ async fn market_and_sourcing_on_the_fixture_world() {
     );
     let spent = 3 + 3 + 5 + 5 * pages + 5 + 3;
     assert_eq!(balance(w.db(), acct).await, 100 - spent);
+}
+
+/// Three more sold commercial lots in XT1, one of them the fixture's 1-3 Market Street (UARN
+/// 30000000, UPRN 990000000001, rateable value 57,300 in the 2026 list).
+const XT1_LOTS: &str = "auction_house,auction_date,lot_number,address,postcode,uprn,lot_type,tenure,lease_years_remaining,vacant,rent_passing_pa,guide_price_low,guide_price_high,outcome,hammer_price,net_initial_yield_pct,source_url,description
+allsop,2026-02-14,9,\"1-3 Market Street, Tamberley\",XT1 1AB,990000000001,commercial,freehold,,false,52000,800000,850000,sold,860000,6.0,https://auctions.example.org/allsop/2026-02-14/lot-9,Let shop
+allsop,2026-03-14,9,\"9 Market Street, Tamberley\",XT1 1AB,,commercial,freehold,,false,30000,400000,,sold,430000,7.0,https://auctions.example.org/allsop/2026-03-14/lot-9,Let shop
+allsop,2026-04-14,9,\"11 Market Street, Tamberley\",XT1 1AB,,mixed,freehold,,false,20000,250000,,sold_prior,250000,8.0,https://auctions.example.org/allsop/2026-04-14/lot-9,Shop with flat over
+";
+
+#[actix_web::test]
+async fn sourcing_reads_auction_offers_and_district_yields() {
+    let w = small_world_and_fixtures().await;
+    let (_acct, key) = account(w.db(), 100).await;
+    let svc = service(w.state.clone()).await;
+    let rep = load_text(w.db(), Dataset::AuctionLots, XT1_LOTS).await;
+    assert_eq!(rep.counts.rejected, 0, "{:?}", rep.rejections);
+    let b = json!({"lad_code": "E06009901", "sector": "RETAIL", "limit": 1});
+    let r = send(&svc, post_json("/v1/sourcing/commercial", &key, &b)).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let first = &r.json["data"][0];
+    assert_eq!(first["uarn"], 30000000);
+    let offers = first["auction_history"]["offers"].as_array().unwrap();
+    assert_eq!(offers.len(), 1, "{first}");
+    assert_eq!(offers[0]["auction_date"], "2026-02-14");
+    assert_eq!(offers[0]["hammer_price"], 860000);
+    // XT1's sold commercial and mixed lots with a yield in the 36 months to 2026-04-14: the
+    // fixture's 9.6 (2023-05-14) and 5.4, and 6.0, 7.0, 8.0 (the 2022 lots are older): median 7.0.
+    let v = &first["income_value"];
+    assert_eq!(v["yield_pct"], 7.0, "{v}");
+    assert_eq!(v["n_lots"], 5);
+    assert_eq!(v["from"], "2023-05-14");
+    assert_eq!(v["to"], "2026-04-14");
+    assert_eq!(v["district"], "XT1");
+    assert_eq!(v["rateable_value"], 57300);
+    assert_eq!(v["value"], 818_571);
 }
 
 #[actix_web::test]

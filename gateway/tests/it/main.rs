@@ -23,6 +23,7 @@ mod council_tax;
 mod energy;
 mod fixture_world;
 mod hub;
+mod instances;
 mod land;
 mod lease;
 mod listing_indices;

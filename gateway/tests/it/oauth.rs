@@ -239,9 +239,19 @@ async fn authorize(s: &Server, client_id: &str, redirect: &str) -> (String, Pkce
 
 /// One JSON-RPC call to /mcp with a bearer token; the HTTP status and the JSON reply.
 async fn mcp(s: &Server, token: &str, method: &str, params: Value) -> (u16, Value) {
-    let mut req = s
-        .http
-        .post(format!("{}/mcp", s.base))
+    mcp_at(&s.http, &s.base, token, method, params).await
+}
+
+/// [`mcp`] against the service at `base`.
+async fn mcp_at(
+    http: &reqwest::Client,
+    base: &str,
+    token: &str,
+    method: &str,
+    params: Value,
+) -> (u16, Value) {
+    let mut req = http
+        .post(format!("{base}/mcp"))
         .bearer_auth(token)
         .header("accept", "application/json, text/event-stream")
         .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}));
@@ -1024,4 +1034,69 @@ async fn localhost_and_127_0_0_1_both_sign_in_without_a_public_url() {
         .unwrap();
         assert_eq!(claims.aud, format!("{base}/mcp"));
     }
+}
+
+/// Issue 46: a second service instance on the same store, sharing the signing key and public
+/// URL (as instances behind one address are configured), accepts the first one's tokens and
+/// refreshes them, and charges the same account.
+#[actix_web::test]
+async fn a_token_from_one_instance_works_on_another() {
+    let s = start().await;
+    let (client_id, token) = signed_in(&s).await;
+    let access = token.access_token().secret().clone();
+    // Instance B: its own pool, caches and ledger writer; the same database and OAuth settings.
+    let db_b = terrace_store::Db::open(&s.app.t.location, &Default::default()).unwrap();
+    let state_b = state_for(&db_b, Default::default())
+        .await
+        .with_oauth((*s.state.oauth).clone());
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base_b = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let sb = state_b.clone();
+    let server = HttpServer::new(move || App::new().configure(app_config(sb.clone())))
+        .workers(1)
+        .disable_signals()
+        .listen(listener)
+        .unwrap()
+        .run();
+    let handle = server.handle();
+    actix_web::rt::spawn(server);
+    let (_, before) = http_balance(&s).await;
+    let (status, v) = mcp_at(
+        &s.http,
+        &base_b,
+        &access,
+        "tools/call",
+        json!({"name": "address_by_postcode", "arguments": {"postcode": "xt11ab"}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    assert_ne!(v["result"]["isError"], true, "{v}");
+    assert_eq!(v["result"]["structuredContent"]["credits_charged"], 2);
+    let (_, after) = http_balance(&s).await;
+    assert_eq!(after, before - 2, "B charged the account A signed in");
+    // A refresh token A issued is rotated by B, and A accepts the new access token.
+    let refresh = token.refresh_token().unwrap().secret().clone();
+    let r = s
+        .http
+        .post(format!("{base_b}/oauth/token"))
+        .form(&[
+            ("grant_type", "refresh_token"),
+            ("client_id", client_id.as_str()),
+            ("refresh_token", refresh.as_str()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let pair: Value = r.json().await.unwrap();
+    let (status, v) = mcp(
+        &s,
+        pair["access_token"].as_str().unwrap(),
+        "tools/call",
+        json!({"name": "address_by_postcode", "arguments": {"postcode": "xt11ab"}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    assert_ne!(v["result"]["isError"], true, "{v}");
+    handle.stop(false).await;
 }
