@@ -269,14 +269,14 @@ fn consecutive_pairs(property: u64, events: &[Event], source: PairSource) -> Vec
 /// to `after` days after it.
 fn same_transfer(a: Event, b: Event, before: i64, after: i64) -> bool {
     let d = (b.date - a.date).num_days();
-    a.price == b.price && d >= -before && d <= after
+    a.price == b.price && (-before..=after).contains(&d)
 }
 
 /// A title's observations as events: one per date added (a date shown with two prices keeps
 /// the one first seen in the later snapshot, a correction).
 fn title_events(obs: &[&PriceObservationRow]) -> Vec<Event> {
     let mut by_date: BTreeMap<NaiveDate, &PriceObservationRow> = BTreeMap::new();
-    for o in obs {
+    for o in obs.iter().copied() {
         let later = by_date
             .get(&o.date_added)
             .is_none_or(|p| o.first_seen_month >= p.first_seen_month);
@@ -295,7 +295,7 @@ fn title_events(obs: &[&PriceObservationRow]) -> Vec<Event> {
 
 /// `freehold` or `leasehold` from a tenure as a register or a feed writes it.
 fn tenure_word(t: Option<&str>) -> Option<String> {
-    let w = t?.trim().split_whitespace().next()?.to_ascii_lowercase();
+    let w = t?.split_whitespace().next()?.to_ascii_lowercase();
     (!w.is_empty()).then_some(w)
 }
 
@@ -447,7 +447,11 @@ async fn gather(db: &Db) -> Result<Gathered, StoreError> {
             continue;
         };
         let Some(key) = key_of(u) else { continue };
-        let events = title_events(obs_of.get(t.title_number.as_str()).map_or(&[], |v| v));
+        let events = title_events(
+            obs_of
+                .get(t.title_number.as_str())
+                .map_or(&[][..], |v| v.as_slice()),
+        );
         observations += events.len();
         for e in &events {
             last = last.max(month_of(e.date));
@@ -505,12 +509,14 @@ async fn gather(db: &Db) -> Result<Gathered, StoreError> {
             last = last.max(month_of(lot.date));
             let lot_tenure = tenure_word(l.tenure.as_deref());
             let mut candidates: Vec<Event> = pp_events.get(&key).cloned().unwrap_or_default();
-            for t in titles_of_uprn.get(u).map_or(&[][..], |v| v) {
+            for t in titles_of_uprn.get(u).map_or(&[][..], |v| v.as_slice()) {
                 let title_tenure = tenure_word(t.tenure.as_deref());
                 if lot_tenure.is_some() && title_tenure.is_some() && lot_tenure != title_tenure {
                     continue;
                 }
-                let obs = obs_of.get(t.title_number.as_str()).map_or(&[][..], |v| v);
+                let obs = obs_of
+                    .get(t.title_number.as_str())
+                    .map_or(&[][..], |v| v.as_slice());
                 candidates.extend(title_events(obs));
             }
             candidates.extend(its_lots.iter().filter_map(|o| {
@@ -819,7 +825,7 @@ pub async fn build(db: &Db, now: NaiveDateTime) -> Result<BuildReport, StoreErro
     order.extend(groups.keys().filter(|k| **k != national_key));
     for key in order {
         let (area, sector) = key;
-        let sourced = groups.get(key).map_or(&[][..], |v| v);
+        let sourced = groups.get(key).map_or(&[][..], |v| v.as_slice());
         let is_authority = area != NATIONAL;
         let out = series_rows(
             area,

@@ -326,7 +326,7 @@ pub async fn titles_with_repeat_observations(db: &Db) -> StoreResult<Vec<String>
     Ok(with_conn!(db, |c| {
         title_price_history::table
             .group_by(title_price_history::title_number)
-            .having(diesel::dsl::count_star().gt(1))
+            .having(diesel::dsl::count_star().gt(1_i64))
             .select(title_price_history::title_number)
             .order(title_price_history::title_number)
             .load::<String>(c)
