@@ -812,7 +812,10 @@ pub async fn build(db: &Db, now: NaiveDateTime) -> Result<BuildReport, StoreErro
             .or_default()
             .push(*p);
         if let Some(s) = at.sector {
-            groups.entry((NATIONAL.to_string(), s)).or_default().push(*p);
+            groups
+                .entry((NATIONAL.to_string(), s))
+                .or_default()
+                .push(*p);
         }
         if let Some(l) = &at.lad {
             groups.entry((l.clone(), Sector::All)).or_default().push(*p);

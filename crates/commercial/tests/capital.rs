@@ -261,7 +261,11 @@ async fn pairs_come_from_price_paid_ccod_snapshots_and_auction_results() {
         ]
     );
     assert_eq!(r.duplicates_dropped, 2, "{r:?}");
-    assert!(r.summary().contains("hmlr_ccod_snapshots 1"), "{}", r.summary());
+    assert!(
+        r.summary().contains("hmlr_ccod_snapshots 1"),
+        "{}",
+        r.summary()
+    );
 
     // Too few pairs for a series, and the answer still says where its pairs come from.
     let ix = capital_index::capital_index(db, AreaScope::national(), Sector::All, None, None)
@@ -286,9 +290,10 @@ async fn pairs_come_from_price_paid_ccod_snapshots_and_auction_results() {
     );
     assert_eq!(ix.provenance.method, METHOD_REPEAT_SALES);
     // Every pair is of a rated office.
-    let office = capital_index::capital_index(db, AreaScope::national(), Sector::Office, None, None)
-        .await
-        .unwrap();
+    let office =
+        capital_index::capital_index(db, AreaScope::national(), Sector::Office, None, None)
+            .await
+            .unwrap();
     assert_eq!(counts(&office), counts(&ix));
 
     // Building again changes nothing.
@@ -404,7 +409,11 @@ async fn a_thin_authority_moves_toward_national_and_a_thick_one_barely() {
         .unwrap();
     assert_eq!(thick.provenance.method, METHOD_SHRUNK);
     assert_eq!(thin.provenance.method, METHOD_SHRUNK);
-    assert!(thin.provenance.method_detail.contains("shrunk toward the national"));
+    assert!(
+        thin.provenance
+            .method_detail
+            .contains("shrunk toward the national")
+    );
 
     // The thick authority keeps its own levels: within 2% of its planted path everywhere, and
     // its own estimate carries most of the weight.
@@ -423,7 +432,10 @@ async fn a_thin_authority_moves_toward_national_and_a_thick_one_barely() {
     // The thin authority's 2018 levels are pulled from its own steep path toward national.
     let thin_levels = levels(&thin);
     assert_eq!(
-        thin_levels.iter().map(|(q, _, _)| q.as_str()).collect::<Vec<_>>(),
+        thin_levels
+            .iter()
+            .map(|(q, _, _)| q.as_str())
+            .collect::<Vec<_>>(),
         ["2014Q1", "2018Q1", "2018Q2", "2018Q3", "2018Q4"],
         "{thin_levels:?}"
     );

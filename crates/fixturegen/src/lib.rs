@@ -989,15 +989,14 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let auction_pool = listings.auction_candidates();
     let (listings_stat, listing_cases) = listings.write(out_dir, cfg.seed, &codes, &value_level)?;
     // The auction lot feed, from its own stream, after the listings.
-    let (auctions_stat, auction_cases) =
-        auctions::write(
-            out_dir,
-            cfg.seed,
-            auction_pool,
-            end,
-            &|d, date| base_prices[d] * index.level(d, date) / 100.0,
-            resale,
-        )?;
+    let (auctions_stat, auction_cases) = auctions::write(
+        out_dir,
+        cfg.seed,
+        auction_pool,
+        end,
+        &|d, date| base_prices[d] * index.level(d, date) / 100.0,
+        resale,
+    )?;
     let (lha_stat, brma_stat, lha_cases) = lha::write(out_dir, &codes)?;
     // The spatial layers, from their own stream, after everything else.
     let lad_codes: Vec<&str> = plan.lads.iter().map(|l| l.code).collect();

@@ -10,10 +10,10 @@
 //! the Companies House file, and CCOD writes the main landlord's number without its leading zero
 //! on every other title (as the published files often do).
 
-use chrono::NaiveDate;
 use crate::out::{Eol, FileStat, LineFile};
 use crate::tenure::council_address;
 use crate::world::AddressRecord;
+use chrono::NaiveDate;
 use serde::Serialize;
 use std::io;
 use std::path::Path;

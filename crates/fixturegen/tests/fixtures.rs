@@ -1025,10 +1025,15 @@ fn ownership_files_are_in_the_published_layouts() {
     assert_eq!(m.auction_cases.commercial_resale_lots.len(), 1);
     let lots = read(dir, "auctions/auction_lots.csv");
     let key = &m.auction_cases.commercial_resale_lots[0];
-    let (house, date) = (key.split('|').next().unwrap(), key.split('|').nth(1).unwrap());
+    let (house, date) = (
+        key.split('|').next().unwrap(),
+        key.split('|').nth(1).unwrap(),
+    );
     assert!(
         lots.lines()
-            .any(|l| l.starts_with(&format!("{house},{date},")) && l.contains(",commercial,freehold,") && l.contains(",sold,")),
+            .any(|l| l.starts_with(&format!("{house},{date},"))
+                && l.contains(",commercial,freehold,")
+                && l.contains(",sold,")),
         "{key}"
     );
 }

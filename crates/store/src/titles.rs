@@ -351,12 +351,18 @@ pub async fn price_history_of(
         out.extend(part);
     }
     out.sort_by(|a, b| {
-        (&a.title_number, a.date_added, &a.first_seen_month, &a.obs_key).cmp(&(
-            &b.title_number,
-            b.date_added,
-            &b.first_seen_month,
-            &b.obs_key,
-        ))
+        (
+            &a.title_number,
+            a.date_added,
+            &a.first_seen_month,
+            &a.obs_key,
+        )
+            .cmp(&(
+                &b.title_number,
+                b.date_added,
+                &b.first_seen_month,
+                &b.obs_key,
+            ))
     });
     Ok(out)
 }

@@ -147,7 +147,9 @@ async fn the_planted_commercial_index_is_recovered() {
                 points(&r.json)
                     .iter()
                     .filter(|p| p["index"].is_number())
-                    .all(|p| p["own_weight"].as_f64().is_some_and(|w| (0.0..=1.0).contains(&w))),
+                    .all(|p| p["own_weight"]
+                        .as_f64()
+                        .is_some_and(|w| (0.0..=1.0).contains(&w))),
                 "{}",
                 r.json
             );

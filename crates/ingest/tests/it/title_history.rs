@@ -66,7 +66,11 @@ async fn ccod_snapshots_keep_each_distinct_price_once() {
     );
     assert_eq!(
         history(&t.db, "TB100").await,
-        [("2016-03-01".to_string(), 250_000, Some("2024-01".to_string()))]
+        [(
+            "2016-03-01".to_string(),
+            250_000,
+            Some("2024-01".to_string())
+        )]
     );
     // No price: nothing to pair, nothing kept.
     assert!(history(&t.db, "TB200").await.is_empty());
@@ -86,13 +90,25 @@ async fn ccod_snapshots_keep_each_distinct_price_once() {
     assert_eq!(
         history(&t.db, "TB100").await,
         [
-            ("2016-03-01".to_string(), 250_000, Some("2024-01".to_string())),
-            ("2024-05-20".to_string(), 310_000, Some("2024-07".to_string())),
+            (
+                "2016-03-01".to_string(),
+                250_000,
+                Some("2024-01".to_string())
+            ),
+            (
+                "2024-05-20".to_string(),
+                310_000,
+                Some("2024-07".to_string())
+            ),
         ]
     );
     assert_eq!(
         history(&t.db, "TB400").await,
-        [("2018-06-15".to_string(), 90_000, Some("2024-01".to_string()))]
+        [(
+            "2018-06-15".to_string(),
+            90_000,
+            Some("2024-01".to_string())
+        )]
     );
     // The titles table holds the latest snapshot only.
     let now = titles::titles_by_number(&t.db, &["TB100".to_string()])
@@ -101,7 +117,9 @@ async fn ccod_snapshots_keep_each_distinct_price_once() {
     assert_eq!(now[0].price_paid, Some(310_000));
     // Only TB100 has two observations.
     assert_eq!(
-        titles::titles_with_repeat_observations(&t.db).await.unwrap(),
+        titles::titles_with_repeat_observations(&t.db)
+            .await
+            .unwrap(),
         ["TB100"]
     );
 
@@ -110,6 +128,10 @@ async fn ccod_snapshots_keep_each_distinct_price_once() {
     crate::load_text(&t.db, Dataset::Ccod, "CCOD_FULL_2023_07.csv", &older).await;
     assert_eq!(
         history(&t.db, "TB400").await,
-        [("2018-06-15".to_string(), 90_000, Some("2023-07".to_string()))]
+        [(
+            "2018-06-15".to_string(),
+            90_000,
+            Some("2023-07".to_string())
+        )]
     );
 }
