@@ -66,8 +66,8 @@ pub struct AuctionCases {
     pub commercial_resale_lots: Vec<String>,
 }
 
-/// A rated commercial unit with no Price Paid sale whose company-owned title shows its last
-/// sale: offered and sold at auction a year later.
+/// A rated commercial unit whose company-owned title shows its last sale, with no Price Paid
+/// sale from a week before that to the auction: offered and sold at auction a year later.
 #[derive(Debug, Clone)]
 pub struct CommercialResale {
     pub uprn: u64,
@@ -123,6 +123,12 @@ fn sale_dates(first: (i32, u32), end: NaiveDate) -> Vec<NaiveDate> {
         d = d + Months::new(2);
     }
     out
+}
+
+/// The auction of a [`CommercialResale`]: the 21st of the month a year after the title's sale.
+pub fn resale_date(previous: NaiveDate) -> NaiveDate {
+    let a_year_on = previous + Months::new(12);
+    a_year_on.with_day(21).unwrap_or(a_year_on)
 }
 
 /// Writes the feed. `value_at(district, date)` is the district's typical value at a date.
@@ -321,9 +327,7 @@ pub fn write(
     // no other lot shares it), with no draw from the stream.
     let mut resale_key = None;
     if let Some(r) = resale {
-        let date = (r.previous + Months::new(12))
-            .with_day(21)
-            .unwrap_or(r.previous + Months::new(12));
+        let date = resale_date(r.previous);
         if date <= end {
             let price = r.previous_price as f64 * crate::commercial_level(date)
                 / crate::commercial_level(r.previous);

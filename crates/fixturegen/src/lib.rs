@@ -811,12 +811,17 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
                         ));
                     } else if r.class.starts_with('C') {
                         let these = ppd::commercial_sales(cfg.seed, r, &sale_area, end);
-                        // The first unit without a category B sale whose title shows a sale
-                        // in both CCOD snapshots is resold at auction.
-                        if these.is_empty()
-                            && resale.is_none()
+                        // The first unit whose title shows a sale in both CCOD snapshots, with
+                        // no category B sale from a week before the later one to the auction,
+                        // is resold at auction.
+                        if resale.is_none()
                             && let Some((previous, previous_price)) =
                                 ownership.snapshot_sale(r.uprn)
+                            && auctions::resale_date(previous) <= end
+                            && these.iter().all(|s| {
+                                s.date < previous - chrono::Days::new(7)
+                                    || s.date > auctions::resale_date(previous)
+                            })
                         {
                             resale = Some(auctions::CommercialResale {
                                 uprn: r.uprn,

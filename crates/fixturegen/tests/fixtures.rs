@@ -137,7 +137,7 @@ fn manifest_row_counts_match_the_files() {
         assert_eq!(v["seed"], 1);
         m.clone()
     };
-    assert_eq!(on_disk.files.len(), 80);
+    assert_eq!(on_disk.files.len(), 81);
     for f in &m.files {
         if f.path == "lidar" {
             // The LIDAR composite is a directory of GeoTIFF tile pairs: its bytes are its files',
