@@ -26,7 +26,9 @@ pub mod rent_index;
 pub mod sector;
 pub mod sourcing;
 
-pub use capital_index::{CapitalIndex, CapitalPoint, CapitalSeries, capital_index};
+pub use capital_index::{
+    CapitalIndex, CapitalPoint, CapitalSeries, PairSource, PairSourceCount, capital_index,
+};
 pub use market::{CommercialMarket, RatedStock, commercial_market};
 pub use rent_index::{RentIndex, RentPoint, rent_index};
 pub use sector::{AreaScope, Sector, resolve_authority};

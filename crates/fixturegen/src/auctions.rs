@@ -9,11 +9,14 @@
 //! Guaranteed cases (the manifest's `auction_cases`): re-offered properties (offered two or three
 //! times, the last offer sold), distressed properties (offered three times, never sold, one
 //! "by order of LPA receivers"), sold lots whose price was not disclosed, withdrawals, sold-prior
-//! lots and commercial lots with a yield.
+//! lots and commercial lots with a yield; and one rated commercial unit resold at auction
+//! (its UPRN given by the feed), a year after the sale its company-owned title shows, at the
+//! price the planted commercial level gives (`crate::commercial_level`): a pair of the
+//! commercial capital index's `auction_results` source.
 
 use crate::out::{Eol, FileStat, LineFile};
 use crate::rng::Rng;
-use chrono::{Months, NaiveDate};
+use chrono::{Datelike, Months, NaiveDate};
 use serde::Serialize;
 use std::io;
 use std::path::Path;
@@ -58,6 +61,21 @@ pub struct AuctionCases {
     /// Land lots whose address is in no register (left unmatched).
     pub unmatched_lots: Vec<String>,
     pub houses: Vec<String>,
+    /// The rated commercial unit resold at auction (house|date|lot), paired by the commercial
+    /// capital index with its title's last sale.
+    pub commercial_resale_lots: Vec<String>,
+}
+
+/// A rated commercial unit whose company-owned title shows its last sale, with no Price Paid
+/// sale from a week before that to the auction: offered and sold at auction a year later.
+#[derive(Debug, Clone)]
+pub struct CommercialResale {
+    pub uprn: u64,
+    pub address: String,
+    pub postcode: String,
+    /// The title's Date Proprietor Added and Price Paid.
+    pub previous: NaiveDate,
+    pub previous_price: u64,
 }
 
 struct Lot {
@@ -76,6 +94,8 @@ struct Lot {
     hammer: Option<i64>,
     yield_pct: Option<f64>,
     description: String,
+    /// The UPRN the feed gives (blank: left to the address matcher).
+    uprn: Option<u64>,
 }
 
 /// A guide below the value, as auction houses set them: a single figure, `£X+` or a range.
@@ -105,6 +125,12 @@ fn sale_dates(first: (i32, u32), end: NaiveDate) -> Vec<NaiveDate> {
     out
 }
 
+/// The auction of a [`CommercialResale`]: the 21st of the month a year after the title's sale.
+pub fn resale_date(previous: NaiveDate) -> NaiveDate {
+    let a_year_on = previous + Months::new(12);
+    a_year_on.with_day(21).unwrap_or(a_year_on)
+}
+
 /// Writes the feed. `value_at(district, date)` is the district's typical value at a date.
 pub fn write(
     out_dir: &Path,
@@ -112,6 +138,7 @@ pub fn write(
     mut pool: Vec<Candidate>,
     end: NaiveDate,
     value_at: &dyn Fn(usize, NaiveDate) -> f64,
+    resale: Option<CommercialResale>,
 ) -> io::Result<(FileStat, AuctionCases)> {
     let mut rng = Rng::derive(seed ^ AUCTIONS_SEED_XOR, "auctions", 0);
     rng.shuffle(&mut pool);
@@ -184,6 +211,7 @@ pub fn write(
                     } else {
                         "Residential property for improvement".into()
                     },
+                    uprn: None,
                 });
             }
         }
@@ -228,6 +256,7 @@ pub fn write(
                 hammer,
                 yield_pct: None,
                 description: "Re-offered residential lot".into(),
+                uprn: None,
             });
         }
         cases.reoffered_uprns.push(c.uprn);
@@ -265,6 +294,7 @@ pub fn write(
                 } else {
                     "Residential property requiring repair".into()
                 },
+                uprn: None,
             });
         }
         cases.distressed_uprns.push(c.uprn);
@@ -290,7 +320,39 @@ pub fn write(
             hammer: None,
             yield_pct: None,
             description: "Parcel of land with no planning consent".into(),
+            uprn: None,
         });
+    }
+    // The rated unit resold a year after its title's last sale, at a sale of its own (the 21st:
+    // no other lot shares it), with no draw from the stream.
+    let mut resale_key = None;
+    if let Some(r) = resale {
+        let date = resale_date(r.previous);
+        if date <= end {
+            let price = r.previous_price as f64 * crate::commercial_level(date)
+                / crate::commercial_level(r.previous);
+            let hammer = round_to(price, 500.0);
+            let rent = round_to(price * 0.07, 250.0);
+            resale_key = Some(("acuitus", date));
+            lots.push(Lot {
+                house: "acuitus",
+                date,
+                number: 0,
+                address: r.address,
+                postcode: r.postcode,
+                lot_type: "commercial",
+                tenure: "freehold",
+                lease_years: None,
+                vacant: Some(false),
+                rent: Some(rent),
+                guide: (round_to(price * 0.85, 5_000.0), None),
+                outcome: "sold",
+                hammer: Some(hammer),
+                yield_pct: Some((rent as f64 / (hammer as f64 * 1.068) * 1000.0).round() / 10.0),
+                description: "Let commercial investment: a rated unit resold".into(),
+                uprn: Some(r.uprn),
+            });
+        }
     }
     // Lot numbers per sale, in a stable order.
     lots.sort_by(|a, b| (a.date, a.house, &a.address).cmp(&(b.date, b.house, &b.address)));
@@ -316,6 +378,9 @@ pub fn write(
         if matches!(l.outcome, "sold" | "sold_prior" | "sold_after") && l.hammer.is_none() {
             cases.undisclosed_sold_lots.push(key.clone());
         }
+        if resale_key == Some((l.house, l.date)) {
+            cases.commercial_resale_lots.push(key.clone());
+        }
         if l.lot_type == "land" {
             cases.unmatched_lots.push(key);
         }
@@ -325,7 +390,7 @@ pub fn write(
             l.number.to_string(),
             l.address.clone(),
             l.postcode.clone(),
-            String::new(),
+            l.uprn.map(|u| u.to_string()).unwrap_or_default(),
             l.lot_type.to_string(),
             l.tenure.to_string(),
             l.lease_years.map(|y| y.to_string()).unwrap_or_default(),

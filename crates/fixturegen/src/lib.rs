@@ -764,6 +764,7 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let mut last_ppd: Vec<String> = Vec::new();
     let (mut uprn_first, mut uprn_last) = (u64::MAX, 0u64);
     let mut sites: Vec<risk::Site> = Vec::new();
+    let mut resale: Option<auctions::CommercialResale> = None;
 
     for d in 0..generator.district_count() {
         let out = generator.district(d);
@@ -809,7 +810,28 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
                             end,
                         ));
                     } else if r.class.starts_with('C') {
-                        sales.extend(ppd::commercial_sales(cfg.seed, r, &sale_area, end));
+                        let these = ppd::commercial_sales(cfg.seed, r, &sale_area, end);
+                        // The first unit whose title shows a sale in both CCOD snapshots, with
+                        // no category B sale from a week before the later one to the auction,
+                        // is resold at auction.
+                        if resale.is_none()
+                            && let Some((previous, previous_price)) =
+                                ownership.snapshot_sale(r.uprn)
+                            && auctions::resale_date(previous) <= end
+                            && these.iter().all(|s| {
+                                s.date < previous - chrono::Days::new(7)
+                                    || s.date > auctions::resale_date(previous)
+                            })
+                        {
+                            resale = Some(auctions::CommercialResale {
+                                uprn: r.uprn,
+                                address: crate::tenure::council_address(r),
+                                postcode: r.postcode.clone(),
+                                previous,
+                                previous_price,
+                            });
+                        }
+                        sales.extend(these);
                         energy.commercial(r, &area)?;
                     }
                 }
@@ -880,7 +902,8 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         let (owner, other, titles) = ownership.cluster_titles(&houses)?;
         land.cluster_titles(owner, other, titles);
     }
-    let (ccod_stat, ocod_stat, ch_stat, ownership_cases) = ownership.finish(out_dir)?;
+    let (ccod_stat, ccod_earlier_stat, ocod_stat, ch_stat, ownership_cases) =
+        ownership.finish(out_dir)?;
     let (
         gml_stat,
         buildings_stat,
@@ -971,10 +994,14 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     let auction_pool = listings.auction_candidates();
     let (listings_stat, listing_cases) = listings.write(out_dir, cfg.seed, &codes, &value_level)?;
     // The auction lot feed, from its own stream, after the listings.
-    let (auctions_stat, auction_cases) =
-        auctions::write(out_dir, cfg.seed, auction_pool, end, &|d, date| {
-            base_prices[d] * index.level(d, date) / 100.0
-        })?;
+    let (auctions_stat, auction_cases) = auctions::write(
+        out_dir,
+        cfg.seed,
+        auction_pool,
+        end,
+        &|d, date| base_prices[d] * index.level(d, date) / 100.0,
+        resale,
+    )?;
     let (lha_stat, brma_stat, lha_cases) = lha::write(out_dir, &codes)?;
     // The spatial layers, from their own stream, after everything else.
     let lad_codes: Vec<&str> = plan.lads.iter().map(|l| l.code).collect();
@@ -1174,6 +1201,13 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     files.extend(risk.files.iter().map(|(s, ds, fmt)| entry(s, ds, fmt)));
     files.extend(gazetteer_files.iter().map(|(s, ds, fmt)| entry(s, ds, fmt)));
     files.extend(lpa_files.iter().map(|(s, ds, fmt)| entry(s, ds, fmt)));
+    // The earlier snapshot first, as an operator loads monthly files: the later one then holds
+    // the titles' current rows, and the price history keeps both.
+    files.push(entry(
+        &ccod_earlier_stat,
+        "ccod",
+        "HM Land Registry CCOD full file of an earlier month (2025-06), the same layout as CCOD_FULL_2026_06.csv: the commercial titles whose later snapshot shows a sale from 2018 on, with their previous Price Paid and Date Proprietor Added (four years before); trailer line \"Row Count: N\"; CRLF",
+    ));
     files.push(entry(
         &ccod_stat,
         "ccod",

@@ -13,11 +13,14 @@
 use crate::out::{Eol, FileStat, LineFile};
 use crate::tenure::council_address;
 use crate::world::AddressRecord;
+use chrono::NaiveDate;
 use serde::Serialize;
 use std::io;
 use std::path::Path;
 
 pub const CCOD_FILE: &str = "ownership/CCOD_FULL_2026_06.csv";
+/// An earlier CCOD snapshot: the commercial titles whose price and date the later one changed.
+pub const CCOD_EARLIER_FILE: &str = "ownership/CCOD_FULL_2025_06.csv";
 pub const OCOD_FILE: &str = "ownership/OCOD_FULL_2026_06.csv";
 pub const COMPANIES_FILE: &str = "ownership/BasicCompanyData-2026-06-01-part1_1.csv";
 
@@ -217,10 +220,14 @@ pub struct OwnershipCases {
     pub addressed_titles: Vec<(String, u64)>,
     /// A well-formed title number that is in neither file.
     pub unknown_title: String,
+    /// Commercial titles in both CCOD snapshots: the earlier one shows the previous sale (four
+    /// years before, at the planted commercial level's price), the later one the sale since.
+    pub snapshot_titles: Vec<String>,
 }
 
 pub struct Ownership {
     ccod: LineFile,
+    ccod_earlier: LineFile,
     ocod: LineFile,
     next_title: u64,
     seen: u64,
@@ -231,6 +238,8 @@ pub struct Ownership {
     last_block: Option<(String, String, String, String)>,
     region: String,
     pub cases: OwnershipCases,
+    /// The later sale of each snapshot title: (UPRN, Date Proprietor Added, Price Paid).
+    snapshot_sales: Vec<(u64, NaiveDate, u64)>,
 }
 
 fn date_dashes(i: u64) -> String {
@@ -240,6 +249,30 @@ fn date_dashes(i: u64) -> String {
         1 + (i / 28) % 12,
         2005 + i % 20
     )
+}
+
+/// What the earlier CCOD snapshot shows of the `n`th title, written in the later one with
+/// `price` and a Date Proprietor Added from 2018 on: the previous sale, four years before, at
+/// the price the planted commercial level gives ([`crate::commercial_level`]).
+fn earlier_sale(n: u64, price: u64) -> Option<(String, u64, NaiveDate)> {
+    let (day, month, year) = (1 + n % 28, 1 + (n / 28) % 12, 2005 + n % 20);
+    if year < 2018 {
+        return None;
+    }
+    let date = |y: u64| {
+        NaiveDate::from_ymd_opt(
+            i32::try_from(y).ok()?,
+            u32::try_from(month).ok()?,
+            u32::try_from(day).ok()?,
+        )
+    };
+    let (later, earlier) = (date(year)?, date(year - 4)?);
+    let p = price as f64 * crate::commercial_level(earlier) / crate::commercial_level(later);
+    Some((
+        format!("{day:02}-{month:02}-{}", year - 4),
+        ((p / 250.0).round() * 250.0) as u64,
+        later,
+    ))
 }
 
 fn date_slashes(i: u64) -> String {
@@ -255,10 +288,13 @@ impl Ownership {
     pub fn create(out_dir: &Path, region: &str) -> io::Result<Ownership> {
         let mut ccod = LineFile::create(out_dir, CCOD_FILE, Eol::CrLf)?;
         ccod.header(&quoted_header(CCOD_HEADER))?;
+        let mut ccod_earlier = LineFile::create(out_dir, CCOD_EARLIER_FILE, Eol::CrLf)?;
+        ccod_earlier.header(&quoted_header(CCOD_HEADER))?;
         let mut ocod = LineFile::create(out_dir, OCOD_FILE, Eol::CrLf)?;
         ocod.header(&quoted_header(&ocod_header()))?;
         Ok(Ownership {
             ccod,
+            ccod_earlier,
             ocod,
             next_title: 100_001,
             seen: 0,
@@ -268,6 +304,7 @@ impl Ownership {
             multiple_done: false,
             last_block: None,
             region: region.to_ascii_uppercase(),
+            snapshot_sales: Vec::new(),
             cases: OwnershipCases {
                 note: "Company-owned titles of the fixture world: landlord_titles are the titles \
                        of landlord_company (several, its number written without the leading zero \
@@ -275,7 +312,9 @@ impl Ownership {
                        House; overseas titles are in OCOD; unfiled_company is in CCOD but not in \
                        the Companies House file; unlinked_titles and multiple_address_title do not \
                        link to a UPRN; addressed_titles each name one register address; \
-                       unknown_title is in neither file."
+                       unknown_title is in neither file; snapshot_titles are commercial titles \
+                       also in the earlier CCOD snapshot (2025-06) with their previous price and \
+                       date."
                     .into(),
                 landlord_company: COMPANIES[LANDLORD].number.into(),
                 dissolved_company: COMPANIES[OLD_MILL].number.into(),
@@ -335,6 +374,30 @@ impl Ownership {
                 owner,
                 second,
             )?;
+            let earlier = price
+                .parse::<u64>()
+                .ok()
+                .filter(|_| commercial)
+                .and_then(|p| earlier_sale(self.next_title, p));
+            if let Some((date, before, later)) = earlier {
+                if let Ok(p) = price.parse::<u64>() {
+                    self.snapshot_sales.push((r.uprn, later, p));
+                }
+                let f = self.ccod_fields(
+                    &title,
+                    tenure,
+                    &property,
+                    district,
+                    &r.postcode,
+                    "N",
+                    &before.to_string(),
+                    owner,
+                    second,
+                    date,
+                );
+                self.ccod_earlier.row_quoted(&f)?;
+                self.cases.snapshot_titles.push(title.clone());
+            }
             self.cases.addressed_titles.push((title.clone(), r.uprn));
             self.record(owner, &title);
             if let Some(s) = second {
@@ -437,6 +500,15 @@ impl Ownership {
         ))
     }
 
+    /// The later sale of the unit's snapshot title, when it has one: (Date Proprietor Added,
+    /// Price Paid).
+    pub fn snapshot_sale(&self, uprn: u64) -> Option<(NaiveDate, u64)> {
+        self.snapshot_sales
+            .iter()
+            .find(|(u, _, _)| *u == uprn)
+            .map(|(_, d, p)| (*d, *p))
+    }
+
     fn record(&mut self, owner: usize, title: &str) {
         match owner {
             LANDLORD => self.cases.landlord_titles.push(title.into()),
@@ -458,6 +530,28 @@ impl Ownership {
         owner: usize,
         second: Option<usize>,
     ) -> io::Result<()> {
+        let date = date_dashes(self.next_title);
+        let f = self.ccod_fields(
+            title, tenure, property, district, postcode, multiple, price, owner, second, date,
+        );
+        self.ccod.row_quoted(&f)
+    }
+
+    /// A CCOD row's fields.
+    #[allow(clippy::too_many_arguments)]
+    fn ccod_fields(
+        &self,
+        title: &str,
+        tenure: &str,
+        property: &str,
+        district: &str,
+        postcode: &str,
+        multiple: &str,
+        price: &str,
+        owner: usize,
+        second: Option<usize>,
+        date: String,
+    ) -> Vec<String> {
         let n = self.next_title;
         let mut f: Vec<String> = vec![
             title.into(),
@@ -497,9 +591,9 @@ impl Ownership {
                 None => f.extend(std::iter::repeat_n(String::new(), 6)),
             }
         }
-        f.push(date_dashes(n));
+        f.push(date);
         f.push(if n.is_multiple_of(11) { "Y" } else { "N" }.into());
-        self.ccod.row_quoted(&f)
+        f
     }
 
     fn ocod_title(&mut self, r: &AddressRecord, property: &str, district: &str) -> io::Result<()> {
@@ -549,7 +643,7 @@ impl Ownership {
     pub fn finish(
         mut self,
         out_dir: &Path,
-    ) -> io::Result<(FileStat, FileStat, FileStat, OwnershipCases)> {
+    ) -> io::Result<(FileStat, FileStat, FileStat, FileStat, OwnershipCases)> {
         let trailer = |f: &mut LineFile| -> io::Result<()> {
             let n = f.rows;
             f.raw_row(&format!("\"Row Count: {n}\""))?;
@@ -557,8 +651,10 @@ impl Ownership {
             Ok(())
         };
         trailer(&mut self.ccod)?;
+        trailer(&mut self.ccod_earlier)?;
         trailer(&mut self.ocod)?;
         let ccod = self.ccod.finish()?;
+        let ccod_earlier = self.ccod_earlier.finish()?;
         let ocod = self.ocod.finish()?;
         let mut ch = LineFile::create(out_dir, COMPANIES_FILE, Eol::CrLf)?;
         ch.header(&quoted_header(COMPANIES_HEADER))?;
@@ -604,7 +700,7 @@ impl Ownership {
             ch.row_quoted(&f)?;
         }
         let ch = ch.finish()?;
-        Ok((ccod, ocod, ch, self.cases))
+        Ok((ccod, ccod_earlier, ocod, ch, self.cases))
     }
 }
 

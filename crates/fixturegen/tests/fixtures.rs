@@ -137,7 +137,7 @@ fn manifest_row_counts_match_the_files() {
         assert_eq!(v["seed"], 1);
         m.clone()
     };
-    assert_eq!(on_disk.files.len(), 80);
+    assert_eq!(on_disk.files.len(), 81);
     for f in &m.files {
         if f.path == "lidar" {
             // The LIDAR composite is a directory of GeoTIFF tile pairs: its bytes are its files',
@@ -1001,6 +1001,41 @@ fn ownership_files_are_in_the_published_layouts() {
     assert!(!ch.contains(&c.unfiled_company) && ccod.contains(&c.unfiled_company));
     // the landlord's number without its leading zero on some rows
     assert!(ccod.contains("\"9900001\"") && ccod.contains("\"09900001\""));
+    // the earlier snapshot: each of its titles in the later one with another price and date
+    let earlier = read(dir, "ownership/CCOD_FULL_2025_06.csv");
+    let rows_of = |text: &str| -> BTreeMap<String, (String, String)> {
+        text.lines()
+            .skip(1)
+            .map(fields)
+            .filter(|f| f.len() == 35)
+            .map(|f| (f[0].clone(), (f[8].clone(), f[33].clone())))
+            .collect()
+    };
+    let (before, after) = (rows_of(&earlier), rows_of(&ccod));
+    assert!(c.snapshot_titles.len() >= 5, "{:?}", c.snapshot_titles);
+    assert_eq!(
+        before.keys().collect::<BTreeSet<_>>(),
+        c.snapshot_titles.iter().collect::<BTreeSet<_>>()
+    );
+    for t in &c.snapshot_titles {
+        let (b, a) = (&before[t], &after[t]);
+        assert!(b.0 != a.0 && b.1 != a.1, "{t}: {b:?} {a:?}");
+    }
+    // the rated commercial unit resold at auction, its UPRN given by the feed
+    assert_eq!(m.auction_cases.commercial_resale_lots.len(), 1);
+    let lots = read(dir, "auctions/auction_lots.csv");
+    let key = &m.auction_cases.commercial_resale_lots[0];
+    let (house, date) = (
+        key.split('|').next().unwrap(),
+        key.split('|').nth(1).unwrap(),
+    );
+    assert!(
+        lots.lines()
+            .any(|l| l.starts_with(&format!("{house},{date},"))
+                && l.contains(",commercial,freehold,")
+                && l.contains(",sold,")),
+        "{key}"
+    );
 }
 
 /// The LIDAR tiles: two pairs side by side whose common edge crosses the sample house's

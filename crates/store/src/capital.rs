@@ -1,12 +1,15 @@
 //! The commercial capital index: the Price Paid sales of non-residential property it is built
-//! from (category B, property type `O`), the facts that place and classify them (the address's
-//! local authority, the postcode's, the rating-list UARN linked to the UPRN), and the quarterly
-//! levels the derived build writes (`commercial_capital_index`).
+//! from (category B, property type `O`), the sold auction lots it also pairs (the CCOD/OCOD
+//! observations are read through `titles`), the facts that place and classify them (the
+//! address's local authority, the postcode's, the rating-list UARN linked to the UPRN), and the
+//! quarterly levels the derived build writes (`commercial_capital_index`).
 //!
 //! Invariant: the build replaces every series at once; a series it no longer produces is removed.
 
 use crate::db::{Db, StoreResult};
-use crate::schema::{addresses, commercial_capital_index, postcodes, price_paid, uarn_uprn_links};
+use crate::schema::{
+    addresses, auction_lots, commercial_capital_index, postcodes, price_paid, uarn_uprn_links,
+};
 use crate::with_conn;
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
@@ -36,6 +39,33 @@ pub async fn commercial_sales(db: &Db) -> StoreResult<Vec<CommercialSaleRow>> {
             .filter(price_paid::property_type.eq("O"))
             .order(price_paid::transaction_id)
             .select(CommercialSaleRow::as_select())
+            .load(c)
+            .await?
+    }))
+}
+
+/// A sold auction lot with a price, linked to a UPRN, as the capital index reads it.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = auction_lots)]
+pub struct SoldLotRow {
+    pub lot_key: String,
+    pub auction_date: NaiveDate,
+    pub hammer_price: Option<i64>,
+    pub uprn: Option<i64>,
+    pub postcode: Option<String>,
+    pub tenure: Option<String>,
+}
+
+/// Every lot sold (`sold`, `sold_prior`, `sold_after`) with a disclosed price and a UPRN, oldest
+/// auction first (ties by lot key).
+pub async fn sold_lots_with_uprn(db: &Db) -> StoreResult<Vec<SoldLotRow>> {
+    Ok(with_conn!(db, |c| {
+        auction_lots::table
+            .filter(auction_lots::outcome.eq_any(crate::auctions::SOLD))
+            .filter(auction_lots::hammer_price.is_not_null())
+            .filter(auction_lots::uprn.is_not_null())
+            .order((auction_lots::auction_date, auction_lots::lot_key))
+            .select(SoldLotRow::as_select())
             .load(c)
             .await?
     }))
@@ -115,10 +145,14 @@ pub struct CapitalPointRow {
     pub base_quarter: Option<String>,
     /// Why the level is null, when it is.
     pub withheld: Option<String>,
-    /// The sources of the series' pairs, comma-separated.
+    /// The pairs of the series by source, `source:count` comma-separated
+    /// (`hmlr_price_paid_category_b_other:12,hmlr_ccod_snapshots:3`).
     pub pair_sources: String,
     pub source: String,
     pub updated_at: NaiveDateTime,
+    /// The weight of the series' own estimate in this quarter when the series is shrunk toward
+    /// its parent; null when it is not shrunk.
+    pub own_weight: Option<f64>,
 }
 
 /// Replaces the whole capital index with `rows` in one transaction. Returns rows written.

@@ -887,6 +887,21 @@ diesel::table! {
 }
 
 diesel::table! {
+    title_price_history (obs_key) {
+        obs_key -> Text,
+        title_number -> Text,
+        register -> Text,
+        date_added -> Date,
+        price_paid -> BigInt,
+        first_seen_month -> Nullable<Text>,
+        tenure -> Nullable<Text>,
+        proprietorship_category -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     companies (company_number) {
         company_number -> Text,
         name -> Text,
@@ -1296,5 +1311,6 @@ diesel::table! {
         pair_sources -> Text,
         source -> Text,
         updated_at -> Timestamp,
+        own_weight -> Nullable<Double>,
     }
 }

@@ -6,9 +6,14 @@
 //! the stored titles (the loader replaces a title's slots whenever it writes or deletes the
 //! title); `uprn`, `match_method` and `match_score` are set only by the address matcher
 //! (`set_title_matches`).
+//!
+//! `title_price_history` keeps every distinct (Date Proprietor Added, Price Paid) a title has
+//! shown in any snapshot loaded, with the month of the earliest snapshot that showed it: a new
+//! snapshot overwrites the title's row in `titles` but adds to the history, and loading a
+//! snapshot again adds nothing ([`record_price_observations`]).
 
 use crate::db::{Db, StoreResult};
-use crate::schema::{title_proprietors, titles};
+use crate::schema::{title_price_history, title_proprietors, titles};
 use crate::{keyed_ops, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::AggregateExpressionMethods;
@@ -216,5 +221,148 @@ pub async fn titles_for_uprns(db: &Db, uprns: &[i64]) -> StoreResult<Vec<TitleRo
         out.extend(part);
     }
     out.sort_by(|a, b| (a.uprn, &a.title_number).cmp(&(b.uprn, &b.title_number)));
+    Ok(out)
+}
+
+/// One distinct (Date Proprietor Added, Price Paid) of a title, as first seen in a snapshot.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = title_price_history)]
+pub struct PriceObservationRow {
+    /// `title|YYYY-MM-DD|price` ([`price_observation_key`]).
+    pub obs_key: String,
+    pub title_number: String,
+    /// `ccod` or `ocod`.
+    pub register: String,
+    pub date_added: NaiveDate,
+    pub price_paid: i64,
+    /// `YYYY-MM` of the earliest snapshot loaded that showed this observation (from the file
+    /// name, `CCOD_FULL_2024_01.csv`); null when no file that showed it named its month.
+    pub first_seen_month: Option<String>,
+    pub tenure: Option<String>,
+    /// The first proprietor's Proprietorship Category.
+    pub proprietorship_category: Option<String>,
+    pub source: String,
+    pub updated_at: NaiveDateTime,
+}
+
+keyed_ops!(
+    PriceObservationRow,
+    title_price_history,
+    obs_key,
+    String,
+    price_observations_by_key,
+    replace_price_observations
+);
+
+/// The key of an observation: `title|YYYY-MM-DD|price`.
+pub fn price_observation_key(title_number: &str, date_added: NaiveDate, price_paid: i64) -> String {
+    format!("{title_number}|{date_added}|{price_paid}")
+}
+
+/// The earlier of two snapshot months (a known month is earlier than an unknown one).
+fn earlier_month(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Records observations: one not yet stored is added; one already stored is left as it is,
+/// except that an earlier snapshot month replaces its `first_seen_month` (an older snapshot
+/// loaded after a newer one). Recording the same observations again changes nothing. Returns
+/// the observations added.
+pub async fn record_price_observations(
+    db: &Db,
+    rows: Vec<PriceObservationRow>,
+) -> StoreResult<usize> {
+    let mut wanted: std::collections::BTreeMap<String, PriceObservationRow> =
+        std::collections::BTreeMap::new();
+    for r in rows {
+        match wanted.get_mut(&r.obs_key) {
+            Some(w) => {
+                w.first_seen_month =
+                    earlier_month(w.first_seen_month.take(), r.first_seen_month.clone());
+            }
+            None => {
+                wanted.insert(r.obs_key.clone(), r);
+            }
+        }
+    }
+    let keys: Vec<String> = wanted.keys().cloned().collect();
+    let stored: std::collections::HashMap<String, PriceObservationRow> =
+        price_observations_by_key(db, &keys)
+            .await?
+            .into_iter()
+            .map(|r| (r.obs_key.clone(), r))
+            .collect();
+    let mut added = 0;
+    let mut writes = Vec::new();
+    for (k, r) in wanted {
+        match stored.get(&k) {
+            None => {
+                added += 1;
+                writes.push(r);
+            }
+            Some(s) => {
+                let month = earlier_month(s.first_seen_month.clone(), r.first_seen_month);
+                if month != s.first_seen_month {
+                    writes.push(PriceObservationRow {
+                        first_seen_month: month,
+                        ..s.clone()
+                    });
+                }
+            }
+        }
+    }
+    if !writes.is_empty() {
+        replace_price_observations(db, writes).await?;
+    }
+    Ok(added)
+}
+
+/// The titles with at least two distinct observations (the ones a pair can be formed from), in
+/// title number order.
+pub async fn titles_with_repeat_observations(db: &Db) -> StoreResult<Vec<String>> {
+    Ok(with_conn!(db, |c| {
+        title_price_history::table
+            .group_by(title_price_history::title_number)
+            .having(diesel::dsl::count_star().gt(1_i64))
+            .select(title_price_history::title_number)
+            .order(title_price_history::title_number)
+            .load::<String>(c)
+            .await?
+    }))
+}
+
+/// The observations of these titles, by title, date added and first-seen month.
+pub async fn price_history_of(
+    db: &Db,
+    title_numbers: &[String],
+) -> StoreResult<Vec<PriceObservationRow>> {
+    let mut out = Vec::new();
+    for k in title_numbers.chunks(crate::bulk::CHUNK) {
+        let part: Vec<PriceObservationRow> = with_conn!(db, |c| {
+            title_price_history::table
+                .filter(title_price_history::title_number.eq_any(k))
+                .select(PriceObservationRow::as_select())
+                .load(c)
+                .await?
+        });
+        out.extend(part);
+    }
+    out.sort_by(|a, b| {
+        (
+            &a.title_number,
+            a.date_added,
+            &a.first_seen_month,
+            &a.obs_key,
+        )
+            .cmp(&(
+                &b.title_number,
+                b.date_added,
+                &b.first_seen_month,
+                &b.obs_key,
+            ))
+    });
     Ok(out)
 }

@@ -1,7 +1,9 @@
 //! The commercial capital index (`GET /v1/market/commercial-index`): the fixture world's planted
 //! commercial repeat sales recovered within a tolerance, the quarter and series gates, the
 //! national, sector and authority scopes, the refused local-by-sector series, the free
-//! `not_available` answer and every validation rule; the same series in the commercial market.
+//! `not_available` answer and every validation rule; the same series in the commercial market;
+//! the pairs' sources (Price Paid category B, the two CCOD snapshots, the resold auction lot)
+//! counted in the provenance, and the authority series shrunk toward national.
 
 use crate::support::*;
 use chrono::NaiveDate;
@@ -35,6 +37,37 @@ async fn the_planted_commercial_index_is_recovered() {
     assert_eq!(r.json["sector"], "ALL");
     assert_eq!(r.json["frequency"], "quarterly");
     assert_eq!(r.json["provenance"]["method"], "repeat_sales");
+    // Every source has pairs in the fixture world, and the counts say so.
+    assert_eq!(
+        r.json["provenance"]["pair_sources"],
+        serde_json::json!([
+            "hmlr_price_paid_category_b_other",
+            "hmlr_ccod_snapshots",
+            "auction_results"
+        ])
+    );
+    let by_source: Vec<(String, i64)> = r.json["provenance"]["pairs_by_source"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["source"].as_str().unwrap().to_string(),
+                c["pairs"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let sources: Vec<&str> = by_source.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(
+        sources,
+        [
+            "hmlr_price_paid_category_b_other",
+            "hmlr_ccod_snapshots",
+            "auction_results"
+        ],
+        "{by_source:?}"
+    );
+    assert!(by_source.iter().all(|(_, n)| *n > 0), "{by_source:?}");
     let series = &r.json["series"];
     let n_series = series["n_pairs"].as_i64().unwrap();
     assert!(n_series >= 10, "{series}");
@@ -104,7 +137,24 @@ async fn the_planted_commercial_index_is_recovered() {
     assert_eq!(r.status, 200, "{}", r.json);
     assert_eq!(r.json["area"]["lad_code"], "E06009901");
     let local_n = match r.json["series"]["n_pairs"].as_i64() {
-        Some(n) => n,
+        Some(n) => {
+            // Shrunk toward the national series, each quarter with its own estimate's weight.
+            assert_eq!(
+                r.json["provenance"]["method"],
+                "repeat_sales_shrunk_toward_national"
+            );
+            assert!(
+                points(&r.json)
+                    .iter()
+                    .filter(|p| p["index"].is_number())
+                    .all(|p| p["own_weight"]
+                        .as_f64()
+                        .is_some_and(|w| (0.0..=1.0).contains(&w))),
+                "{}",
+                r.json
+            );
+            n
+        }
         None => {
             // Withheld: not_available with its n, and free.
             assert_eq!(r.json["series"]["status"], "not_available");
@@ -133,6 +183,8 @@ async fn the_planted_commercial_index_is_recovered() {
         match r.json["series"]["n_pairs"].as_i64() {
             Some(n) => {
                 assert_eq!(r.json["credits_charged"], 2);
+                // National by sector is not shrunk.
+                assert_eq!(r.json["provenance"]["method"], "repeat_sales");
                 sector_n += n;
             }
             None => assert_eq!(r.json["credits_charged"], 0),
@@ -269,5 +321,10 @@ async fn a_thin_series_is_withheld_with_its_n() {
     assert_eq!(r.json["series"]["status"], "not_available");
     let why = r.json["series"]["reason"].as_str().unwrap();
     assert!(why.contains("4 repeat-sale pairs"), "{why}");
+    // The withheld series still says where its pairs come from.
+    assert_eq!(
+        r.json["provenance"]["pairs_by_source"],
+        serde_json::json!([{"source": "hmlr_price_paid_category_b_other", "pairs": 4}])
+    );
     assert_eq!(r.json["credits_charged"], 0);
 }

@@ -1,5 +1,7 @@
 //! HM Land Registry's company-owned titles: CCOD (UK companies) and OCOD (overseas companies),
-//! full files and change-only updates, into `titles` and their proprietor slots.
+//! full files and change-only updates, into `titles` and their proprietor slots, and each
+//! title's (Date Proprietor Added, Price Paid) into `title_price_history`, which keeps what a
+//! later snapshot overwrites (a snapshot loaded again adds nothing).
 
 use crate::formats::Parsed;
 use crate::formats::ccod_ocod::{self as format, ChangeKind, Register, TitleLine};
@@ -10,7 +12,7 @@ use std::path::Path;
 use terrace_core::registers::{Proprietor, name_key};
 use terrace_store::StoreError;
 use terrace_store::loads::RowCounts;
-use terrace_store::titles::{self, ProprietorRow, TitleRow};
+use terrace_store::titles::{self, PriceObservationRow, ProprietorRow, TitleRow};
 
 stored!(
     TitleRow,
@@ -43,6 +45,28 @@ impl Load for Titles {
             .filter(|r| r.change == ChangeKind::Delete)
             .map(|r| r.title_number.clone())
             .collect();
+        let observations: Vec<PriceObservationRow> = rows
+            .iter()
+            .filter(|r| r.change == ChangeKind::Put)
+            .filter_map(|r| {
+                let (date, price) = (r.date_added?, r.price_paid?);
+                Some(PriceObservationRow {
+                    obs_key: titles::price_observation_key(&r.title_number, date, price),
+                    title_number: r.title_number.clone(),
+                    register: register.to_string(),
+                    date_added: date,
+                    price_paid: price,
+                    first_seen_month: r.file_month.clone(),
+                    tenure: r.tenure.clone(),
+                    proprietorship_category: r.proprietors.first().and_then(|p| p.category.clone()),
+                    source: ctx.source.to_string(),
+                    updated_at: ctx.now,
+                })
+            })
+            .collect();
+        if !observations.is_empty() {
+            titles::record_price_observations(ctx.db, observations).await?;
+        }
         let mut slots: HashMap<String, Vec<Proprietor>> = HashMap::new();
         let written = merge(
             ctx.db,

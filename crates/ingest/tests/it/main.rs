@@ -6,6 +6,7 @@ mod energy;
 mod listing_indices;
 mod listings;
 mod real_samples;
+mod title_history;
 
 /// Loads `text` as a file named `name` of `dataset`, as an operator's load would.
 async fn load_text(
