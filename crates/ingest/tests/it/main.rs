@@ -5,6 +5,7 @@ mod data_version;
 mod energy;
 mod listing_indices;
 mod listings;
+mod osm;
 mod real_samples;
 
 /// Loads `text` as a file named `name` of `dataset`, as an operator's load would.
