@@ -71,6 +71,11 @@ fn all_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// Rectangles of a GeoJSON FeatureCollection: (code, lon_min, lon_max, lat_min, lat_max).
+/// An OSM element a load reads as a row: a building or a solar generator.
+fn is_row<'a>(mut tags: impl Iterator<Item = (&'a str, &'a str)>) -> bool {
+    tags.any(|(k, v)| (k == "building" && v != "no") || (k == "generator:source" && v == "solar"))
+}
+
 fn rects(dir: &Path, rel: &str, code_prop: &str) -> Vec<(String, f64, f64, f64, f64)> {
     let v: serde_json::Value = serde_json::from_str(&read(dir, rel)).unwrap();
     assert_eq!(v["type"], "FeatureCollection");
@@ -166,17 +171,11 @@ fn manifest_row_counts_match_the_files() {
             osmpbf::ElementReader::from_path(&path)
                 .unwrap()
                 .for_each(|e| {
-                    let tagged = |t: &mut dyn Iterator<Item = (&str, &str)>| {
-                        t.any(|(k, v)| {
-                            (k == "building" && v != "no")
-                                || (k == "generator:source" && v == "solar")
-                        })
-                    };
                     rows += u64::from(match e {
-                        osmpbf::Element::Node(n) => tagged(&mut n.tags()),
-                        osmpbf::Element::DenseNode(n) => tagged(&mut n.tags()),
-                        osmpbf::Element::Way(w) => tagged(&mut w.tags()),
-                        osmpbf::Element::Relation(r) => tagged(&mut r.tags()),
+                        osmpbf::Element::Node(n) => is_row(n.tags()),
+                        osmpbf::Element::DenseNode(n) => is_row(n.tags()),
+                        osmpbf::Element::Way(w) => is_row(w.tags()),
+                        osmpbf::Element::Relation(r) => is_row(r.tags()),
                     });
                 })
                 .unwrap();
