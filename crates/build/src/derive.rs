@@ -40,6 +40,13 @@ pub const FAMILY_STEPS: &[(&str, Step)] = &[
             .map(|_| ())?)
         })
     }),
+    ("OSM building links", |db, p| {
+        Box::pin(async move {
+            terrace_land::osm::link(db, chrono::Utc::now().naive_utc(), &mut |s| p.say_line(s))
+                .await?;
+            Ok(())
+        })
+    }),
     ("building heights", |db, p| {
         Box::pin(async move {
             terrace_land::heights::build(db, &mut |s| p.say_line(s)).await?;
@@ -383,8 +390,8 @@ pub async fn derive_h3(db: &Db, progress: &mut Progress) -> Result<usize, BuildE
     Ok(changed)
 }
 
-/// Links what the address matcher can link, with one index build: Price Paid sales and council
-/// tax entries.
+/// Links what the address matcher can link, with one index build: Price Paid sales, council tax
+/// entries, planning applications, rated properties, company titles and HMO licences.
 pub async fn link_to_uprns(db: &Db, progress: &mut Progress) -> Result<(), BuildError> {
     let index = terrace_address::build_index(db).await?;
     if index.is_empty() {
@@ -402,6 +409,9 @@ pub async fn link_to_uprns(db: &Db, progress: &mut Progress) -> Result<(), Build
             .0
         + link_uarns_with(db, &index, progress).await?.0
         + link_unmatched::<link::Titles>(db, &index, progress)
+            .await?
+            .0
+        + link_unmatched::<link::HmoLicences>(db, &index, progress)
             .await?
             .0;
     if linked > 0 {

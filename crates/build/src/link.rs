@@ -1,5 +1,5 @@
 //! The one address-linking step: rows that came without a UPRN (sales, council tax entries,
-//! planning applications, company-owned titles, listings, auction lots) matched to the register
+//! planning applications, company-owned titles, listings, auction lots, HMO licences) matched to the register
 //! by the address matcher, keeping the score; only confident matches are linked, the rest stay
 //! unlinked and are counted. Each kind of row says how it is paged, keyed, queried and written
 //! ([`Matchable`]); [`link_unmatched`] does the rest.
@@ -8,7 +8,7 @@ use crate::BuildError;
 use terrace_ingest::Progress;
 use terrace_matcher::{AddressIndex, ResolveQuery, is_confident};
 use terrace_store::{Db, StoreResult};
-use terrace_store::{auctions, council_tax, listings, planning, sales, titles};
+use terrace_store::{auctions, council_tax, listings, osm, planning, sales, titles};
 
 /// How a row linked by the address matcher says it was matched.
 pub const MATCHER: &str = "address_matcher";
@@ -302,6 +302,34 @@ impl Matchable for AuctionLots {
     }
     fn query(l: Self::Row) -> Option<(String, ResolveQuery)> {
         Some((l.lot_key, text_query(l.address, l.postcode)))
+    }
+}
+
+/// HMO licences without a UPRN, asked by their address and postcode.
+pub struct HmoLicences;
+
+impl Matchable for HmoLicences {
+    type Row = osm::HmoLicenceRow;
+    const WHAT: &'static str = "HMO licences";
+    fn unmatched(
+        db: &Db,
+        after: &str,
+        limit: i64,
+    ) -> impl Future<Output = StoreResult<Vec<Self::Row>>> + Send {
+        osm::unmatched_hmo(db, after, limit)
+    }
+    fn set(
+        db: &Db,
+        method: &str,
+        m: Vec<(String, i64, f64)>,
+    ) -> impl Future<Output = StoreResult<usize>> + Send {
+        osm::set_hmo_matches(db, method, m)
+    }
+    fn key(row: &Self::Row) -> &str {
+        &row.licence_key
+    }
+    fn query(l: Self::Row) -> Option<(String, ResolveQuery)> {
+        Some((l.licence_key, text_query(l.address, l.postcode)))
     }
 }
 

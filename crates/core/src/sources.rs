@@ -70,6 +70,8 @@ sources! {
     HMLR_INSPIRE = "hmlr_inspire_index_polygons", 0.9;
     OS_OPEN_MAP_LOCAL = "os_open_map_local_buildings", 0.9;
     EA_LIDAR_COMPOSITE = "ea_lidar_composite_2022", 0.85;
+    OSM = "osm", 0.6;
+    OPERATOR_HMO_LICENCES = "operator_hmo_licences", 0.8;
 }
 
 /// The confidence of a source no row names.

@@ -4,9 +4,13 @@
 //! certificate describes it, panels present from the certificates (`PHOTO_SUPPLY`, a
 //! non-domestic certificate's renewable sources) and solar water heating.
 //!
+//! Roof shape and material, rooftop PV and (after LIDAR and the footprint file) a height come
+//! from the OpenStreetMap buildings linked to the footprint (`roof:shape`, `roof:material`,
+//! `generator:source=solar` with `location=roof`, `height`; ODbL, "© OpenStreetMap
+//! contributors"); mapped PV is present, unmapped PV is not absent.
+//!
 //! Invariants: every fact has its source and confidence, or is `not_available` with the reason;
-//! roof shape and material come from no loaded source (they need an OpenStreetMap extract or a
-//! LIDAR surface), and a potential yield is never given without a documented model whose inputs
+//! a potential yield is never given without a documented model whose inputs
 //! (roof area, pitch and orientation from a LIDAR surface, a stated yield per kWp) are loaded:
 //! none is, so the yield is `not_available` with that reason.
 
@@ -16,7 +20,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use terrace_core::{Fact, UprnEntry};
 use terrace_store::epc::{self, EpcRow};
-use terrace_store::{address, land, lidar};
+use terrace_store::{address, land, lidar, osm};
 
 /// What the data holds about one property's roof and panels.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -75,6 +79,39 @@ pub struct SolarBatch {
 const YIELD_REASON: &str = "no documented yield model has its inputs: roof pitch and orientation need a LIDAR surface model, which is not loaded";
 const SHAPE_REASON: &str = "no loaded source records roof shape (it needs an OpenStreetMap extract or a LIDAR surface model)";
 const MATERIAL_REASON: &str = "no loaded source records roof material (it needs an OpenStreetMap extract or a building-attributes feed)";
+const OSM_ATTRIBUTION: &str = "© OpenStreetMap contributors, ODbL";
+
+/// The first OpenStreetMap building linked to the footprint with a value of the tag, else why.
+fn osm_fact<T>(
+    rows: &[(osm::OsmFootprintLinkRow, osm::OsmBuildingRow)],
+    loaded: bool,
+    get: impl Fn(&osm::OsmBuildingRow) -> Option<T>,
+    tag: &str,
+    without: &str,
+) -> Fact<T> {
+    rows.iter()
+        .find_map(|(l, r)| {
+            get(r).map(|v| {
+                Fact::ok(
+                    v,
+                    &r.source,
+                    format!(
+                        "{tag} tag of OpenStreetMap {} ({} of footprint {}); {OSM_ATTRIBUTION}",
+                        r.osm_key, l.method, l.building_id
+                    ),
+                )
+            })
+        })
+        .unwrap_or_else(|| match (loaded, rows.is_empty()) {
+            (false, _) => Fact::not_available(without),
+            (true, true) => Fact::not_available(
+                "no OpenStreetMap building of the loaded extract is linked to the footprint",
+            ),
+            (true, false) => Fact::not_available(format!(
+                "the OpenStreetMap buildings linked to the footprint have no {tag} tag"
+            )),
+        })
+}
 
 /// Panels present from a non-domestic certificate's `RENEWABLE_SOURCES`, where it says.
 fn non_domestic_pv(c: &EpcRow) -> Option<bool> {
@@ -121,6 +158,12 @@ async fn facts(ctx: &EnergyCtx, uprn: i64) -> Result<Option<(SolarFacts, bool)>,
             .next(),
         None => None,
     };
+    let osm_rows = match &footprint {
+        Some(f) => osm::osm_of_footprint(&ctx.db, &f.building_id).await?,
+        None => Vec::new(),
+    };
+    let osm_loaded = !osm_rows.is_empty() || osm::osm_loaded(&ctx.db).await?;
+    let osm_height = osm_fact(&osm_rows, osm_loaded, |r| r.height_m, "height", "");
     let (roof_footprint_m2, height_m, building_id) = match &footprint {
         Some(f) => (
             Fact::ok(
@@ -142,9 +185,17 @@ async fn facts(ctx: &EnergyCtx, uprn: i64) -> Result<Option<(SolarFacts, bool)>,
                 (None, Some(h)) => {
                     Fact::ok(h, &f.source, "height given with the footprint".into())
                 }
+                (None, None) if osm_height.value.is_some() => osm_height,
                 (None, None) => Fact::not_available(
                     lidar_row.and_then(|l| l.note).unwrap_or_else(|| {
-                        "the footprint source gives no height, and no LIDAR surface or OpenStreetMap extract is loaded".into()
+                        if osm_loaded {
+                            format!(
+                                "the footprint source gives no height, no LIDAR surface is loaded, and {}",
+                                osm_height.note
+                            )
+                        } else {
+                            "the footprint source gives no height, and no LIDAR surface or OpenStreetMap extract is loaded".into()
+                        }
                     }),
                 ),
             },
@@ -192,23 +243,41 @@ async fn facts(ctx: &EnergyCtx, uprn: i64) -> Result<Option<(SolarFacts, bool)>,
             no_cert
         }),
     };
-    let panels_present = match (&photo_supply_pct.value, domestic, non_domestic_pv) {
-        (Some(p), Some(c), _) => Fact::ok(
-            *p > 0.0,
-            &c.source,
-            format!(
-                "PHOTO_SUPPLY {p}% of roof area on certificate {}",
-                c.lmk_key
+    let osm_pv = osm_rows.iter().find_map(|(l, r)| {
+        r.rooftop_pv.as_ref().map(|pv| {
+            Fact::ok(
+                true,
+                &r.source,
+                format!(
+                    "rooftop PV {pv} (generator:source=solar, location=roof) on OpenStreetMap {} ({} of footprint {}); {OSM_ATTRIBUTION}",
+                    r.osm_key, l.method, l.building_id
+                ),
+            )
+        })
+    });
+    let panels_present = match osm_pv {
+        Some(f) => f,
+        None => match (&photo_supply_pct.value, domestic, non_domestic_pv) {
+            (Some(p), Some(c), _) => Fact::ok(
+                *p > 0.0,
+                &c.source,
+                format!(
+                    "PHOTO_SUPPLY {p}% of roof area on certificate {}",
+                    c.lmk_key
+                ),
             ),
-        ),
-        (_, _, Some((v, c))) => Fact::ok(
-            v,
-            &c.source,
-            format!("RENEWABLE_SOURCES of {} certificate {}", c.kind, c.lmk_key),
-        ),
-        _ => Fact::not_available(
-            "no loaded certificate states photovoltaic panels, and no OpenStreetMap extract is loaded",
-        ),
+            (_, _, Some((v, c))) => Fact::ok(
+                v,
+                &c.source,
+                format!("RENEWABLE_SOURCES of {} certificate {}", c.kind, c.lmk_key),
+            ),
+            _ if osm_loaded => Fact::not_available(
+                "no loaded certificate states photovoltaic panels, and none is mapped on an OpenStreetMap building linked to the footprint (unmapped is not absent)",
+            ),
+            _ => Fact::not_available(
+                "no loaded certificate states photovoltaic panels, and no OpenStreetMap extract is loaded",
+            ),
+        },
     };
     let solar_water_heating = match domestic
         .and_then(|c| c.solar_water_heating.as_deref().map(|f| (f, c)))
@@ -239,8 +308,20 @@ async fn facts(ctx: &EnergyCtx, uprn: i64) -> Result<Option<(SolarFacts, bool)>,
             building_id,
             roof_footprint_m2,
             height_m,
-            roof_shape: Fact::not_available(SHAPE_REASON),
-            roof_material: Fact::not_available(MATERIAL_REASON),
+            roof_shape: osm_fact(
+                &osm_rows,
+                osm_loaded,
+                |r| r.roof_shape.clone(),
+                "roof:shape",
+                SHAPE_REASON,
+            ),
+            roof_material: osm_fact(
+                &osm_rows,
+                osm_loaded,
+                |r| r.roof_material.clone(),
+                "roof:material",
+                MATERIAL_REASON,
+            ),
             roof_description,
             panels_present,
             photo_supply_pct,

@@ -262,6 +262,23 @@ pub struct LandCases {
     pub cluster: ClusterCases,
     /// The LIDAR composite's tiles over the sample house (`lidar/`).
     pub lidar: crate::lidar::LidarCases,
+    /// The OpenStreetMap extract over the buildings (`osm/`).
+    pub osm: crate::osm::OsmCases,
+    /// The HMO licence register feed (`buildings/hmo_licences.csv`).
+    pub hmo: crate::osm::HmoCases,
+}
+
+/// The files [`Land::finish`] wrote, and the cases.
+pub struct LandFiles {
+    pub gml: crate::out::FileStat,
+    pub buildings: crate::out::FileStat,
+    pub gml_bad_line: u64,
+    pub attributes: crate::out::FileStat,
+    pub attributes_bad_line: u64,
+    pub lidar: crate::out::FileStat,
+    pub osm: crate::out::FileStat,
+    pub hmo: crate::out::FileStat,
+    pub cases: LandCases,
 }
 
 /// The planted cluster: a 3x2 block of plots around three houses that had no plot, in the
@@ -341,6 +358,8 @@ pub struct Land {
     candidates: Vec<Candidate>,
     cluster: Vec<ClusterPlot>,
     cluster_building: Option<Footprint>,
+    /// The plotted addresses as a feed writes them: UPRN to (address, postcode, authority).
+    addresses: std::collections::BTreeMap<u64, (String, String, String)>,
 }
 
 impl Land {
@@ -388,6 +407,16 @@ impl Land {
     pub fn record(&mut self, r: &crate::world::AddressRecord, lad: usize, district: &str) {
         self.points.push((r.uprn, r.x, r.y));
         let plotted = self.plots.last().is_some_and(|p| p.uprn == r.uprn);
+        if plotted {
+            self.addresses.insert(
+                r.uprn,
+                (
+                    crate::listings::listing_address(r),
+                    r.postcode.clone(),
+                    r.lad_code.to_string(),
+                ),
+            );
+        }
         if lad == 0 && r.parent_uprn.is_none() && r.dwelling.is_some() && !plotted {
             self.candidates.push(Candidate {
                 record: r.clone(),
@@ -560,18 +589,7 @@ impl Land {
 
     /// Writes the GML (the plots, then one member with an unclosed ring) and the buildings;
     /// returns their stats, the malformed member's line and the cases.
-    pub fn finish(
-        mut self,
-        out_dir: &std::path::Path,
-    ) -> std::io::Result<(
-        crate::out::FileStat,
-        crate::out::FileStat,
-        u64,
-        crate::out::FileStat,
-        u64,
-        crate::out::FileStat,
-        LandCases,
-    )> {
+    pub fn finish(mut self, out_dir: &std::path::Path) -> std::io::Result<LandFiles> {
         let mut gml = inspire_header(self.plots.len() + self.cluster.len() + 1);
         let mut footprints = Vec::new();
         for p in &self.plots {
@@ -652,30 +670,57 @@ impl Land {
         self.cases.attributes_rows = rows;
         self.cases.inspire_file = INSPIRE_FILE.into();
         self.cases.buildings_file = BUILDINGS_FILE.into();
+        // The OpenStreetMap extract and the HMO feed over the buildings the attributes leave out.
+        let odd: Vec<crate::osm::Building> = self
+            .plots
+            .iter()
+            .filter(|p| p.building)
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 1)
+            .filter_map(|(_, p)| {
+                let (address, postcode, lad_code) = self.addresses.get(&p.uprn)?.clone();
+                Some(crate::osm::Building {
+                    uprn: p.uprn,
+                    x: p.x,
+                    y: p.y,
+                    half: BUILDING_HALF,
+                    address,
+                    postcode,
+                    lad_code,
+                })
+            })
+            .collect();
+        let odd: Vec<&crate::osm::Building> = odd.iter().collect();
+        let (osm_stat, osm_cases) = crate::osm::write_osm(out_dir, &odd)?;
+        let (hmo_stat, hmo_cases) = crate::osm::write_hmo(out_dir, &odd)?;
+        self.cases.osm = osm_cases;
+        self.cases.hmo = hmo_cases;
         let with_building = usize::from(self.cluster_building.is_some());
         self.cases.parcels = self.plots.len() + self.cluster.len();
         self.cases.parcels_with_building += with_building;
         self.cases.parcels_without_footprint += self.cluster.len() - with_building;
-        Ok((
-            crate::out::FileStat {
+        Ok(LandFiles {
+            gml: crate::out::FileStat {
                 rel: INSPIRE_FILE.into(),
                 rows: (self.plots.len() + self.cluster.len()) as u64 + 1,
                 bytes: gml_bytes,
             },
-            crate::out::FileStat {
+            buildings: crate::out::FileStat {
                 rel: BUILDINGS_FILE.into(),
                 rows: footprints.len() as u64,
                 bytes: b_bytes,
             },
-            bad_line,
-            crate::out::FileStat {
+            gml_bad_line: bad_line,
+            attributes: crate::out::FileStat {
                 rel: ATTRIBUTES_FILE.into(),
                 rows: rows as u64,
                 bytes: a_bytes,
             },
-            attrs_bad_line,
-            lidar_stat,
-            self.cases,
-        ))
+            attributes_bad_line: attrs_bad_line,
+            lidar: lidar_stat,
+            osm: osm_stat,
+            hmo: hmo_stat,
+            cases: self.cases,
+        })
     }
 }

@@ -26,6 +26,8 @@ mod lha;
 pub mod lidar;
 mod listings;
 mod names;
+pub mod osm;
+pub mod osm_pbf;
 mod out;
 mod ownership;
 mod pipr;
@@ -904,15 +906,17 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
     }
     let (ccod_stat, ccod_earlier_stat, ocod_stat, ch_stat, ownership_cases) =
         ownership.finish(out_dir)?;
-    let (
-        gml_stat,
-        buildings_stat,
+    let land::LandFiles {
+        gml: gml_stat,
+        buildings: buildings_stat,
         gml_bad_line,
-        attrs_stat,
-        attrs_bad_line,
-        lidar_stat,
-        land_cases,
-    ) = land.finish(out_dir)?;
+        attributes: attrs_stat,
+        attributes_bad_line: attrs_bad_line,
+        lidar: lidar_stat,
+        osm: osm_stat,
+        hmo: hmo_stat,
+        cases: land_cases,
+    } = land.finish(out_dir)?;
     let (energy_stats, energy_cases) = energy.finish()?;
     if let Some((file, line, reason)) = &energy_cases.rejected_recommendation {
         rejections.push(Rejection {
@@ -930,6 +934,19 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         file: land::ATTRIBUTES_FILE.into(),
         line: attrs_bad_line,
         reason: "floors \"many\" is not a whole number from 0 to 200".into(),
+    });
+    rejections.push(Rejection {
+        file: osm::OSM_FILE.into(),
+        line: land_cases.osm.bad_height_line,
+        reason: format!(
+            "{}: {}",
+            land_cases.osm.bad_height_element, land_cases.osm.bad_height_reason
+        ),
+    });
+    rejections.push(Rejection {
+        file: osm::HMO_FILE.into(),
+        line: land_cases.hmo.bad_line,
+        reason: land_cases.hmo.bad_reason.clone(),
     });
 
     // The report-builder export of a few recent sales (same transactions, other layout).
@@ -1237,6 +1254,16 @@ pub fn generate(cfg: &Config, out_dir: &Path) -> io::Result<Manifest> {
         &attrs_stat,
         "building_attributes",
         "Operator building-attributes feed (OF-L, docs/DATA.md) as CSV with header uprn,floors,basement,green_roof,construction_material,roof_shape,roof_material,solar_panels; Y/N flags, blank where not recorded; every other fixture building, then one row whose floors are not a number; LF",
+    ));
+    files.push(entry(
+        &osm_stat,
+        "osm_buildings",
+        "OpenStreetMap extract (.osm.pbf, ODbL, \u{a9} OpenStreetMap contributors; SYNTHETIC): an OSMHeader blob, then OSMData blobs (zlib) of nodes (tagged as Node, untagged as DenseNodes), ways and one relation; buildings as closed ways 0.2 m inside their footprints with building:levels, roof:shape, roof:material and height on some (one in feet), one multipolygon relation, rooftop PV as a node and a way; rows are the building and PV elements",
+    ));
+    files.push(entry(
+        &hmo_stat,
+        "hmo_licences",
+        "Operator HMO licence register feed (docs/DATA.md) as CSV with header licence_number,authority,address,postcode,uprn,storeys,max_occupants,households,licence_start,licence_end; GSS authority codes, ISO dates, uprn blank where left to the address matcher; one row with more households than occupants; LF",
     ));
     files.push(entry(
         &ch_stat,

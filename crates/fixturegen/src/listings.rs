@@ -114,7 +114,7 @@ fn type_label(ptype: PropertyType, bungalow: bool) -> &'static str {
 }
 
 /// "Flat 2, 10 High Street, Tamberley".
-fn listing_address(r: &AddressRecord) -> String {
+pub(crate) fn listing_address(r: &AddressRecord) -> String {
     let mut parts = Vec::new();
     let sao = r.sao_label();
     if !sao.is_empty() {

@@ -71,6 +71,11 @@ fn all_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// Rectangles of a GeoJSON FeatureCollection: (code, lon_min, lon_max, lat_min, lat_max).
+/// An OSM element a load reads as a row: a building or a solar generator.
+fn is_row<'a>(mut tags: impl Iterator<Item = (&'a str, &'a str)>) -> bool {
+    tags.any(|(k, v)| (k == "building" && v != "no") || (k == "generator:source" && v == "solar"))
+}
+
 fn rects(dir: &Path, rel: &str, code_prop: &str) -> Vec<(String, f64, f64, f64, f64)> {
     let v: serde_json::Value = serde_json::from_str(&read(dir, rel)).unwrap();
     assert_eq!(v["type"], "FeatureCollection");
@@ -137,7 +142,7 @@ fn manifest_row_counts_match_the_files() {
         assert_eq!(v["seed"], 1);
         m.clone()
     };
-    assert_eq!(on_disk.files.len(), 81);
+    assert_eq!(on_disk.files.len(), 83);
     for f in &m.files {
         if f.path == "lidar" {
             // The LIDAR composite is a directory of GeoTIFF tile pairs: its bytes are its files',
@@ -155,6 +160,26 @@ fn manifest_row_counts_match_the_files() {
                 );
             }
             assert_eq!((bytes, dsm, dtm), (f.bytes, f.rows, f.rows));
+            continue;
+        }
+        if f.path.ends_with(".osm.pbf") {
+            // The OpenStreetMap extract (binary): its size, and its rows are the building and
+            // rooftop PV elements, read back with osmpbf.
+            let path = dir.join(&f.path);
+            assert_eq!(std::fs::metadata(&path).unwrap().len(), f.bytes);
+            let mut rows = 0u64;
+            osmpbf::ElementReader::from_path(&path)
+                .unwrap()
+                .for_each(|e| {
+                    rows += u64::from(match e {
+                        osmpbf::Element::Node(n) => is_row(n.tags()),
+                        osmpbf::Element::DenseNode(n) => is_row(n.tags()),
+                        osmpbf::Element::Way(w) => is_row(w.tags()),
+                        osmpbf::Element::Relation(r) => is_row(r.tags()),
+                    });
+                })
+                .unwrap();
+            assert_eq!(rows, f.rows, "{}", f.path);
             continue;
         }
         if f.path.ends_with(".xlsx") {
@@ -646,7 +671,7 @@ fn open_uprn_covers_the_register_and_some_unaddressed_uprns() {
 #[test]
 fn expected_rejections_are_exactly_the_malformed_rows() {
     let (dir, m) = default_fixture();
-    assert_eq!(m.expected_rejections.len(), 10);
+    assert_eq!(m.expected_rejections.len(), 12);
     let bad: BTreeSet<(String, u64)> = m
         .expected_rejections
         .iter()
@@ -1088,4 +1113,64 @@ fn lidar_tiles_straddle_the_sample_building_at_its_planted_height() {
             l.boundary_x
         ]
     );
+}
+
+#[test]
+fn the_osm_extract_reads_back_with_its_planted_tags() {
+    let (dir, m) = default_fixture();
+    let c = &m.land_cases.osm;
+    let path = dir.join(&c.file);
+    let (mut ways, mut relations, mut nodes) = (Vec::new(), Vec::new(), 0usize);
+    osmpbf::ElementReader::from_path(&path)
+        .unwrap()
+        .for_each(|e| match e {
+            osmpbf::Element::Node(n) => {
+                nodes += 1;
+                let t: Vec<(String, String)> = n
+                    .tags()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+                assert_eq!(format!("node/{}", n.id()), c.sample_pv_element);
+                assert!(t.contains(&("location".into(), "roof".into())), "{t:?}");
+            }
+            osmpbf::Element::DenseNode(n) => {
+                nodes += 1;
+                assert!(n.lat() > 49.0 && n.lat() < 61.0 && n.lon() > -9.0 && n.lon() < 2.0);
+            }
+            osmpbf::Element::Way(w) => {
+                let t: std::collections::BTreeMap<String, String> = w
+                    .tags()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+                let refs: Vec<i64> = w.refs().collect();
+                ways.push((format!("way/{}", w.id()), t, refs));
+            }
+            osmpbf::Element::Relation(r) => {
+                let members: Vec<(i64, String)> = r
+                    .members()
+                    .map(|m| (m.member_id, m.role().unwrap().to_string()))
+                    .collect();
+                relations.push((format!("relation/{}", r.id()), members));
+            }
+        })
+        .unwrap();
+    assert!(nodes > 40);
+    let sample = ways.iter().find(|w| w.0 == c.sample_element).unwrap();
+    assert_eq!(sample.1["building:levels"], c.sample_levels.to_string());
+    assert_eq!(sample.1["roof:shape"], c.sample_roof_shape);
+    assert_eq!(sample.1["roof:material"], c.sample_roof_material);
+    assert_eq!(sample.1["height"], format!("{} m", c.sample_height_m));
+    assert_eq!(sample.2.len(), 5);
+    assert_eq!(sample.2.first(), sample.2.last(), "closed");
+    let bad = ways.iter().find(|w| w.0 == c.bad_height_element).unwrap();
+    assert_eq!(bad.1["height"], "40 ft");
+    assert!(
+        ways.iter()
+            .any(|w| w.0 == c.pv_way_element && w.1["location"] == "roof")
+    );
+    assert_eq!(relations.len(), 1);
+    assert_eq!(relations[0].0, c.relation_element);
+    assert_eq!(relations[0].1[0].1, "outer");
+    assert!(c.sample_uprn > 0 && c.pv_way_uprn > 0 && c.relation_uprn > 0);
+    assert_eq!(m.land_cases.hmo.rows, 6);
 }

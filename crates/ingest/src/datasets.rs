@@ -23,6 +23,7 @@ mod cost_tables;
 mod council_tax;
 mod epc;
 mod epc_recommendations;
+mod hmo_licences;
 mod inspire;
 mod leases;
 mod lha_rates;
@@ -35,6 +36,7 @@ mod onspd;
 mod open_names;
 mod open_uprn;
 mod os_buildings;
+mod osm_buildings;
 mod pipr;
 mod planning_applications;
 mod planning_coverage;
@@ -121,6 +123,10 @@ pub enum Dataset {
     OsBuildings,
     /// The Environment Agency LIDAR Composite DSM and DTM tiles (a directory of GeoTIFFs).
     LidarComposite,
+    /// An OpenStreetMap extract's buildings and rooftop PV (`.osm.pbf`, ODbL).
+    OsmBuildings,
+    /// The operator's HMO licence register feed (CSV).
+    HmoLicences,
     /// The operator's auction lot feed (CSV or JSON lines).
     AuctionLots,
     /// ONS construction price series (output price indices, implied deflator, construction
@@ -214,6 +220,8 @@ pub static DATASETS: &[DatasetInfo] = &[
     row!(Dataset::OsBuildings, "os_buildings", ["os_open_map_local", "open_map_local_buildings"], sources::OS_OPEN_MAP_LOCAL, 1, os_buildings::OsBuildings),
     row!(Dataset::LidarComposite, "lidar_composite", ["ea_lidar_composite", "lidar", "ea_lidar"], sources::EA_LIDAR_COMPOSITE, 2, lidar_composite::LidarComposite),
     row!(Dataset::BuildingAttributes, "building_attributes", ["building_attribute_feed", "buildings_attributes"], sources::OPERATOR_BUILDING_ATTRIBUTES, 10, building_attributes::BuildingAttributes),
+    row!(Dataset::OsmBuildings, "osm_buildings", ["osm", "openstreetmap", "osm_pbf"], sources::OSM, 2, osm_buildings::OsmBuildings),
+    row!(Dataset::HmoLicences, "hmo_licences", ["hmo", "hmo_register", "hmo_licence_register"], sources::OPERATOR_HMO_LICENCES, 10, hmo_licences::HmoLicences),
     row!(Dataset::AuctionLots, "auction_lots", ["auctions", "auction_lot_feed"], sources::OPERATOR_AUCTION_LOTS, 10, auction_lots::AuctionLots),
     row!(Dataset::OnsConstructionPrices, "ons_construction_prices", ["construction_output_price_indices", "ons_opi", "construction_prices"], sources::ONS_CONSTRUCTION_PRICES, 20, ons_construction::OnsConstructionPrices),
     row!(Dataset::TenderPrices, "tender_prices", ["tender_price_index", "tpi"], sources::OPERATOR_TENDER_PRICES, 20, ons_construction::TenderPrices),

@@ -26,6 +26,7 @@ pub mod cost_feeds;
 pub mod council_tax;
 pub mod epc;
 pub mod epc_recommendations;
+pub mod hmo_licences;
 pub mod inspire;
 pub mod layers;
 pub mod leases;
@@ -39,6 +40,7 @@ pub mod onspd;
 pub mod open_names;
 pub mod open_uprn;
 pub mod os_buildings;
+pub mod osm_buildings;
 pub mod pipr;
 pub mod planning_applications;
 pub mod planning_coverage;
@@ -111,6 +113,10 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
     if head.starts_with(b"SQLite format 3\0") && head.get(68..72) == Some(b"GPKG".as_slice()) {
         return Some("os_buildings");
     }
+    // An OpenStreetMap extract: a PBF whose first blob is an `OSMHeader`.
+    if osm_buildings::is_pbf(&head) {
+        return Some("osm_buildings");
+    }
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
     let text = value::decode(head);
     let trimmed = text.trim_start();
@@ -146,6 +152,9 @@ pub fn sniff(path: &Path) -> Option<&'static str> {
     }
     if companies_house::is_header(&names) {
         return Some("companies_house");
+    }
+    if hmo_licences::is_header(&names) {
+        return Some("hmo_licences");
     }
     if uarn_uprn::is_header(&names) && names.len() <= 4 {
         return Some("uarn_uprn");

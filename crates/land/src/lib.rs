@@ -15,6 +15,7 @@ pub mod density;
 pub mod footprints;
 pub mod heights;
 pub mod mixed_use;
+pub mod osm;
 pub mod physical;
 pub mod stock;
 

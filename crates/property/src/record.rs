@@ -123,9 +123,11 @@ fn check_source(c: &Check) -> String {
 
 /// The record's risk, designations and infrastructure tiers, from the risk report.
 /// The certificate's publisher columns the energy tier reads as numbers or text, as
-/// (record field, column in `fields_json`): the running costs, consumption, emissions and the
-/// dwelling's glazing and rooms. The element and solar fields are typed columns (below).
-const CERTIFICATE_COLUMNS: [(&str, &str); 24] = [
+/// (record field, column in `fields_json`): the running costs, consumption, emissions, the
+/// dwelling's glazing, rooms and lighting, each element's environmental efficiency, and the
+/// certificate's own address and references. The element and solar fields are typed columns
+/// (below).
+const CERTIFICATE_COLUMNS: [(&str, &str); 45] = [
     (
         "energy_consumption_current_kwh_m2",
         "energy-consumption-current",
@@ -162,6 +164,39 @@ const CERTIFICATE_COLUMNS: [(&str, &str); 24] = [
     ("wind_turbine_count", "wind-turbine-count"),
     ("floor_height_m", "floor-height"),
     ("epc_transaction_type", "transaction-type"),
+    ("walls_environmental_efficiency", "walls-env-eff"),
+    ("roof_environmental_efficiency", "roof-env-eff"),
+    ("windows_environmental_efficiency", "windows-env-eff"),
+    ("floor_environmental_efficiency", "floor-env-eff"),
+    ("main_heating_environmental_efficiency", "mainheat-env-eff"),
+    (
+        "main_heating_controls_environmental_efficiency",
+        "mainheatc-env-eff",
+    ),
+    ("hot_water_environmental_efficiency", "hot-water-env-eff"),
+    ("lighting_environmental_efficiency", "lighting-env-eff"),
+    ("secondary_heating_energy_efficiency", "sheating-energy-eff"),
+    (
+        "secondary_heating_environmental_efficiency",
+        "sheating-env-eff",
+    ),
+    ("main_heating_controls_code", "main-heating-controls"),
+    ("heat_loss_corridor", "heat-loss-corridor"),
+    ("unheated_corridor_length_m", "unheated-corridor-length"),
+    (
+        "fixed_lighting_outlets_count",
+        "fixed-lighting-outlets-count",
+    ),
+    (
+        "low_energy_fixed_light_count",
+        "low-energy-fixed-light-count",
+    ),
+    ("epc_building_reference_number", "building-reference-number"),
+    ("epc_lodgement_datetime", "lodgement-datetime"),
+    ("epc_address", "address"),
+    ("epc_posttown", "posttown"),
+    ("epc_local_authority_label", "local-authority-label"),
+    ("epc_constituency_label", "constituency-label"),
 ];
 
 /// The energy tier's detail from the newest certificate: its typed columns, its building
@@ -298,6 +333,57 @@ async fn put_certificate_detail(
         );
     }
     Ok(())
+}
+
+/// A physical fact, when the data holds it (a `not_available` fact is omitted, as every null).
+fn put_fact<T: Serialize>(b: &mut Builder, field: &str, f: &terrace_core::Fact<T>) {
+    if let (Some(v), Some(src)) = (&f.value, &f.source) {
+        b.put("building", field, serde_json::to_value(v).ok(), src, None);
+    }
+}
+
+/// The building tier from the physical facts of the property's building.
+fn put_physical(b: &mut Builder, p: &terrace_land::physical::PhysicalFacts) {
+    if let (Some(id), Some(src)) = (&p.building_id, &p.footprint_area_m2.source) {
+        b.put("building", "footprint_id", Some(json!(id)), src, None);
+    }
+    put_fact(b, "footprint_area_m2", &p.footprint_area_m2);
+    put_fact(b, "height_m", &p.height_m);
+    put_fact(b, "height_survey_year", &p.height_survey_year);
+    put_fact(b, "volume_m3", &p.volume_m3);
+    put_fact(b, "floors", &p.floors);
+    put_fact(b, "roof_shape", &p.roof_shape);
+    put_fact(b, "roof_material", &p.roof_material);
+    put_fact(b, "solar_panels_present", &p.solar_panels_present);
+    put_fact(b, "basement", &p.basement);
+    put_fact(b, "green_roof", &p.green_roof);
+    put_fact(b, "construction_material", &p.construction_material);
+    let m = &p.unit_mix;
+    put_fact(b, "hmo_licensed", &m.hmo_licensed);
+    put_fact(b, "hmo_max_occupants", &m.hmo_max_occupants);
+    put_fact(b, "hmo_households", &m.hmo_households);
+    put_fact(b, "hmo_storeys", &m.hmo_storeys);
+    let src = terrace_land::physical::UNIT_MIX_SOURCE;
+    if m.units > 0 {
+        for (field, v) in [
+            ("unit_mix_units", m.units),
+            ("unit_mix_residential", m.residential.units),
+            ("unit_mix_commercial", m.commercial.units),
+            ("unit_mix_other", m.other),
+            ("unit_mix_residential_by_class", m.residential.address_class),
+            (
+                "unit_mix_residential_on_council_tax_list",
+                m.residential.council_tax_list,
+            ),
+            ("unit_mix_commercial_by_class", m.commercial.address_class),
+            (
+                "unit_mix_commercial_on_rating_list",
+                m.commercial.rating_list,
+            ),
+        ] {
+            b.put("building", field, Some(json!(v)), src, None);
+        }
+    }
 }
 
 /// A publisher's "no value" placeholder.
@@ -606,6 +692,12 @@ pub async fn record(
             &asrc,
             None,
         );
+    }
+
+    // Building: what the land family's physical facts hold (footprint, LIDAR or OSM height,
+    // floors, roof, solar, the unit mix and the HMO register), each with its own source.
+    if let Some(p) = terrace_land::physical::building_facts(db, uprn.get()).await? {
+        put_physical(&mut b, &p);
     }
 
     // Ownership: the registered lease.

@@ -73,6 +73,7 @@ pub mod market;
 pub mod memo;
 pub mod meta;
 pub mod oauth;
+pub mod osm;
 pub mod planning;
 pub mod rating;
 pub mod sales;

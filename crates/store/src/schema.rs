@@ -1314,3 +1314,59 @@ diesel::table! {
         own_weight -> Nullable<Double>,
     }
 }
+
+diesel::table! {
+    osm_buildings (osm_key) {
+        osm_key -> Text,
+        kind -> Text,
+        building -> Nullable<Text>,
+        x -> Double,
+        y -> Double,
+        min_x -> Double,
+        min_y -> Double,
+        max_x -> Double,
+        max_y -> Double,
+        wkb -> Nullable<Binary>,
+        area_m2 -> Nullable<Double>,
+        height_m -> Nullable<Double>,
+        levels -> Nullable<Integer>,
+        roof_shape -> Nullable<Text>,
+        roof_material -> Nullable<Text>,
+        rooftop_pv -> Nullable<Text>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    osm_footprint_links (osm_key) {
+        osm_key -> Text,
+        building_id -> Text,
+        method -> Text,
+        overlap_share -> Double,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    hmo_licences (licence_key) {
+        licence_key -> Text,
+        licence_number -> Text,
+        authority -> Text,
+        address -> Text,
+        postcode -> Nullable<Text>,
+        storeys -> Nullable<Integer>,
+        max_occupants -> Nullable<Integer>,
+        households -> Nullable<Integer>,
+        licence_start -> Nullable<Date>,
+        licence_end -> Nullable<Date>,
+        uprn -> Nullable<BigInt>,
+        match_method -> Nullable<Text>,
+        match_score -> Nullable<Double>,
+        source -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(osm_buildings, osm_footprint_links);

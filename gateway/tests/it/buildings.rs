@@ -885,3 +885,261 @@ async fn physical_answers_the_planted_lidar_height_across_a_tile_edge_on_the_fix
         );
     }
 }
+
+/// Square ring nodes (ids from `first`) between two BNG corners.
+fn osm_ring(
+    first: i64,
+    x0: f64,
+    y0: f64,
+    x1: f64,
+    y1: f64,
+) -> Vec<terrace_fixturegen::osm_pbf::Node> {
+    [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+        .iter()
+        .enumerate()
+        .map(|(i, (x, y))| {
+            let (lon, lat) = terrace_geo::wgs84_from_bng(*x, *y).unwrap();
+            terrace_fixturegen::osm_pbf::Node {
+                id: first + i as i64,
+                lon,
+                lat,
+                tags: Vec::new(),
+            }
+        })
+        .collect()
+}
+
+/// An extract over the physical world: way/1 inside B1 (levels, roof, a height) with a rooftop
+/// PV node; way/2 over the block B10 (its centroid in B10S, the smaller) with a height only.
+fn physical_extract() -> Vec<u8> {
+    use terrace_fixturegen::osm_pbf::{Node, Way, encode, tags};
+    let a = osm_ring(10, 260000.5, 80000.5, 260039.5, 80019.5);
+    let b = osm_ring(20, 260095.5, 80005.5, 260104.5, 80014.5);
+    let (lon, lat) = terrace_geo::wgs84_from_bng(260030.0, 80015.0).unwrap();
+    let mut nodes = vec![Node {
+        id: 900,
+        lon,
+        lat,
+        tags: tags(&[("generator:source", "solar"), ("location", "roof")]),
+    }];
+    nodes.extend(a.iter().cloned());
+    nodes.extend(b.iter().cloned());
+    let refs = |r: &[Node]| {
+        let mut v: Vec<i64> = r.iter().map(|n| n.id).collect();
+        v.push(v[0]);
+        v
+    };
+    let ways = vec![
+        Way {
+            id: 1,
+            refs: refs(&a),
+            tags: tags(&[
+                ("building", "terrace"),
+                ("building:levels", "3"),
+                ("roof:shape", "hipped"),
+                ("roof:material", "slate"),
+                ("height", "11 m"),
+            ]),
+        },
+        Way {
+            id: 2,
+            refs: refs(&b),
+            tags: tags(&[("building", "apartments"), ("height", "14.5")]),
+        },
+    ];
+    encode(&nodes, &ways, &[]).unwrap()
+}
+
+const HMO: &str = "licence_number,authority,address,postcode,uprn,storeys,max_occupants,households,licence_start,licence_end
+HMO/1,E06000099,\"1 High Street, Exampleton\",XT1 1AA,990000000001,3,6,5,2024-01-01,2029-01-01
+HMO/3,E06000099,\"3 High Street, Exampleton\",XT1 1AA,,2,4,,2023-01-01,2028-01-01
+HMO/9,E06000099,\"9 High Street, Exampleton\",XT1 1AA,,2,3,4,,
+";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn osm_buildings_link_to_footprints_and_physical_answers_osm_levels_roof_solar_and_the_hmo_register()
+ {
+    let app = physical_world().await;
+    let db = app.db();
+    let (_, key) = account(db, 100).await;
+    let svc = service(app.state.clone()).await;
+    let body = json!({"uprns": [990000000001_i64, 990000000011_i64, 990000000002_i64]});
+    // Before any extract or register: not available, saying so.
+    let r = send(&svc, post_json(PHYSICAL, &key, &body)).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let house = &r.json["items"][0]["result"];
+    assert_eq!(house["unit_mix"]["hmo_licensed"]["status"], "not_available");
+    assert!(
+        house["unit_mix"]["hmo_licensed"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("no HMO licence register is loaded")
+    );
+    assert!(
+        house["roof_shape"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("OpenStreetMap"),
+        "{}",
+        house["roof_shape"]
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("extract.osm.pbf");
+    std::fs::write(&path, physical_extract()).unwrap();
+    let load = terrace_ingest::load_file(
+        db,
+        Dataset::OsmBuildings,
+        &path,
+        Default::default(),
+        &mut Progress::quiet(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        (load.counts.read, load.counts.loaded, load.counts.rejected),
+        (3, 3, 0),
+        "{:?}",
+        load.rejections
+    );
+    let (_, step) = terrace_build::derive::FAMILY_STEPS
+        .iter()
+        .find(|(name, _)| *name == "OSM building links")
+        .unwrap();
+    step(db, &mut Progress::quiet()).await.unwrap();
+    let links = terrace_store::osm::all_osm_links(db).await.unwrap();
+    let got: Vec<(&str, &str, &str)> = links
+        .iter()
+        .map(|l| {
+            (
+                l.osm_key.as_str(),
+                l.building_id.as_str(),
+                l.method.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("way/1", "B1", "centroid_in_footprint"),
+            ("way/2", "B10S", "centroid_in_footprint"),
+        ]
+    );
+    // A second build changes nothing.
+    let now = chrono::NaiveDate::from_ymd_opt(2026, 12, 1)
+        .unwrap()
+        .and_hms_opt(0, 0, 0)
+        .unwrap();
+    let again = terrace_land::osm::link(db, now, &mut |_| {}).await.unwrap();
+    assert_eq!((again.linked, again.changed), (2, false));
+
+    let r = load_text(db, Dataset::HmoLicences, HMO).await;
+    assert_eq!(
+        (r.counts.loaded, r.counts.rejected),
+        (2, 1),
+        "{:?}",
+        r.rejections
+    );
+    terrace_build::derive::link_to_uprns(db, &mut Progress::quiet())
+        .await
+        .unwrap();
+    let hmo3 = terrace_store::osm::hmo_by_key(db, &["E06000099|HMO/3".to_string()])
+        .await
+        .unwrap();
+    assert_eq!(hmo3[0].uprn, Some(990000000003), "{hmo3:?}");
+    assert_eq!(hmo3[0].match_method.as_deref(), Some("address_matcher"));
+
+    let r = send(&svc, post_json(PHYSICAL, &key, &body)).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let house = &r.json["items"][0]["result"];
+    for (k, v) in [
+        ("floors", json!(3)),
+        ("roof_shape", json!("hipped")),
+        ("roof_material", json!("slate")),
+        ("solar_panels_present", json!(true)),
+    ] {
+        let f = &house[k];
+        assert_eq!((&f["status"], &f["value"]), (&json!("ok"), &v), "{k}: {f}");
+        assert_eq!(f["source"], "osm", "{k}");
+        assert_eq!(f["confidence"], 0.6, "{k}");
+        assert!(
+            f["note"]
+                .as_str()
+                .unwrap()
+                .contains("© OpenStreetMap contributors"),
+            "{k}: {f}"
+        );
+    }
+    assert!(
+        house["solar_panels_present"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("node/900")
+    );
+    // The footprint file's height stays ahead of OSM's.
+    assert_eq!(house["height_m"]["value"], 9.5);
+    let mix = &house["unit_mix"];
+    assert_eq!(
+        (
+            &mix["hmo_licensed"]["value"],
+            &mix["hmo_licensed"]["source"]
+        ),
+        (&json!(true), &json!("operator_hmo_licences"))
+    );
+    assert_eq!(mix["hmo_max_occupants"]["value"], 6);
+    assert_eq!(mix["hmo_households"]["value"], 5);
+    assert_eq!(mix["hmo_storeys"]["value"], 3);
+    assert!(
+        mix["hmo_licensed"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("HMO/1")
+    );
+    // The flat's building (B10S) has OSM's height, with no survey year; no levels are tagged.
+    let flat = &r.json["items"][1]["result"];
+    assert_eq!(flat["height_m"]["value"], 14.5, "{}", flat["height_m"]);
+    assert_eq!(flat["height_m"]["source"], "osm");
+    assert_eq!(flat["height_survey_year"]["status"], "not_available");
+    assert!(
+        flat["height_survey_year"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("no survey year")
+    );
+    assert_eq!(flat["floors"]["status"], "not_available");
+    assert!(
+        flat["floors"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("no building:levels tag"),
+        "{}",
+        flat["floors"]
+    );
+    // House 2 in the register's authority holds no licence: false, with the register as source.
+    let other = &r.json["items"][2]["result"]["unit_mix"];
+    assert_eq!(
+        (
+            &other["hmo_licensed"]["status"],
+            &other["hmo_licensed"]["value"]
+        ),
+        (&json!("ok"), &json!(false))
+    );
+    assert_eq!(other["hmo_max_occupants"]["status"], "not_available");
+
+    // Solar potential reads the same OSM buildings.
+    let r = send(
+        &svc,
+        post_json(
+            "/v1/energy/solar-potential",
+            &key,
+            &json!({"uprns": [990000000001_i64]}),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let s = &r.json["items"][0]["result"];
+    assert_eq!(s["roof_shape"]["value"], "hipped", "{s}");
+    assert_eq!(s["roof_material"]["source"], "osm");
+    assert_eq!(s["panels_present"]["value"], true);
+    assert_eq!(s["panels_present"]["source"], "osm");
+}

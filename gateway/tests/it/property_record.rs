@@ -147,3 +147,71 @@ async fn the_summary_names_the_building_and_its_units() {
     );
     assert_eq!(r.json["credits_charged"], 1);
 }
+
+/// Counts the record's fields (every key of every tier but the provenance), checking each has
+/// its `_source` and `_confidence` and none is null.
+fn record_fields(j: &serde_json::Value) -> usize {
+    let prov = j["provenance"].as_object().unwrap();
+    let mut n = 0;
+    for tier in terrace_property::record::TIERS {
+        if tier == "provenance" {
+            continue;
+        }
+        let Some(t) = j.get(tier).and_then(|t| t.as_object()) else {
+            continue;
+        };
+        for (field, v) in t {
+            assert!(!v.is_null(), "{tier}.{field} is null");
+            assert!(prov[&format!("{field}_source")].is_string(), "{field}");
+            let c = prov[&format!("{field}_confidence")].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&c), "{field} {c}");
+            n += 1;
+        }
+    }
+    n
+}
+
+/// The fixture world's best-covered property (an energy certificate with its elements and
+/// recommendations, sales, OSM tags and rooftop PV, an HMO licence, the spatial layers) has at
+/// least 150 fields, each with its source and confidence.
+#[actix_web::test]
+async fn the_best_covered_fixture_property_has_at_least_150_fields_with_provenance() {
+    let t = crate::support::fixture_db().await;
+    let state = crate::support::state_for(&t.db, Default::default()).await;
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::support::fixtures().join("manifest.json")).unwrap(),
+    )
+    .unwrap();
+    let lc = &m["land_cases"];
+    let mut candidates: Vec<i64> = [
+        &lc["osm"]["sample_uprn"],
+        &lc["osm"]["pv_way_uprn"],
+        &lc["osm"]["relation_uprn"],
+        &lc["hmo"]["given_uprn"],
+        &lc["hmo"]["matched_uprn"],
+        &lc["sample_uprn"],
+        &lc["lidar"]["boundary_uprn"],
+        &m["energy_cases"]["certificate_with_recommendations"][1],
+    ]
+    .iter()
+    .filter_map(|v| v.as_i64())
+    .collect();
+    candidates.sort_unstable();
+    candidates.dedup();
+    let (_, key) = account(&t.db, 1_000).await;
+    let svc = service(state).await;
+    let mut best = (0usize, 0i64);
+    for u in candidates {
+        let r = send(&svc, get(&format!("/v1/property/{u}"), &key)).await;
+        assert_eq!(r.status, 200, "{}", r.json);
+        let n = record_fields(&r.json);
+        println!("UPRN {u}: {n} fields");
+        best = best.max((n, u));
+    }
+    assert!(
+        best.0 >= 150,
+        "best-covered UPRN {} has {} fields",
+        best.1,
+        best.0
+    );
+}

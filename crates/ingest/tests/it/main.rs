@@ -5,6 +5,7 @@ mod data_version;
 mod energy;
 mod listing_indices;
 mod listings;
+mod osm;
 mod real_samples;
 mod title_history;
 
