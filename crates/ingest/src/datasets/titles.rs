@@ -77,6 +77,14 @@ impl Load for Titles {
                 if r.change == ChangeKind::Delete {
                     return Change::Delete;
                 }
+                // A snapshot older than the one stored leaves the title as the newer one says
+                // (counted unchanged; its price and date are kept in the history above), so
+                // snapshots loaded in any order, or again, end in the newest.
+                if let Some(p) = prev.filter(
+                    |p| matches!((&r.file_month, &p.file_month), (Some(a), Some(b)) if a < b),
+                ) {
+                    return Change::Put(p.clone());
+                }
                 // An earlier address match stands while the address is unchanged.
                 let same_addr = prev.is_some_and(|p| {
                     p.property_address == r.property_address && p.postcode == r.postcode

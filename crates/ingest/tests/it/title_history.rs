@@ -134,4 +134,20 @@ async fn ccod_snapshots_keep_each_distinct_price_once() {
             Some("2023-07".to_string())
         )]
     );
+    // An older snapshot of TB100 (its 2016 price) leaves the title as the newest says, counted
+    // unchanged, and loading it again changes nothing.
+    let old_tb100 = file(&[row("TB100", "250000", "01-03-2016")]);
+    for _ in 0..2 {
+        let r = crate::load_text(&t.db, Dataset::Ccod, "CCOD_FULL_2023_01.csv", &old_tb100).await;
+        assert_eq!(
+            (r.counts.unchanged, r.counts.updated),
+            (1, 0),
+            "{:?}",
+            r.counts
+        );
+    }
+    let now = titles::titles_by_number(&t.db, &["TB100".to_string()])
+        .await
+        .unwrap();
+    assert_eq!(now[0].price_paid, Some(310_000));
 }
