@@ -48,7 +48,7 @@ async fn start() -> Server {
 async fn start_with(derive_from_host: bool) -> Server {
     let app = world().await;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let base = base_of(&listener);
     let mut settings = OAuthSettings::new(&base, b"test-signing-key-of-thirty-two-bytes".to_vec());
     settings.insecure_client_ids = true;
     settings.derive_from_host = derive_from_host;
@@ -63,15 +63,7 @@ async fn start_with(derive_from_host: bool) -> Server {
     )
     .await
     .unwrap();
-    let s = state.clone();
-    let server = HttpServer::new(move || App::new().configure(app_config(s.clone())))
-        .workers(1)
-        .disable_signals()
-        .listen(listener)
-        .unwrap()
-        .run();
-    let handle = server.handle();
-    actix_web::rt::spawn(server);
+    let handle = serve(&state, listener);
     Server {
         base,
         state,
@@ -84,6 +76,24 @@ async fn start_with(derive_from_host: bool) -> Server {
             .unwrap(),
         handle,
     }
+}
+
+fn base_of(listener: &std::net::TcpListener) -> String {
+    format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port())
+}
+
+/// Serves `state` on `listener` with one worker, in the background.
+fn serve(state: &AppState, listener: std::net::TcpListener) -> actix_web::dev::ServerHandle {
+    let s = state.clone();
+    let server = HttpServer::new(move || App::new().configure(app_config(s.clone())))
+        .workers(1)
+        .disable_signals()
+        .listen(listener)
+        .unwrap()
+        .run();
+    let handle = server.handle();
+    actix_web::rt::spawn(server);
+    handle
 }
 
 fn unescape(s: &str) -> String {
@@ -1050,16 +1060,8 @@ async fn a_token_from_one_instance_works_on_another() {
         .await
         .with_oauth((*s.state.oauth).clone());
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let base_b = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    let sb = state_b.clone();
-    let server = HttpServer::new(move || App::new().configure(app_config(sb.clone())))
-        .workers(1)
-        .disable_signals()
-        .listen(listener)
-        .unwrap()
-        .run();
-    let handle = server.handle();
-    actix_web::rt::spawn(server);
+    let base_b = base_of(&listener);
+    let handle = serve(&state_b, listener);
     let (_, before) = http_balance(&s).await;
     let (status, v) = mcp_at(
         &s.http,
