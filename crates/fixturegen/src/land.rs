@@ -232,6 +232,12 @@ const PLOTS_PER_LAD: [usize; 2] = [160, 40];
 /// Half the side of a plot and of its building, metres.
 const PLOT_HALF: f64 = 8.0;
 const BUILDING_HALF: f64 = 4.0;
+/// Half the side of a large plot (576 m2) and of the shed on it (36 m2, 6.25% of the plot): the
+/// under-built plots a sourcing search finds at its default floor of 400 m2 (every other plot is
+/// 256 m2). `LARGE_PLOTS` of them stand west of the measured authority's plots, with no address.
+const LARGE_HALF: f64 = 12.0;
+const SHED_HALF: f64 = 3.0;
+const LARGE_PLOTS: usize = 2;
 /// The first INSPIRE id.
 const FIRST_ID: i64 = 60_000_001;
 
@@ -260,6 +266,10 @@ pub struct LandCases {
     pub sample_roof_shape: String,
     /// The planted cluster of adjacent parcels (the land assembly's tests).
     pub cluster: ClusterCases,
+    /// Large plots with a shed and no address (INSPIRE ids), and their area: the parcels planted
+    /// for the under-built plots strategy at its defaults (every other plot is 256 m2).
+    pub large_plots: Vec<i64>,
+    pub large_plot_area_m2: f64,
     /// The LIDAR composite's tiles over the sample house (`lidar/`).
     pub lidar: crate::lidar::LidarCases,
     /// The OpenStreetMap extract over the buildings (`osm/`).
@@ -589,8 +599,58 @@ impl Land {
 
     /// Writes the GML (the plots, then one member with an unclosed ring) and the buildings;
     /// returns their stats, the malformed member's line and the cases.
+    /// The large plots: squares on a row running west from the measured authority's built
+    /// plots, each 30 m clear of every address point, plot and the cluster; (INSPIRE id, plot).
+    fn large_plots(&self, first_id: i64) -> Vec<ClusterPlot> {
+        let built = self.plots.iter().filter(|p| p.building);
+        let (x0, y0, y1) = built.fold(
+            (f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY),
+            |(x0, y0, y1), p| (x0.min(p.x), y0.min(p.y), y1.max(p.y)),
+        );
+        if !x0.is_finite() {
+            return Vec::new();
+        }
+        let clear = |x: f64, y: f64| {
+            let d = LARGE_HALF + 30.0;
+            let far = |px: f64, py: f64| (px - x).abs() > d || (py - y).abs() > d;
+            self.points.iter().all(|(_, px, py)| far(*px, *py))
+                && self.plots.iter().all(|p| far(p.x, p.y))
+                && self
+                    .cluster
+                    .iter()
+                    .all(|(_, [a, b, c, e])| far((a + c) / 2.0, (b + e) / 2.0))
+        };
+        let y = r2((y0 + y1) / 2.0);
+        let mut out = Vec::new();
+        let mut x = r2(x0 - 60.0);
+        for _ in 0..200 {
+            if out.len() == LARGE_PLOTS {
+                break;
+            }
+            if clear(x, y)
+                && out
+                    .iter()
+                    .all(|(_, [a, ..]): &ClusterPlot| (a + LARGE_HALF - x).abs() > 60.0)
+            {
+                let id = first_id + out.len() as i64;
+                out.push((
+                    id,
+                    [
+                        x - LARGE_HALF,
+                        y - LARGE_HALF,
+                        x + LARGE_HALF,
+                        y + LARGE_HALF,
+                    ],
+                ));
+            }
+            x = r2(x - 40.0);
+        }
+        out
+    }
+
     pub fn finish(mut self, out_dir: &std::path::Path) -> std::io::Result<LandFiles> {
-        let mut gml = inspire_header(self.plots.len() + self.cluster.len() + 1);
+        let large = self.large_plots(FIRST_ID + (self.plots.len() + self.cluster.len()) as i64);
+        let mut gml = inspire_header(self.plots.len() + self.cluster.len() + large.len() + 1);
         let mut footprints = Vec::new();
         for p in &self.plots {
             let h = PLOT_HALF;
@@ -610,6 +670,18 @@ impl Land {
         if let Some(b) = self.cluster_building.clone() {
             footprints.push(b);
         }
+        for (id, [x0, y0, x1, y1]) in &large {
+            inspire_member(&mut gml, *id, &[rect(*x0, *y0, *x1, *y1)]);
+            let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+            let h = SHED_HALF;
+            footprints.push((
+                format!("osgb{id:016}"),
+                15_014,
+                rect(cx - h, cy - h, cx + h, cy + h),
+            ));
+        }
+        self.cases.large_plot_area_m2 = (2.0 * LARGE_HALF).powi(2);
+        self.cases.large_plots = large.iter().map(|(id, _)| *id).collect();
         let bad_line = gml.lines().count() as u64 + 1;
         let mut open = rect(0.0, 0.0, 10.0, 10.0);
         open.pop();
@@ -696,13 +768,13 @@ impl Land {
         self.cases.osm = osm_cases;
         self.cases.hmo = hmo_cases;
         let with_building = usize::from(self.cluster_building.is_some());
-        self.cases.parcels = self.plots.len() + self.cluster.len();
-        self.cases.parcels_with_building += with_building;
+        self.cases.parcels = self.plots.len() + self.cluster.len() + large.len();
+        self.cases.parcels_with_building += with_building + large.len();
         self.cases.parcels_without_footprint += self.cluster.len() - with_building;
         Ok(LandFiles {
             gml: crate::out::FileStat {
                 rel: INSPIRE_FILE.into(),
-                rows: (self.plots.len() + self.cluster.len()) as u64 + 1,
+                rows: (self.plots.len() + self.cluster.len() + large.len()) as u64 + 1,
                 bytes: gml_bytes,
             },
             buildings: crate::out::FileStat {

@@ -335,6 +335,138 @@ async fn put_certificate_detail(
     Ok(())
 }
 
+/// The statistical geographies of the address's postcode, as the postcode directory gives them
+/// (the authority and LSOA above are the address point's own).
+async fn put_geographies(b: &mut Builder, db: &Db, postcode: &str) -> Result<(), PropertyError> {
+    let Some(pc) = address::postcode(db, postcode).await? else {
+        return Ok(());
+    };
+    // The row's source lists every file that wrote it (`ons_postcode_directory+os_codepoint_open`):
+    // these codes are the directory's when it is one of them.
+    let directory = terrace_core::sources::ONS_POSTCODE_DIRECTORY.id;
+    let src = match (
+        pc.source.contains(directory),
+        pc.source.starts_with("fixture:"),
+    ) {
+        (true, true) => format!("fixture:{directory}"),
+        (true, false) => directory.to_string(),
+        (false, _) => pc.source.clone(),
+    };
+    let src = src.as_str();
+    for (name, v) in [
+        ("ward", &pc.ward_code),
+        ("msoa", &pc.msoa_code),
+        ("county", &pc.county_code),
+        ("region", &pc.region_code),
+        ("country_code", &pc.country_code),
+    ] {
+        b.put("identity", name, s(v), src, None);
+    }
+    b.put(
+        "identity",
+        "postcode_position_quality",
+        pc.quality.map(|q| json!(q)),
+        src,
+        None,
+    );
+    Ok(())
+}
+
+/// The land tier: the parcel holding the address point (INSPIRE index polygon) and the land
+/// build's figures for it; the link's share (a point on a shared boundary) scales confidence.
+async fn put_parcel(b: &mut Builder, db: &Db, uprn: i64) -> Result<(), PropertyError> {
+    let Some(link) = terrace_store::land::parcel_addresses_by_uprn(db, &[uprn])
+        .await?
+        .into_iter()
+        .max_by(|x, y| x.score.total_cmp(&y.score))
+    else {
+        return Ok(());
+    };
+    let Some(hit) = terrace_store::features::parcels_by_ids(db, &[link.inspire_id])
+        .await?
+        .into_iter()
+        .next()
+    else {
+        return Ok(());
+    };
+    let p = hit.stats;
+    let (src, score) = (p.source.as_str(), Some(link.score));
+    let fields = [
+        ("parcel_inspire_id", Some(json!(p.inspire_id))),
+        ("parcel_area_m2", Some(json!(p.area_m2))),
+        ("parcel_buildings", Some(json!(p.n_buildings))),
+        ("parcel_footprint_m2", p.footprint_m2.map(|v| json!(v))),
+        ("parcel_built_coverage", p.built_coverage.map(|v| json!(v))),
+        (
+            "parcel_residential_addresses",
+            Some(json!(p.address_count_residential)),
+        ),
+        (
+            "parcel_commercial_addresses",
+            Some(json!(p.address_count_commercial)),
+        ),
+        ("parcel_land_use", s(&p.landuse_tier_a)),
+        ("parcel_land_use_detail", s(&p.landuse_tier_b)),
+        ("parcel_nlud_code", s(&p.nlud_code)),
+    ];
+    for (name, v) in fields {
+        b.put("land", name, v, src, score);
+    }
+    Ok(())
+}
+
+/// The ownership tier's registered title: the newest-added company-owned title linked to the
+/// UPRN, its price paid and date as registered, and its first proprietor (a company).
+async fn put_title(b: &mut Builder, db: &Db, uprn: i64) -> Result<(), PropertyError> {
+    let titles = terrace_ownership::titles::titles_for_uprns(db, &[uprn]).await?;
+    let Some(t) = titles.iter().max_by_key(|t| t.date_proprietor_added) else {
+        return Ok(());
+    };
+    let src = t.source.as_str();
+    let score = t
+        .uprns
+        .iter()
+        .find(|l| l.uprn == uprn)
+        .and_then(|l| l.score);
+    let first = t.proprietors.first();
+    let company = first.and_then(|p| p.company.as_ref());
+    let fields = [
+        ("titles_linked", Some(json!(titles.len()))),
+        ("title_number", Some(json!(t.title_number))),
+        ("title_tenure", s(&t.tenure)),
+        ("title_price_paid", t.price_paid.map(|v| json!(v))),
+        (
+            "title_date_proprietor_added",
+            t.date_proprietor_added.map(|d| json!(d)),
+        ),
+        (
+            "registered_proprietor",
+            first.map(|p| json!(p.proprietor.name)),
+        ),
+        (
+            "proprietor_company_number",
+            first.and_then(|p| p.proprietor.company_number.as_ref().map(|n| json!(n))),
+        ),
+        (
+            "proprietor_category",
+            first.and_then(|p| p.proprietor.category.as_ref().map(|n| json!(n))),
+        ),
+    ];
+    for (name, v) in fields {
+        b.put("ownership", name, v, src, score);
+    }
+    if let Some(c) = company {
+        b.put(
+            "ownership",
+            "proprietor_company_status",
+            s(&c.status),
+            &c.source,
+            score,
+        );
+    }
+    Ok(())
+}
+
 /// A physical fact, when the data holds it (a `not_available` fact is omitted, as every null).
 fn put_fact<T: Serialize>(b: &mut Builder, field: &str, f: &terrace_core::Fact<T>) {
     if let (Some(v), Some(src)) = (&f.value, &f.source) {
@@ -544,6 +676,9 @@ pub async fn record(
         None,
     );
     b.put("identity", "lsoa", s(&a.lsoa_code), area_src, None);
+    if let Some(pc) = a.postcode.as_deref() {
+        put_geographies(&mut b, db, pc).await?;
+    }
 
     // Energy and physical attributes from the newest certificate.
     let certs = epc::epc_for_uprn(db, uprn.get()).await?;
@@ -699,6 +834,13 @@ pub async fn record(
     if let Some(p) = terrace_land::physical::building_facts(db, uprn.get()).await? {
         put_physical(&mut b, &p);
     }
+
+    // Land: the cadastral parcel the address point lies in, and what the land build measured.
+    put_parcel(&mut b, db, uprn.get()).await?;
+
+    // Ownership: a company-owned title linked to the UPRN (individuals are never named: the
+    // open registers list companies only).
+    put_title(&mut b, db, uprn.get()).await?;
 
     // Ownership: the registered lease.
     if let Some(l) = leases::leases_for_uprn(db, uprn.get())

@@ -224,35 +224,39 @@ pub async fn lot_figures_where(db: &Db, f: &LotFilter) -> StoreResult<Vec<LotFig
     }))
 }
 
-/// Every offer of the given properties, oldest first.
-pub async fn lots_of_properties(db: &Db, keys: &[String]) -> StoreResult<Vec<LotRow>> {
-    let mut out = Vec::new();
-    for k in keys.chunks(crate::bulk::CHUNK) {
-        let part: Vec<LotRow> = with_conn!(db, |c| auction_lots::table
-            .filter(auction_lots::property_key.eq_any(k))
-            .select(LotRow::as_select())
-            .order((auction_lots::auction_date, auction_lots::lot_key))
-            .load(c)
-            .await?);
-        out.extend(part);
-    }
-    Ok(out)
+/// A reader of every lot whose `$column` is one of the keys, oldest auction first (ties by lot
+/// key), in chunks of the bulk size.
+macro_rules! lots_by {
+    ($(#[$doc:meta])* $name:ident, $column:ident, $kty:ty) => {
+        $(#[$doc])*
+        pub async fn $name(db: &Db, keys: &[$kty]) -> StoreResult<Vec<LotRow>> {
+            let mut out = Vec::new();
+            for k in keys.chunks(crate::bulk::CHUNK) {
+                let part: Vec<LotRow> = with_conn!(db, |c| auction_lots::table
+                    .filter(auction_lots::$column.eq_any(k))
+                    .select(LotRow::as_select())
+                    .order((auction_lots::auction_date, auction_lots::lot_key))
+                    .load(c)
+                    .await?);
+                out.extend(part);
+            }
+            Ok(out)
+        }
+    };
 }
 
-/// Every lot of the given UPRNs, oldest auction first (ties by lot key).
-pub async fn lots_of_uprns(db: &Db, uprns: &[i64]) -> StoreResult<Vec<LotRow>> {
-    let mut out = Vec::new();
-    for k in uprns.chunks(crate::bulk::CHUNK) {
-        let part: Vec<LotRow> = with_conn!(db, |c| auction_lots::table
-            .filter(auction_lots::uprn.eq_any(k))
-            .select(LotRow::as_select())
-            .order((auction_lots::auction_date, auction_lots::lot_key))
-            .load(c)
-            .await?);
-        out.extend(part);
-    }
-    Ok(out)
-}
+lots_by!(
+    /// Every lot of the given property keys, oldest auction first (ties by lot key).
+    lots_of_properties,
+    property_key,
+    String
+);
+lots_by!(
+    /// Every lot of the given UPRNs, oldest auction first (ties by lot key).
+    lots_of_uprns,
+    uprn,
+    i64
+);
 
 /// What the re-offer link reads of a lot: (lot key, UPRN, address key, property key).
 pub type LinkRow = (String, Option<i64>, String, Option<String>);

@@ -448,6 +448,47 @@ async fn parcels_exclude_open_land_and_explicit_filters_rank_by_their_strategies
     scores_explained(&rows);
 }
 
+/// At its defaults (400 m2 floor, 25% coverage ceiling) the under-built plots strategy finds
+/// exactly the fixture world's large plots, each with its 8 m building on 784 m2.
+#[actix_web::test]
+async fn under_built_plots_at_their_defaults_find_the_planted_large_plots() {
+    let app = app().await;
+    let (_, key) = account(app.db(), 1_000).await;
+    let svc = service(app.state.clone()).await;
+    let m: Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::support::fixtures().join("manifest.json")).unwrap(),
+    )
+    .unwrap();
+    let lc = &m["land_cases"];
+    let want: BTreeSet<String> = lc["large_plots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap().to_string())
+        .collect();
+    assert!(!want.is_empty(), "the fixture world plants large plots");
+    let (rows, first) = all_rows(
+        &svc,
+        &key,
+        json!({"lad_code": lc["measured_lad"], "strategy": "under_built_plots"}),
+    )
+    .await;
+    let got: BTreeSet<String> = rows
+        .iter()
+        .map(|r| r["parcel_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(got, want, "{first}");
+    let area = lc["large_plot_area_m2"].as_f64().unwrap();
+    for r in &rows {
+        assert!(
+            (r["plot"]["area_m2"].as_f64().unwrap() - area).abs() < 1.0,
+            "{r}"
+        );
+        assert!(r["plot"]["built_coverage"].as_f64().unwrap() <= 0.25, "{r}");
+    }
+    scores_explained(&rows);
+}
+
 #[actix_web::test]
 async fn search_refusals_are_free_and_say_where() {
     let app = app().await;
