@@ -378,7 +378,12 @@ async fn put_parcel(b: &mut Builder, db: &Db, uprn: i64) -> Result<(), PropertyE
     let Some(link) = terrace_store::land::parcel_addresses_by_uprn(db, &[uprn])
         .await?
         .into_iter()
-        .max_by(|x, y| x.score.total_cmp(&y.score))
+        .min_by(|x, y| {
+            // The largest share; on a shared boundary, the lowest INSPIRE id (any backend alike).
+            y.score
+                .total_cmp(&x.score)
+                .then(x.inspire_id.cmp(&y.inspire_id))
+        })
     else {
         return Ok(());
     };

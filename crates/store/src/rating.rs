@@ -206,28 +206,36 @@ pub async fn entry_codes_in_lad(
             .load(c)
             .await?
     });
+    // The query filters by postcode alone and the rest is applied here: given the list year and
+    // a UARN floor as well, SQLite (no planner statistics) walks the `(list_year, uarn)` index
+    // through the whole list for every chunk of postcodes (at 2,000,000 entries a list, seconds
+    // a call; docs/BENCHMARKS.md, `bench commercial`, session 28).
     let mut out = Vec::new();
+    let (lo, hi) = rv_bounds;
     for k in pcs.chunks(crate::bulk::CHUNK) {
         let k = k.to_vec();
-        let part: Vec<(i64, Option<String>)> = with_conn!(db, |c| {
-            let mut q = rating_list_entries::table
+        let part: Vec<(i64, Option<String>, i32, Option<i64>)> = with_conn!(db, |c| {
+            rating_list_entries::table
                 .filter(rating_list_entries::postcode.eq_any(k.clone()))
-                .filter(rating_list_entries::list_year.eq(list_year))
-                .filter(rating_list_entries::uarn.gt(after))
                 .select((
                     rating_list_entries::uarn,
                     rating_list_entries::description_code,
+                    rating_list_entries::list_year,
+                    rating_list_entries::rateable_value,
                 ))
-                .into_boxed();
-            if let Some(lo) = rv_bounds.0 {
-                q = q.filter(rating_list_entries::rateable_value.ge(lo));
-            }
-            if let Some(hi) = rv_bounds.1 {
-                q = q.filter(rating_list_entries::rateable_value.le(hi));
-            }
-            q.load(c).await?
+                .load(c)
+                .await?
         });
-        out.extend(part);
+        out.extend(
+            part.into_iter()
+                .filter(|(uarn, _, year, rv)| {
+                    *year == list_year
+                        && *uarn > after
+                        && lo.is_none_or(|lo| rv.is_some_and(|v| v >= lo))
+                        && hi.is_none_or(|hi| rv.is_some_and(|v| v <= hi))
+                })
+                .map(|(uarn, code, _, _)| (uarn, code)),
+        );
     }
     out.sort_unstable_by_key(|e| e.0);
     Ok(out)
