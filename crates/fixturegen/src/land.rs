@@ -597,8 +597,6 @@ impl Land {
         c.other_title = other;
     }
 
-    /// Writes the GML (the plots, then one member with an unclosed ring) and the buildings;
-    /// returns their stats, the malformed member's line and the cases.
     /// The large plots: squares on a row running west from the measured authority's built
     /// plots, each 30 m clear of every address point, plot and the cluster; (INSPIRE id, plot).
     fn large_plots(&self, first_id: i64) -> Vec<ClusterPlot> {
@@ -648,6 +646,8 @@ impl Land {
         out
     }
 
+    /// Writes the GML (the plots, then one member with an unclosed ring) and the buildings;
+    /// returns their stats, the malformed member's line and the cases.
     pub fn finish(mut self, out_dir: &std::path::Path) -> std::io::Result<LandFiles> {
         let large = self.large_plots(FIRST_ID + (self.plots.len() + self.cluster.len()) as i64);
         let mut gml = inspire_header(self.plots.len() + self.cluster.len() + large.len() + 1);

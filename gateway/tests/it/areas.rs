@@ -3,30 +3,14 @@
 //! derived step, each validation rule; and the real Exeter samples (boundaries, Code-Point Open,
 //! the postcode directory) when ../shared/data is present.
 
-use crate::support::{Reply, account, fixtures, get, post_json, send, service, state_for};
+use crate::support::{
+    Reply, account, fixtures, get, manifest, onspd, post_json, send, service, state_for,
+};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use terrace_gateway::state::RateLimit;
 use terrace_ingest::{Dataset, Progress};
 use terrace_store::testing::TestDb;
-
-fn manifest() -> Value {
-    serde_json::from_str(&std::fs::read_to_string(fixtures().join("manifest.json")).unwrap())
-        .unwrap()
-}
-
-/// The fixture directory's row of a postcode, by column name.
-fn onspd(postcode: &str, column: &str) -> String {
-    let text = std::fs::read_to_string(fixtures().join("onspd/onspd_fixture.csv")).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let i = header.iter().position(|c| *c == column).unwrap();
-    let row = lines
-        .map(|l| l.split(',').collect::<Vec<_>>())
-        .find(|r| r[1] == postcode)
-        .unwrap();
-    row[i].to_string()
-}
 
 /// The first data row of a fixture names-and-codes file: (code, name).
 fn first_name(file: &str) -> (String, String) {

@@ -2,17 +2,12 @@
 //! deliberately malformed ones), carries `fixture` provenance, and the address matcher resolves
 //! a labelled set of noisy queries generated from it.
 
-use crate::support::fixtures;
+use crate::support::{fixtures, manifest};
 use serde_json::Value;
 use terrace_ingest::Progress;
 use terrace_matcher::{AddressEntry, AddressIndex, noise};
 use terrace_store::testing::TestDb;
 use terrace_store::{address, council_tax, listings};
-
-fn manifest() -> Value {
-    serde_json::from_str(&std::fs::read_to_string(fixtures().join("manifest.json")).unwrap())
-        .unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fixture_world_loads_resolves_and_is_honest() {

@@ -4,16 +4,13 @@
 //! title), every validation rule, and the three loaders on files written from the published
 //! layouts (malformed rows, the `Row Count:` trailer, change-only deletes, idempotence).
 
-use crate::support::{Reply, account, balance, fixtures, get, load_text, send, service, state_for};
+use crate::support::{
+    Reply, account, balance, fixtures, get, load_text, manifest, send, service, state_for,
+};
 use serde_json::{Value, json};
 use terrace_gateway::state::RateLimit;
 use terrace_ingest::{Dataset, Progress};
 use terrace_store::testing::TestDb;
-
-fn manifest() -> Value {
-    serde_json::from_str(&std::fs::read_to_string(fixtures().join("manifest.json")).unwrap())
-        .unwrap()
-}
 
 fn check_422(r: &Reply, loc: &[&str], kind: &str) {
     assert_eq!(r.status, 422, "{}", r.json);

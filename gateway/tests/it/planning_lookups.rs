@@ -3,18 +3,15 @@
 //! nearby applications), each validation rule, and the loaders of the new datasets (row
 //! accounting, idempotence, the real planning.data sample).
 
-use crate::support::{Reply, account, balance, fixtures, post_json, send, service, state_for};
+use crate::support::{
+    Reply, account, balance, fixtures, manifest, post_json, send, service, state_for,
+};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use terrace_gateway::state::RateLimit;
 use terrace_ingest::{Dataset, Progress};
 use terrace_store::Db;
 use terrace_store::testing::TestDb;
-
-fn manifest() -> Value {
-    serde_json::from_str(&std::fs::read_to_string(fixtures().join("manifest.json")).unwrap())
-        .unwrap()
-}
 
 fn check_422(r: &Reply, loc: &[&str], kind: &str) {
     assert_eq!(r.status, 422, "{}", r.json);

@@ -178,10 +178,7 @@ fn record_fields(j: &serde_json::Value) -> usize {
 async fn the_best_covered_fixture_property_has_at_least_150_fields_with_provenance() {
     let t = crate::support::fixture_db().await;
     let state = crate::support::state_for(&t.db, Default::default()).await;
-    let m: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(crate::support::fixtures().join("manifest.json")).unwrap(),
-    )
-    .unwrap();
+    let m = manifest();
     let lc = &m["land_cases"];
     let mut candidates: Vec<i64> = [
         &lc["osm"]["sample_uprn"],
@@ -226,10 +223,7 @@ async fn the_best_covered_fixture_property_has_at_least_150_fields_with_provenan
 async fn geographies_parcel_and_title_come_from_their_sources() {
     let t = crate::support::fixture_db().await;
     let state = crate::support::state_for(&t.db, Default::default()).await;
-    let m: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(crate::support::fixtures().join("manifest.json")).unwrap(),
-    )
-    .unwrap();
+    let m = manifest();
     let lc = &m["land_cases"];
     let (_, key) = account(&t.db, 100).await;
     let svc = service(state).await;
@@ -239,16 +233,8 @@ async fn geographies_parcel_and_title_come_from_their_sources() {
     assert_eq!(r.status, 200, "{}", r.json);
     let j = &r.json;
     // The directory's row for the sample's postcode, read from the file itself.
-    let pc = j["identity"]["postcode"].as_str().unwrap().to_string();
-    let onspd = std::fs::read_to_string(crate::support::fixtures().join("onspd/onspd_fixture.csv"))
-        .unwrap();
-    let head: Vec<&str> = onspd.lines().next().unwrap().split(',').collect();
-    let row: Vec<&str> = onspd
-        .lines()
-        .map(|l| l.split(',').collect::<Vec<_>>())
-        .find(|c| c[0] == pc)
-        .expect("the sample's postcode is in the directory");
-    let col = |name: &str| row[head.iter().position(|h| *h == name).unwrap()];
+    let pc = j["identity"]["postcode"].as_str().unwrap();
+    let col = |name: &str| onspd(pc, name);
     assert_eq!(j["identity"]["ward"], col("osward"));
     assert_eq!(j["identity"]["msoa"], col("msoa21"));
     assert_eq!(j["identity"]["region"], col("rgn"));

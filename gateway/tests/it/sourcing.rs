@@ -449,16 +449,13 @@ async fn parcels_exclude_open_land_and_explicit_filters_rank_by_their_strategies
 }
 
 /// At its defaults (400 m2 floor, 25% coverage ceiling) the under-built plots strategy finds
-/// exactly the fixture world's large plots, each with its 8 m building on 784 m2.
+/// exactly the fixture world's large plots, each a 576 m2 plot with a 36 m2 shed.
 #[actix_web::test]
 async fn under_built_plots_at_their_defaults_find_the_planted_large_plots() {
     let app = app().await;
     let (_, key) = account(app.db(), 1_000).await;
     let svc = service(app.state.clone()).await;
-    let m: Value = serde_json::from_str(
-        &std::fs::read_to_string(crate::support::fixtures().join("manifest.json")).unwrap(),
-    )
-    .unwrap();
+    let m = crate::support::manifest();
     let lc = &m["land_cases"];
     let want: BTreeSet<String> = lc["large_plots"]
         .as_array()

@@ -78,6 +78,25 @@ pub fn fixtures() -> std::path::PathBuf {
     std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
 }
 
+/// The fixture world's `manifest.json`: its files and the cases its tests pin.
+pub fn manifest() -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(fixtures().join("manifest.json")).unwrap())
+        .unwrap()
+}
+
+/// The fixture postcode directory's row of a postcode, by column name.
+pub fn onspd(postcode: &str, column: &str) -> String {
+    let text = std::fs::read_to_string(fixtures().join("onspd/onspd_fixture.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let i = header.iter().position(|c| *c == column).unwrap();
+    let row = lines
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .find(|r| r[1] == postcode)
+        .unwrap();
+    row[i].to_string()
+}
+
 /// A store with the fixture world loaded through `load_manifest`, as `terrace serve` loads it:
 /// loaded once per test process and copied for each test (`TestDb::prepared`). The tests of
 /// loading itself load for themselves.
