@@ -263,13 +263,15 @@ pub struct BuildReport {
     /// Series written (national and each authority, by sector).
     pub series: usize,
     pub rows: usize,
+    /// Entries of the newest list written to the commercial stock (placed in an authority).
+    pub stock: usize,
 }
 
 impl BuildReport {
     pub fn summary(&self) -> String {
         format!(
-            "[derive] commercial rent index: {} rating list entries, {} series, {} list points",
-            self.entries, self.series, self.rows
+            "[derive] commercial rent index: {} rating list entries, {} series, {} list points; commercial stock: {} entries of the newest list placed in an authority",
+            self.entries, self.series, self.rows, self.stock
         )
     }
 }
@@ -362,8 +364,9 @@ pub fn from_rows(
 }
 
 /// The derived step: the rent index of every sector nationally and in every local authority
-/// holding an entry, from the loaded lists and summary valuations, replacing the table. Reading
-/// every list once here is what lets a call read one series.
+/// holding an entry, from the loaded lists and summary valuations, replacing the table, and the
+/// commercial stock (the newest list's entries by authority and sector) that commercial sourcing
+/// pages through. Reading every list once here is what lets a call read one series or one page.
 pub async fn build(db: &Db, now: NaiveDateTime) -> Result<BuildReport, StoreError> {
     let loaded = rt::lists_with_entries(db, &LISTS).await?;
     let measured_lists = rt::lists_with_valuations(db, &LISTS).await?;
@@ -406,10 +409,13 @@ pub async fn build(db: &Db, now: NaiveDateTime) -> Result<BuildReport, StoreErro
         start = end;
     }
     let written = rt::replace_rent_index(db, rows).await?;
+    let stock = crate::sourcing::stock_rows(&entries, &lads, loaded.iter().max().copied(), now);
+    let stock = rt::replace_stock(db, stock).await?;
     Ok(BuildReport {
         entries: entries.len(),
         series,
         rows: written,
+        stock,
     })
 }
 

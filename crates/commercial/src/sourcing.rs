@@ -156,7 +156,7 @@ pub struct SourcingAnswer {
     pub licence: &'static str,
 }
 
-const BASIS: &str = "Rated stock of the newest loaded VOA rating list in the local authority (by the entry's postcode), in UARN order. A rateable value is the VOA's assessment of the open-market annual rent at the list's valuation date: an assessment, not a rent paid and not a price. No income-basis value is given without a yield source for the district.";
+const BASIS: &str = "Rated stock of the newest loaded VOA rating list in the local authority (by the entry's postcode in the postcode directory, as the last build placed it), in UARN order. A rateable value is the VOA's assessment of the open-market annual rent at the list's valuation date: an assessment, not a rent paid and not a price. No income-basis value is given without a yield source for the district.";
 
 /// One page of the rated stock of `area` (a resolved local authority) matching `q`.
 pub async fn sourcing(
@@ -165,11 +165,16 @@ pub async fn sourcing(
     q: &SourcingQuery,
 ) -> Result<SourcingAnswer, LookupError> {
     let scope = sourcing_scope(q);
-    let lists = rent_index::loaded_lists(db).await?;
+    // The stock the last build placed (its list); before any build, the newest loaded list with
+    // no rows placed in an authority yet.
+    let list_year = match rt::stock_list_year(db).await? {
+        Some(y) => Some(y),
+        None => rent_index::loaded_lists(db).await?.into_iter().max(),
+    };
     let mut answer = SourcingAnswer {
         area,
         sector: q.sector,
-        list_year: lists.iter().max().copied(),
+        list_year,
         data: Vec::new(),
         next_cursor: None,
         basis: BASIS,
@@ -178,19 +183,15 @@ pub async fn sourcing(
     let Some(year) = answer.list_year else {
         return Ok(answer);
     };
-    let uarns: Vec<i64> = rt::entry_codes_in_lad(
-        db,
-        year,
-        &q.lad_code,
-        q.after.unwrap_or(i64::MIN),
-        (q.min_rateable_value, q.max_rateable_value),
-    )
-    .await?
-    .into_iter()
-    .filter(|(_, code)| q.sector.contains(code.as_deref()))
-    .take(q.limit + 1)
-    .map(|(uarn, _)| uarn)
-    .collect();
+    let stock = rt::StockQuery {
+        lad_code: q.lad_code.clone(),
+        sector: (q.sector != Sector::All).then(|| q.sector.name()),
+        after: q.after.unwrap_or(i64::MIN),
+        min_rateable_value: q.min_rateable_value,
+        max_rateable_value: q.max_rateable_value,
+    };
+    let over = i64::try_from(q.limit.saturating_add(1)).unwrap_or(i64::MAX);
+    let uarns: Vec<i64> = rt::stock_page(db, &stock, over).await?;
     let mut picked = Vec::new();
     let mut history: BTreeMap<i64, Vec<ListValue>> = BTreeMap::new();
     for e in rt::entries_for_uarns(db, &uarns).await? {
@@ -284,6 +285,35 @@ pub async fn sourcing(
     answer.data = page.data;
     answer.next_cursor = page.next_cursor;
     Ok(answer)
+}
+
+/// The commercial stock rows of the newest list `year` (none when no list is loaded): each entry
+/// of that list whose postcode places it in an authority (`lads`, parallel to `entries`), with
+/// its sector. Written by the rent index build beside the index.
+pub fn stock_rows(
+    entries: &[rt::IndexEntry],
+    lads: &[Option<String>],
+    year: Option<i32>,
+    now: chrono::NaiveDateTime,
+) -> Vec<rt::StockRow> {
+    let Some(year) = year else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .zip(lads)
+        .filter(|((y, ..), _)| *y == year)
+        .filter_map(|((y, uarn, code, rv), lad)| {
+            Some(rt::StockRow {
+                uarn: *uarn,
+                lad_code: lad.clone()?,
+                sector: Sector::of_code(code.as_deref()).name(),
+                list_year: *y,
+                rateable_value: *rv,
+                updated_at: now,
+            })
+        })
+        .collect()
 }
 
 /// The offers of each UPRN.
@@ -419,5 +449,55 @@ fn income_value(
         }),
         Some(Err(why)) => na(why.clone()),
         None => na("no auction yield was read for the district"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stock_is_the_newest_lists_placed_entries_with_their_sector() {
+        let now = chrono::NaiveDate::from_ymd_opt(2026, 4, 1)
+            .and_then(|d| d.and_hms_opt(0, 0, 0))
+            .unwrap();
+        let entries: Vec<rt::IndexEntry> = vec![
+            (2023, 1, Some("CS".into()), Some(10_000)),
+            (2026, 1, Some("CS".into()), Some(12_000)),
+            (2026, 2, Some("CO".into()), None),
+            (2026, 3, Some("IF3".into()), Some(5_000)),
+            (2026, 4, None, Some(1_000)),
+        ];
+        let lads = vec![
+            Some("E06000001".to_string()),
+            Some("E06000001".to_string()),
+            Some("E06000002".to_string()),
+            None,
+            Some("E06000001".to_string()),
+        ];
+        let rows = stock_rows(&entries, &lads, Some(2026), now);
+        let got: Vec<(i64, &str, &str, i32, Option<i64>)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.uarn,
+                    r.lad_code.as_str(),
+                    r.sector.as_str(),
+                    r.list_year,
+                    r.rateable_value,
+                )
+            })
+            .collect();
+        // The 2023 entry is not the newest list's; UARN 3 has no authority (its postcode is
+        // not in the directory); an entry without a code is OTHER.
+        assert_eq!(
+            got,
+            vec![
+                (1, "E06000001", "RETAIL", 2026, Some(12_000)),
+                (2, "E06000002", "OFFICE", 2026, None),
+                (4, "E06000001", "OTHER", 2026, Some(1_000)),
+            ]
+        );
+        assert!(stock_rows(&entries, &lads, None, now).is_empty());
     }
 }

@@ -109,3 +109,6 @@ pub enum MarketError {
 pub(crate) fn district_key(d: &str) -> String {
     format!("district:{d}")
 }
+
+#[cfg(test)]
+mod tests;

@@ -3,7 +3,8 @@
 
 use crate::db::{Db, StoreResult};
 use crate::schema::{
-    commercial_rent_index, postcodes, rating_list_entries, summary_valuations, uarn_uprn_links,
+    commercial_rent_index, commercial_stock, postcodes, rating_list_entries, summary_valuations,
+    uarn_uprn_links,
 };
 use crate::{keyed_ops, with_conn};
 use chrono::{NaiveDate, NaiveDateTime};
@@ -186,59 +187,72 @@ pub async fn index_entries(db: &Db, lad: Option<&str>) -> StoreResult<Vec<IndexE
     }))
 }
 
-/// The UARN and description code of each entry of list `list_year` whose postcode lies in local
-/// authority `lad`, with a UARN after `after` and a rateable value within the bounds when given,
-/// in UARN order (keyset pages for commercial sourcing). Read from the authority's postcodes
-/// (`postcodes_lad_idx`, then `rating_list_entries_postcode_idx`), so that a call reads the
-/// authority's entries, not a list's.
-pub async fn entry_codes_in_lad(
-    db: &Db,
-    list_year: i32,
-    lad: &str,
-    after: i64,
-    rv_bounds: (Option<i64>, Option<i64>),
-) -> StoreResult<Vec<(i64, Option<String>)>> {
-    let lad = lad.to_string();
-    let pcs: Vec<String> = with_conn!(db, |c| {
-        postcodes::table
-            .filter(postcodes::lad_code.eq(lad.clone()))
-            .select(postcodes::postcode)
-            .load(c)
-            .await?
-    });
-    // The query filters by postcode alone and the rest is applied here: given the list year and
-    // a UARN floor as well, SQLite (no planner statistics) walks the `(list_year, uarn)` index
-    // through the whole list for every chunk of postcodes (at 2,000,000 entries a list, seconds
-    // a call; docs/BENCHMARKS.md, `bench commercial`, session 28).
-    let mut out = Vec::new();
-    let (lo, hi) = rv_bounds;
-    for k in pcs.chunks(crate::bulk::CHUNK) {
-        let k = k.to_vec();
-        let part: Vec<(i64, Option<String>, i32, Option<i64>)> = with_conn!(db, |c| {
-            rating_list_entries::table
-                .filter(rating_list_entries::postcode.eq_any(k.clone()))
-                .select((
-                    rating_list_entries::uarn,
-                    rating_list_entries::description_code,
-                    rating_list_entries::list_year,
-                    rating_list_entries::rateable_value,
-                ))
-                .load(c)
-                .await?
-        });
-        out.extend(
-            part.into_iter()
-                .filter(|(uarn, _, year, rv)| {
-                    *year == list_year
-                        && *uarn > after
-                        && lo.is_none_or(|lo| rv.is_some_and(|v| v >= lo))
-                        && hi.is_none_or(|hi| rv.is_some_and(|v| v <= hi))
-                })
-                .map(|(uarn, code, _, _)| (uarn, code)),
-        );
-    }
-    out.sort_unstable_by_key(|e| e.0);
-    Ok(out)
+/// One entry of the commercial stock (`commercial_stock`): an entry of the newest loaded list
+/// placed in its local authority with its sector, as the commercial rent index build wrote it.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = commercial_stock)]
+pub struct StockRow {
+    pub uarn: i64,
+    pub lad_code: String,
+    /// The sector's API name (`OFFICE`, `RETAIL`, ...; never `ALL`).
+    pub sector: String,
+    pub list_year: i32,
+    pub rateable_value: Option<i64>,
+    pub updated_at: NaiveDateTime,
+}
+
+/// Replaces the whole commercial stock with `rows` in one transaction (an authority no longer
+/// placed is removed). Returns rows written.
+pub async fn replace_stock(db: &Db, rows: Vec<StockRow>) -> StoreResult<usize> {
+    Ok(crate::replace_series!(db, commercial_stock, lad_code, rows))
+}
+
+/// The list the commercial stock was built from (null when the build wrote none).
+pub async fn stock_list_year(db: &Db) -> StoreResult<Option<i32>> {
+    Ok(with_conn!(db, |c| {
+        commercial_stock::table
+            .select(commercial_stock::list_year)
+            .first(c)
+            .await
+            .optional()?
+    }))
+}
+
+/// A query of the commercial stock of one local authority: the sector (`None`: every sector),
+/// the UARN after which the page starts, and rateable value bounds (inclusive; an entry without
+/// a rateable value is outside any bound).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StockQuery {
+    pub lad_code: String,
+    pub sector: Option<String>,
+    pub after: i64,
+    pub min_rateable_value: Option<i64>,
+    pub max_rateable_value: Option<i64>,
+}
+
+/// The first `limit` UARNs of the stock matching `q`, in UARN order: one range of
+/// `commercial_stock_sector_idx` (or `_lad_idx` for every sector), whatever the list's size.
+pub async fn stock_page(db: &Db, q: &StockQuery, limit: i64) -> StoreResult<Vec<i64>> {
+    let q = q.clone();
+    Ok(with_conn!(db, |c| {
+        let mut s = commercial_stock::table
+            .filter(commercial_stock::lad_code.eq(q.lad_code.clone()))
+            .filter(commercial_stock::uarn.gt(q.after))
+            .select(commercial_stock::uarn)
+            .order(commercial_stock::uarn)
+            .limit(limit)
+            .into_boxed();
+        if let Some(sector) = q.sector.clone() {
+            s = s.filter(commercial_stock::sector.eq(sector));
+        }
+        if let Some(lo) = q.min_rateable_value {
+            s = s.filter(commercial_stock::rateable_value.ge(lo));
+        }
+        if let Some(hi) = q.max_rateable_value {
+            s = s.filter(commercial_stock::rateable_value.le(hi));
+        }
+        s.load(c).await?
+    }))
 }
 
 /// The entries of these UARNs in every list, by UARN and list.

@@ -1296,6 +1296,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    commercial_stock (uarn) {
+        uarn -> BigInt,
+        lad_code -> Text,
+        sector -> Text,
+        list_year -> Integer,
+        rateable_value -> Nullable<BigInt>,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     commercial_capital_index (point_key) {
         point_key -> Text,
         series_key -> Text,

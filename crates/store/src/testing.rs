@@ -514,7 +514,7 @@ async fn ensure_pg_template(admin_url: &str, hash: u64) -> String {
         &format!("SELECT pg_advisory_unlock({})", hash as i64),
     )
     .await;
-    drop_leftovers(&mut c, &pg.base).await;
+    drop_leftovers(&mut c, &pg.base, admin_url).await;
     template
 }
 
@@ -546,15 +546,17 @@ async fn database_names(c: &mut AsyncPgConnection, prefix: &str) -> Vec<String> 
 }
 
 /// Drops the test databases of processes that are gone (a test process exits without waiting for
-/// its last background drops). Only where `/proc` tells which processes live.
-async fn drop_leftovers(c: &mut AsyncPgConnection, base: &str) {
+/// its last background drops). Only where `/proc` tells which processes live. The drops go to
+/// this process's dropper thread, beside its tests: one after another here, a test binary's
+/// first test waited for every database the binary before it left (on PostgreSQL 15 each drop
+/// is a checkpoint; 231 of them took 7 minutes of the suite; docs/BENCHMARKS.md, "Build and CI
+/// time").
+async fn drop_leftovers(c: &mut AsyncPgConnection, base: &str, admin_url: &str) {
     let prefix = format!("{base}_t");
     for name in database_names(c, &prefix).await {
         let pid = name[prefix.len()..].split('_').next().unwrap_or("");
         if process_gone(pid) {
-            let _ = c
-                .batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
-                .await;
+            pg_dropper(admin_url.to_string(), name);
         }
     }
 }
@@ -574,7 +576,7 @@ fn pg_dropper(admin_url: String, database: String) {
             };
             while let Ok(first) = rx.recv() {
                 let mut batch = vec![first];
-                while batch.len() < 4
+                while batch.len() < 8
                     && let Ok(more) = rx.try_recv()
                 {
                     batch.push(more);

@@ -163,3 +163,76 @@ mod meta {
         }
     }
 }
+
+mod commercial_stock {
+    use terrace_store::rating::{self, StockQuery, StockRow};
+    use terrace_store::testing::TestDb;
+
+    fn row(uarn: i64, lad: &str, sector: &str, rv: Option<i64>) -> StockRow {
+        StockRow {
+            uarn,
+            lad_code: lad.into(),
+            sector: sector.into(),
+            list_year: 2026,
+            rateable_value: rv,
+            updated_at: chrono::NaiveDate::from_ymd_opt(2026, 4, 1)
+                .and_then(|d| d.and_hms_opt(0, 0, 0))
+                .unwrap(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_page_is_one_authoritys_matching_uarns_in_order_and_a_rebuild_replaces_it() {
+        let t = TestDb::new().await;
+        assert_eq!(rating::stock_list_year(&t.db).await.unwrap(), None);
+        let rows = vec![
+            row(5, "E1", "RETAIL", Some(50)),
+            row(1, "E1", "OFFICE", Some(10)),
+            row(3, "E1", "RETAIL", None),
+            row(2, "E2", "RETAIL", Some(20)),
+            row(4, "E1", "RETAIL", Some(40)),
+            row(6, "E1", "RETAIL", Some(60)),
+        ];
+        assert_eq!(rating::replace_stock(&t.db, rows).await.unwrap(), 6);
+        assert_eq!(rating::stock_list_year(&t.db).await.unwrap(), Some(2026));
+        let q = |sector: Option<&str>, after: i64, lo: Option<i64>, hi: Option<i64>| StockQuery {
+            lad_code: "E1".into(),
+            sector: sector.map(str::to_string),
+            after,
+            min_rateable_value: lo,
+            max_rateable_value: hi,
+        };
+        let page = |q: StockQuery, n: i64| {
+            let db = t.db.clone();
+            async move { rating::stock_page(&db, &q, n).await.unwrap() }
+        };
+        assert_eq!(
+            page(q(None, i64::MIN, None, None), 10).await,
+            vec![1, 3, 4, 5, 6]
+        );
+        assert_eq!(
+            page(q(Some("RETAIL"), i64::MIN, None, None), 2).await,
+            vec![3, 4]
+        );
+        assert_eq!(page(q(Some("RETAIL"), 4, None, None), 10).await, vec![5, 6]);
+        // A bound leaves out the entry with no rateable value.
+        assert_eq!(
+            page(q(None, i64::MIN, Some(10), Some(50)), 10).await,
+            vec![1, 4, 5]
+        );
+        assert_eq!(
+            page(q(Some("HOTEL"), i64::MIN, None, None), 10).await,
+            Vec::<i64>::new()
+        );
+        // A rebuild that no longer places E2 removes its rows.
+        rating::replace_stock(&t.db, vec![row(7, "E1", "OFFICE", Some(70))])
+            .await
+            .unwrap();
+        assert_eq!(page(q(None, i64::MIN, None, None), 10).await, vec![7]);
+        let e2 = StockQuery {
+            lad_code: "E2".into(),
+            ..q(None, i64::MIN, None, None)
+        };
+        assert_eq!(page(e2, 10).await, Vec::<i64>::new());
+    }
+}
