@@ -23,7 +23,9 @@
 //!   the address' street lacks one of its name words (`ASH FARM CLOSE` for `FARM CLOSE`). Words
 //!   agree spelled as compounds (`CORN MILL`, `CORNMILL`), in the plural, `SAINT` for `ST`, with
 //!   two letters swapped or one slip (five letters, or four with the first kept); qualifiers,
-//!   street types and single letters are left to the other rules.
+//!   street types and single letters are left to the other rules, but a street type before the
+//!   address' street's last word names it (`PARK` in `VICTORIA PARK ROAD`, so `VICTORIA ROAD`
+//!   lacks it).
 
 use crate::AddressEntry;
 
@@ -83,7 +85,8 @@ const BUILDING_NOUNS: &[&str] = &[
 const STREET_TYPES: &[&str] = &[
     "ROAD", "STREET", "LANE", "AVENUE", "CLOSE", "DRIVE", "WAY", "HILL", "CRESCENT", "PLACE",
     "TERRACE", "GARDENS", "SQUARE", "WALK", "RISE", "GROVE", "PARK", "ROW", "VIEW", "GREEN", "RD",
-    "ST", "LN", "AVE", "CL", "DR",
+    "ST", "LN", "AVE", "CL", "DR", "MEADOW", "MEADOWS", "HEATH", "VALE", "CHASE", "CROFT",
+    "ORCHARD", "FIELDS", "PARADE", "QUAY",
 ];
 
 /// Words that qualify a street or place name (`EAST PARK ROAD`, `UPPER HILL RISE`).
@@ -399,16 +402,20 @@ fn street_names_conflict(qs: &[Vec<String>], qw: &[&str], e: &AddressEntry, ew: 
     }
     let e_words: Vec<String> = segments(street).into_iter().flatten().collect();
     let e_typed = e_words.iter().any(|w| has(STREET_TYPES, w));
+    // A street type before the street's last word is a name word (`VICTORIA PARK ROAD`: `PARK`
+    // names it, `ROAD` is its type).
+    let last = e_words.len().saturating_sub(1);
     let e_name: Vec<&str> = e_words
         .iter()
-        .map(String::as_str)
-        .filter(|w| {
+        .enumerate()
+        .filter(|(i, w)| {
             w.len() > 1
                 && *w != "THE"
                 && !has(QUALIFIERS, w)
-                && !has(STREET_TYPES, w)
+                && (*i < last || !has(STREET_TYPES, w))
                 && !is_number(w)
         })
+        .map(|(_, w)| w.as_str())
         .collect();
     if e_name.is_empty() {
         return false;

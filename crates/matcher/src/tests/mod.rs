@@ -1375,6 +1375,32 @@ fn resolve_conflicting_street_name_is_not_confident() {
     assert_eq!(c, Some(crate::Conflict::StreetName));
 }
 
+/// Session 29, on the sibling split of seed 7: a street type inside the address' street's name
+/// is a name word (`VICTORIA PARK ROAD`: `PARK`), and `MEADOW`, `HEATH` and the like are street
+/// types, so `43, Victoria Road, Topsham` is not `43 Victoria Park Road` and `6 Rews Meadow` is
+/// not `6 Rews Park Drive`.
+#[test]
+fn a_street_type_inside_a_street_name_is_a_name_word() {
+    let reg = with_neighbours(
+        vec![
+            street_entry(1, "", "43", "VICTORIA PARK ROAD", "EX2 4PB"),
+            street_entry(2, "", "6", "REWS PARK DRIVE", "EX1 3QN"),
+        ],
+        "VICTORIA PARK ROAD",
+        "EX2 4PB",
+    );
+    let c = sibling_conflict(reg.clone(), "43, Victoria Road, Topsham", None, 1);
+    assert_eq!(c, Some(crate::Conflict::StreetName));
+    let c = sibling_conflict(reg, "6 Rews Meadow", None, 2);
+    assert_eq!(c, Some(crate::Conflict::StreetName));
+    // The street's own type is still its type: `VICTORIA PARK` for `VICTORIA PARK ROAD` and
+    // `REWS PARK DRIVE` written in full agree.
+    let e = street_entry(1, "", "43", "VICTORIA PARK ROAD", "EX2 4PB");
+    assert_eq!(crate::conflict::text_conflict("43 Victoria Park Road", &e), None);
+    let e = street_entry(2, "", "6", "REWS PARK DRIVE", "EX1 3QN");
+    assert_eq!(crate::conflict::text_conflict("6, Rews Park Drive, Exeter", &e), None);
+}
+
 /// What is not a street conflict: a compound written apart, a plural, `SAINT` for `ST`, a
 /// street kept as the town, and a street the query adds where the address names a building.
 #[test]
