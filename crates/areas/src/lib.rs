@@ -1205,3 +1205,6 @@ mod tests {
         assert_eq!(id.to_string(), format!("h3:{res8}"));
     }
 }
+
+#[cfg(test)]
+mod tests_store;

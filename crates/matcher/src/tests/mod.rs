@@ -1396,9 +1396,15 @@ fn a_street_type_inside_a_street_name_is_a_name_word() {
     // The street's own type is still its type: `VICTORIA PARK` for `VICTORIA PARK ROAD` and
     // `REWS PARK DRIVE` written in full agree.
     let e = street_entry(1, "", "43", "VICTORIA PARK ROAD", "EX2 4PB");
-    assert_eq!(crate::conflict::text_conflict("43 Victoria Park Road", &e), None);
+    assert_eq!(
+        crate::conflict::text_conflict("43 Victoria Park Road", &e),
+        None
+    );
     let e = street_entry(2, "", "6", "REWS PARK DRIVE", "EX1 3QN");
-    assert_eq!(crate::conflict::text_conflict("6, Rews Park Drive, Exeter", &e), None);
+    assert_eq!(
+        crate::conflict::text_conflict("6, Rews Park Drive, Exeter", &e),
+        None
+    );
 }
 
 /// What is not a street conflict: a compound written apart, a plural, `SAINT` for `ST`, a
