@@ -12,7 +12,7 @@ use terrace_address::{
 use terrace_core::{Postcode, Uprn};
 use terrace_store::address::{self, AddressRow, PostcodeRow};
 use terrace_store::meta;
-use terrace_store::testing::TestDb;
+use terrace_store::testing::{TestDb, postcode_row};
 
 fn now() -> NaiveDateTime {
     NaiveDate::from_ymd_opt(2026, 1, 1)
@@ -45,22 +45,14 @@ fn row(uprn: i64, saon: Option<&str>, paon: &str, street: &str, pc: &str) -> Add
 
 fn postcode(pc: &str) -> PostcodeRow {
     PostcodeRow {
-        postcode: pc.into(),
         easting: Some(292_000.0),
         northing: Some(92_500.0),
         lat: Some(50.72),
         lon: Some(-3.53),
-        lad_code: Some("E07000041".into()),
-        lsoa_code: None,
         country_code: Some("E92000001".into()),
         quality: Some(1),
-        terminated: false,
-        source: "test".into(),
         updated_at: now(),
-        ward_code: None,
-        msoa_code: None,
-        county_code: None,
-        region_code: None,
+        ..postcode_row(pc, "E07000041")
     }
 }
 

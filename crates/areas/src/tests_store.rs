@@ -6,7 +6,7 @@ use super::*;
 use chrono::{NaiveDate, NaiveDateTime};
 use terrace_store::address::{self, PostcodeRow};
 use terrace_store::areas::{self as store_areas, AreaNameRow};
-use terrace_store::testing::TestDb;
+use terrace_store::testing::{TestDb, postcode_row};
 
 const LAD: &str = "E07000041";
 
@@ -20,22 +20,10 @@ fn now() -> NaiveDateTime {
 /// longitude).
 fn postcode(pc: &str, lat: f64, lon: f64) -> PostcodeRow {
     PostcodeRow {
-        postcode: pc.into(),
-        easting: None,
-        northing: None,
         lat: Some(lat),
         lon: Some(lon),
-        lad_code: Some(LAD.into()),
-        lsoa_code: None,
         country_code: Some("E92000001".into()),
-        quality: Some(1),
-        terminated: false,
-        source: "test".into(),
-        updated_at: now(),
-        ward_code: None,
-        msoa_code: None,
-        county_code: None,
-        region_code: None,
+        ..postcode_row(pc, LAD)
     }
 }
 

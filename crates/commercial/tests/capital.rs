@@ -8,11 +8,11 @@ use chrono::{NaiveDate, NaiveDateTime};
 use terrace_commercial::capital_index::{self, METHOD_REPEAT_SALES, METHOD_SHRUNK, PairSource};
 use terrace_commercial::sector::{AreaScope, Sector};
 use terrace_commercial::{Block, CapitalIndex};
-use terrace_store::address::{self, PostcodeRow};
+use terrace_store::address;
 use terrace_store::auctions::{self, LotRow};
 use terrace_store::rating::{self, RatingEntryRow, UarnLinkRow};
 use terrace_store::sales::{self, PricePaidRow};
-use terrace_store::testing::TestDb;
+use terrace_store::testing::{TestDb, postcode_row};
 use terrace_store::titles::{self, PriceObservationRow, TitleRow};
 
 fn now() -> NaiveDateTime {
@@ -23,27 +23,6 @@ fn now() -> NaiveDateTime {
 
 fn d(s: &str) -> NaiveDate {
     NaiveDate::parse_from_str(s, "%Y-%m-%d").expect("date")
-}
-
-fn postcode(pc: &str, lad: &str) -> PostcodeRow {
-    PostcodeRow {
-        postcode: pc.into(),
-        easting: None,
-        northing: None,
-        lat: None,
-        lon: None,
-        lad_code: Some(lad.into()),
-        lsoa_code: None,
-        country_code: None,
-        quality: None,
-        terminated: false,
-        source: "test".into(),
-        updated_at: now(),
-        ward_code: None,
-        msoa_code: None,
-        county_code: None,
-        region_code: None,
-    }
 }
 
 /// A category B sale of type O: by UPRN when given, else by postcode and PAON.
@@ -186,7 +165,7 @@ fn counts(ix: &CapitalIndex) -> Vec<(String, i64)> {
 async fn pairs_come_from_price_paid_ccod_snapshots_and_auction_results() {
     let t = TestDb::new().await;
     let db = &t.db;
-    address::replace_postcodes(db, vec![postcode("AA1 1AA", "E06000001")])
+    address::replace_postcodes(db, vec![postcode_row("AA1 1AA", "E06000001")])
         .await
         .unwrap();
     let (links, entries): (Vec<_>, Vec<_>) = [1, 2, 3].map(rated).into_iter().unzip();
@@ -354,7 +333,10 @@ async fn a_thin_authority_moves_toward_national_and_a_thick_one_barely() {
     let db = &t.db;
     address::replace_postcodes(
         db,
-        vec![postcode("TK1 1AA", THICK), postcode("TN1 1AA", THIN)],
+        vec![
+            postcode_row("TK1 1AA", THICK),
+            postcode_row("TN1 1AA", THIN),
+        ],
     )
     .await
     .unwrap();

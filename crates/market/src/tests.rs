@@ -15,7 +15,7 @@ use terrace_analytics::{
 };
 use terrace_store::address::{self, PostcodeRow};
 use terrace_store::sales::{self, PricePaidRow};
-use terrace_store::testing::TestDb;
+use terrace_store::testing::{TestDb, postcode_row};
 
 const LAD: &str = "E06000099";
 const UNITS: [&str; 4] = ["ZZ1 1AA", "ZZ1 2AB", "ZZ1 3AD", "ZZ1 4AE"];
@@ -28,22 +28,8 @@ fn now() -> NaiveDateTime {
 
 fn postcode(pc: &str) -> PostcodeRow {
     PostcodeRow {
-        postcode: pc.into(),
-        easting: None,
-        northing: None,
-        lat: None,
-        lon: None,
-        lad_code: Some(LAD.into()),
-        lsoa_code: None,
         country_code: Some("E92000001".into()),
-        quality: Some(1),
-        terminated: false,
-        source: "test".into(),
-        updated_at: now(),
-        ward_code: None,
-        msoa_code: None,
-        county_code: None,
-        region_code: None,
+        ..postcode_row(pc, LAD)
     }
 }
 
@@ -84,7 +70,7 @@ async fn plant(db: &terrace_store::Db) -> (BTreeMap<Month, f64>, BTreeMap<Month,
                 new_build: s.sale.new_build,
                 tenure: match s.sale.tenure {
                     Tenure::Leasehold => "L",
-                    _ => "F",
+                    Tenure::Freehold | Tenure::Unknown => "F",
                 }
                 .into(),
                 paon: Some(key.to_string()),

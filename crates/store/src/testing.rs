@@ -601,6 +601,31 @@ fn pg_dropper(admin_url: String, database: String) {
     }
 }
 
+/// A postcode directory row for tests: the postcode in local authority `lad`, with no position,
+/// no other geography and source `test` (set what a test needs with struct update syntax).
+pub fn postcode_row(postcode: &str, lad: &str) -> crate::address::PostcodeRow {
+    crate::address::PostcodeRow {
+        postcode: postcode.into(),
+        easting: None,
+        northing: None,
+        lat: None,
+        lon: None,
+        lad_code: Some(lad.into()),
+        lsoa_code: None,
+        country_code: None,
+        quality: None,
+        terminated: false,
+        source: "test".into(),
+        updated_at: chrono::NaiveDate::from_ymd_opt(2026, 1, 1)
+            .and_then(|d| d.and_hms_opt(0, 0, 0))
+            .unwrap_or_default(),
+        ward_code: None,
+        msoa_code: None,
+        county_code: None,
+        region_code: None,
+    }
+}
+
 /// A handle to a store that cannot be reached, for testing unavailability paths.
 pub fn unreachable_db() -> Result<Db, StoreError> {
     let opts = DbOptions {

@@ -9,9 +9,9 @@ use terrace_analytics::SplitMix64;
 use terrace_ingest::{Dataset, Progress, load_file};
 use terrace_listings::indices::{self, IndexAreaType, IndexKind, IndexRequest};
 use terrace_listings::market::Answer;
-use terrace_store::address::{self, PostcodeRow};
+use terrace_store::address;
 use terrace_store::listings::{self, ListingIndexRow, ListingRow, SnapshotRow};
-use terrace_store::testing::TestDb;
+use terrace_store::testing::{TestDb, postcode_row};
 
 const LAD: &str = "E06009901";
 
@@ -126,27 +126,6 @@ fn listing(
         uprn_score: None,
         removed_at: None,
         removal_reason: None,
-    }
-}
-
-fn postcode(pc: &str, lad: &str) -> PostcodeRow {
-    PostcodeRow {
-        postcode: pc.into(),
-        easting: None,
-        northing: None,
-        lat: None,
-        lon: None,
-        lad_code: Some(lad.into()),
-        lsoa_code: None,
-        country_code: None,
-        quality: None,
-        terminated: false,
-        source: "test".into(),
-        updated_at: at(2021, 1, 1),
-        ward_code: None,
-        msoa_code: None,
-        county_code: None,
-        region_code: None,
     }
 }
 
@@ -317,7 +296,7 @@ async fn rent_index_is_withheld_where_it_disagrees_with_the_pipr_or_the_pipr_is_
     let t = TestDb::new().await;
     address::replace_postcodes(
         &t.db,
-        vec![postcode("XT1 1AA", LAD), postcode("XT1 1AB", LAD)],
+        vec![postcode_row("XT1 1AA", LAD), postcode_row("XT1 1AB", LAD)],
     )
     .await
     .unwrap();
