@@ -14,24 +14,6 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 use terrace_analytics::{self as an, Month, SplitMix64};
 
-fn type_code(t: an::PropertyType) -> &'static str {
-    match t {
-        an::PropertyType::Detached => "D",
-        an::PropertyType::SemiDetached => "S",
-        an::PropertyType::Terraced => "T",
-        an::PropertyType::Flat => "F",
-        an::PropertyType::Other => "O",
-    }
-}
-
-fn tenure(t: an::Tenure) -> &'static str {
-    match t {
-        an::Tenure::Freehold => "F",
-        an::Tenure::Leasehold => "L",
-        an::Tenure::Unknown => "U",
-    }
-}
-
 /// The district codes: areas `XA`, `XB`, ... of 20 districts each.
 pub(crate) fn districts(n: usize) -> Vec<String> {
     (0..n)
@@ -73,9 +55,9 @@ fn write_sales(
                 sale.price,
                 &sale.month.first_day()[..7],
                 sale.day.clamp(1, 28),
-                type_code(sale.property_type),
+                sale.property_type.code(),
                 if sale.new_build { "Y" } else { "N" },
-                tenure(sale.tenure),
+                sale.tenure.code(),
                 sale.property.unwrap_or_default() % 1_000_000,
             )?;
         }

@@ -24,6 +24,17 @@ impl PropertyType {
             _ => None,
         }
     }
+
+    /// The Price Paid code (`D`, `S`, `T`, `F` or `O`): the inverse of [`PropertyType::from_code`].
+    pub fn code(self) -> &'static str {
+        match self {
+            PropertyType::Detached => "D",
+            PropertyType::SemiDetached => "S",
+            PropertyType::Terraced => "T",
+            PropertyType::Flat => "F",
+            PropertyType::Other => "O",
+        }
+    }
 }
 
 /// Price Paid duration.
@@ -42,6 +53,15 @@ impl Tenure {
             "L" => Some(Tenure::Leasehold),
             "U" => Some(Tenure::Unknown),
             _ => None,
+        }
+    }
+
+    /// The Price Paid code (`F`, `L` or `U`): the inverse of [`Tenure::from_code`].
+    pub fn code(self) -> &'static str {
+        match self {
+            Tenure::Freehold => "F",
+            Tenure::Leasehold => "L",
+            Tenure::Unknown => "U",
         }
     }
 }

@@ -10,9 +10,7 @@ use crate::series::{IndexGeo, index_series};
 use crate::volume::{VolumeQuery, volume_series};
 use chrono::{NaiveDate, NaiveDateTime};
 use std::collections::BTreeMap;
-use terrace_analytics::{
-    Month, PropertyType, SimSpec, SplitMix64, Tenure, cyclical_log_index, simulate_sales,
-};
+use terrace_analytics::{Month, SimSpec, SplitMix64, cyclical_log_index, simulate_sales};
 use terrace_store::address::{self, PostcodeRow};
 use terrace_store::sales::{self, PricePaidRow};
 use terrace_store::testing::{TestDb, postcode_row};
@@ -30,16 +28,6 @@ fn postcode(pc: &str) -> PostcodeRow {
     PostcodeRow {
         country_code: Some("E92000001".into()),
         ..postcode_row(pc, LAD)
-    }
-}
-
-fn code(t: PropertyType) -> &'static str {
-    match t {
-        PropertyType::Detached => "D",
-        PropertyType::SemiDetached => "S",
-        PropertyType::Terraced => "T",
-        PropertyType::Flat => "F",
-        PropertyType::Other => "O",
     }
 }
 
@@ -66,13 +54,9 @@ async fn plant(db: &terrace_store::Db) -> (BTreeMap<Month, f64>, BTreeMap<Month,
                 price: s.sale.price,
                 date: first_day + chrono::Days::new(u64::from(s.sale.day.clamp(1, 28)) - 1),
                 postcode: Some(UNITS[(key % 4) as usize].into()),
-                property_type: code(s.sale.property_type).into(),
+                property_type: s.sale.property_type.code().into(),
                 new_build: s.sale.new_build,
-                tenure: match s.sale.tenure {
-                    Tenure::Leasehold => "L",
-                    Tenure::Freehold | Tenure::Unknown => "F",
-                }
-                .into(),
+                tenure: s.sale.tenure.code().into(),
                 paon: Some(key.to_string()),
                 saon: None,
                 street: Some("SIMULATED STREET".into()),

@@ -11,7 +11,7 @@ use terrace_analytics as an;
 use terrace_store::Db;
 use terrace_store::valuation::{self as vs, AccuracyRow};
 
-use crate::inputs::{self, type_code};
+use crate::inputs;
 use crate::{MODEL_VERSION, SOURCE, ValuationError};
 
 /// A sale is taken to be public this many months after its completion month (Price Paid's
@@ -136,7 +136,7 @@ pub fn table(valued: &[Valued]) -> Vec<Line> {
         let month = x.month.to_string();
         let months = [month.chars().take(4).collect(), month, "all".to_string()];
         for m in months {
-            let mut types = vec![type_code(x.property_type).to_string(), "all".to_string()];
+            let mut types = vec![x.property_type.code().to_string(), "all".to_string()];
             if x.resale {
                 types.push("all_resales".to_string());
             }

@@ -8,7 +8,7 @@ use terrace_store::Db;
 use terrace_store::valuation::{self as vs, ComparableRow, ValuationRow, VintageRow};
 
 use crate::backtest::{self, Valued};
-use crate::inputs::{self, Inputs, epc_type, tenure_code, type_code};
+use crate::inputs::{self, Inputs, epc_type};
 use crate::{MODEL_VERSION, SOURCE, ValuationError};
 
 /// At most this many calibration sales per vintage (a deterministic spread).
@@ -183,8 +183,8 @@ pub async fn build(
             }
         };
         row.district = Some(inp.districts[subject.area as usize].clone());
-        row.property_type = Some(type_code(subject.property_type).to_string());
-        row.tenure = Some(tenure_code(subject.tenure).to_string());
+        row.property_type = Some(subject.property_type.code().to_string());
+        row.tenure = Some(subject.tenure.code().to_string());
         row.floor_area = subject.floor_area_m2;
         row.floor_area_source = subject.floor_area_m2.map(|_| "epc_unit".to_string());
         match an::value(&vintage, &subject, &hist, &index) {
@@ -344,7 +344,7 @@ fn comparable_rows(
             comp_uprn: Inputs::uprn_of(l.property),
             sale_month: l.month.to_string(),
             price: l.price,
-            property_type: type_code(l.property_type).to_string(),
+            property_type: l.property_type.code().to_string(),
             floor_area: l.floor_area_m2,
             tier: l.tier.to_string(),
             distance_m: l.distance_m,

@@ -140,24 +140,6 @@ pub fn epc_type(property_type: Option<&str>, built_form: Option<&str>) -> Option
     None
 }
 
-pub fn type_code(t: an::PropertyType) -> &'static str {
-    match t {
-        an::PropertyType::Detached => "D",
-        an::PropertyType::SemiDetached => "S",
-        an::PropertyType::Terraced => "T",
-        an::PropertyType::Flat => "F",
-        an::PropertyType::Other => "O",
-    }
-}
-
-pub fn tenure_code(t: an::Tenure) -> &'static str {
-    match t {
-        an::Tenure::Freehold => "F",
-        an::Tenure::Leasehold => "L",
-        an::Tenure::Unknown => "U",
-    }
-}
-
 impl Inputs {
     pub fn district_id(&mut self, outward: &str) -> u32 {
         if let Some(i) = self.district_ids.get(outward) {

@@ -11,24 +11,6 @@ const FIRST: (i32, u32) = (2013, 1);
 const MONTHS: usize = 144; // 2013-01 .. 2024-12
 const BASE: usize = 24; // 2015-01
 
-fn type_code(t: an::PropertyType) -> &'static str {
-    match t {
-        an::PropertyType::Detached => "D",
-        an::PropertyType::SemiDetached => "S",
-        an::PropertyType::Terraced => "T",
-        an::PropertyType::Flat => "F",
-        an::PropertyType::Other => "O",
-    }
-}
-
-fn tenure_code(t: an::Tenure) -> &'static str {
-    match t {
-        an::Tenure::Freehold => "F",
-        an::Tenure::Leasehold => "L",
-        an::Tenure::Unknown => "U",
-    }
-}
-
 struct Market {
     true_log: Vec<f64>,
     /// Sales per (district, month) as written.
@@ -65,9 +47,9 @@ fn simulate() -> Market {
             csv.push_str(&format!(
                 "\"{{00000000-0000-0000-0000-{n:012}}}\",\"{}\",\"{date}\",\"{postcode}\",\"{}\",\"{}\",\"{}\",\"{}\",\"\",\"MARKET STREET\",\"\",\"EXAMPLETON\",\"EXAMPLETON\",\"EXAMPLESHIRE\",\"{cat}\",\"A\"\n",
                 sale.price,
-                type_code(sale.property_type),
+                sale.property_type.code(),
                 if sale.new_build { "Y" } else { "N" },
-                tenure_code(sale.tenure),
+                sale.tenure.code(),
                 sale.property.unwrap(),
             ));
             *counts

@@ -8,16 +8,6 @@ use std::path::PathBuf;
 use terrace_analytics::{self as an, Draws, Month, SplitMix64};
 use terrace_ingest::{Dataset, Progress};
 
-fn type_code(t: an::PropertyType) -> &'static str {
-    match t {
-        an::PropertyType::Detached => "D",
-        an::PropertyType::SemiDetached => "S",
-        an::PropertyType::Terraced => "T",
-        an::PropertyType::Flat => "F",
-        an::PropertyType::Other => "O",
-    }
-}
-
 /// Simulated sales of one district from `true_log`, as Price Paid rows; `shape` may drop a
 /// sale (false) or change its price.
 fn price_paid(
@@ -44,7 +34,7 @@ fn price_paid(
         );
         csv.push_str(&format!(
             "\"{{00000000-0000-0000-0000-{n:012}}}\",\"{price}\",\"{date}\",\"XT1 1AA\",\"{}\",\"N\",\"F\",\"{}\",\"\",\"MARKET STREET\",\"\",\"EXAMPLETON\",\"EXAMPLETON\",\"EXAMPLESHIRE\",\"A\",\"A\"\n",
-            type_code(sale.property_type),
+            sale.property_type.code(),
             sale.property.unwrap(),
         ));
     }
